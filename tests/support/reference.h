@@ -1,0 +1,41 @@
+#pragma once
+// Reader for the shared models' hf_reference.json files (outputs of Hugging Face transformers,
+// computed in float64): token ids, attention probabilities per configuration, top-5 logits.
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qkv::test {
+
+// Row-major square matrix of one head's attention probabilities.
+struct ReferenceMatrix {
+    int size = 0;
+    std::vector<double> values;
+    double at(int row, int col) const { return values[static_cast<size_t>(row) * size + col]; }
+};
+
+struct ReferenceResult {
+    std::vector<std::vector<ReferenceMatrix>> attentions;  // [layer][head]
+    std::vector<int> top5Ids;
+    std::vector<double> top5Logits;
+};
+
+struct ReferenceSentence {
+    std::string text;
+    std::vector<int> ids;
+    std::vector<std::string> tokens;
+    std::map<std::string, ReferenceResult> results;  // "original", "shared-qk", "tied-kv", "single-w"
+};
+
+struct ModelReference {
+    std::string model;
+    std::vector<ReferenceSentence> sentences;
+};
+
+ModelReference loadReference(const std::filesystem::path& jsonFile);
+
+// The model folders under shared/models that carry an hf_reference.json.
+std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir);
+
+}  // namespace qkv::test
