@@ -1,0 +1,99 @@
+#pragma once
+// The compute interface the forward pass is written against. A backend owns its tensors (host
+// memory for the CPU, device memory for Vulkan); the forward never touches their contents except
+// through upload/download, so a new backend slots in without changing model code.
+//
+// Conventions: tensors are float32 matrices, activations row-major with one token per row.
+// A linear layer computes y = x W + b with W stored "in x out" (see MatrixView). Work may be
+// queued: results are guaranteed only after download() or synchronize().
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/backend/matrix_view.h"
+#include "core/io/model_config.h"
+
+namespace qkv {
+
+class Tensor {
+public:
+    virtual ~Tensor() = default;
+    int rows() const { return m_rows; }
+    int cols() const { return m_cols; }
+
+protected:
+    Tensor(int rows, int cols) : m_rows(rows), m_cols(cols) {}
+
+private:
+    int m_rows;
+    int m_cols;
+};
+
+enum class ScoreTransform { None, Symmetric, Skew };
+
+// How query heads find their key and value heads. Each of q, k, v holds heads side by side
+// (head i in columns [i * headDim, (i + 1) * headDim)); query head h reads q head
+// h / queryGroup, k head h / keyGroup and v head h / valueGroup (grouped-query attention).
+struct AttentionLayout {
+    int heads = 0;
+    int headDim = 0;
+    int queryGroup = 1;
+    int keyGroup = 1;
+    int valueGroup = 1;
+};
+
+struct AttentionOptions {
+    bool causal = true;
+    bool maskSelf = false;      // Reformer: a token may not attend to itself unless nothing else
+    bool scaleOutside = false;  // 1/sqrt(d_k) applied after the softmax instead of before
+    ScoreTransform transform = ScoreTransform::None;  // applied to the scaled scores, pre-mask
+};
+
+// Host destinations for what a head computed: n x n row-major per query head, nullptr where not
+// wanted. Scores are the scaled (and transformed) scores before masking; probabilities are the
+// weights applied to the values.
+struct AttentionCapture {
+    std::vector<float*> scores;
+    std::vector<float*> probabilities;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+
+    virtual std::unique_ptr<Tensor> create(int rows, int cols) = 0;
+    virtual std::unique_ptr<Tensor> upload(const float* rowMajor, int rows, int cols) = 0;
+    // Weights and vectors that live as long as the model: the CPU wraps host memory without a
+    // copy, a GPU backend copies once to device memory.
+    virtual std::unique_ptr<Tensor> weight(const MatrixView& w) = 0;
+    virtual std::unique_ptr<Tensor> vector(const VectorView& v) = 0;
+    virtual void download(const Tensor& t, float* rowMajor) = 0;
+    virtual void synchronize() = 0;
+
+    // y = x W (+ b when bias is not null). y must have x.rows() rows and W.cols() columns.
+    virtual void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) = 0;
+    // Row-wise LayerNorm (beta may be null) and RMSNorm.
+    virtual void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
+                           Tensor& y) = 0;
+    virtual void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) = 0;
+    // In place: GELU (tanh or exact) or ReLU. SwiGLU is swiGlu().
+    virtual void activate(Tensor& x, Activation activation) = 0;
+    virtual void swiGlu(const Tensor& gate, Tensor& up) = 0;  // up = silu(gate) * up
+    virtual void add(Tensor& accumulator, const Tensor& x) = 0;
+    // Rotary position embedding (Hugging Face rotate_half convention), token i at position i.
+    virtual void rope(const Tensor& x, int headDim, float theta, Tensor& y) = 0;
+    virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination) = 0;
+
+    // Multi-head attention: out (n x heads*headDim) = softmax(mask(S)) V per head, with
+    // S = transform(q k^T / sqrt(headDim)). Fills capture's host buffers (may be null) by the
+    // time of the next download() or synchronize().
+    virtual void attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                           const AttentionLayout& layout, const AttentionOptions& options,
+                           Tensor& out, const AttentionCapture* capture) = 0;
+};
+
+// The CPU backend (Eigen + OpenBLAS). Always available.
+std::unique_ptr<Backend> createCpuBackend();
+
+}  // namespace qkv

@@ -1,0 +1,112 @@
+#include "core/model/attention_config.h"
+
+#include <cctype>
+#include <utility>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+using P = Projection;
+
+struct Preset {
+    const char* name;
+    P q, k, v;
+    ScoreTransform transform;
+};
+
+constexpr Preset kPresets[] = {
+    {"learned", P::Query, P::Key, P::Value, ScoreTransform::None},
+    {"shared-qk", P::Query, P::Query, P::Value, ScoreTransform::None},
+    {"tied-kv", P::Query, P::Key, P::Key, ScoreTransform::None},
+    {"single-w", P::Query, P::Query, P::Query, ScoreTransform::None},
+    {"sym-scores", P::Query, P::Key, P::Value, ScoreTransform::Symmetric},
+    {"skew-scores", P::Query, P::Key, P::Value, ScoreTransform::Skew},
+};
+
+char projectionLetter(Projection p) {
+    switch (p) {
+        case P::Query: return 'Q';
+        case P::Key: return 'K';
+        case P::Value: return 'V';
+    }
+    return '?';
+}
+
+std::string choices() {
+    std::string s;
+    for (const auto& preset : kPresets) s += std::string(preset.name) + ", ";
+    return s + "or a custom assignment such as q=Q,k=Q,v=V";
+}
+
+}  // namespace
+
+const std::vector<std::string>& attentionPresetNames() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> out;
+        for (const auto& preset : kPresets) out.emplace_back(preset.name);
+        return out;
+    }();
+    return names;
+}
+
+AttentionConfig AttentionConfig::parse(const std::string& text) {
+    for (const auto& preset : kPresets)
+        if (text == preset.name) {
+            AttentionConfig c;
+            c.querySource = preset.q;
+            c.keySource = preset.k;
+            c.valueSource = preset.v;
+            c.transform = preset.transform;
+            return c;
+        }
+    // Custom: "q=Q,k=K,v=V" in any order, each slot at most once, missing slots keep their own.
+    AttentionConfig c;
+    bool seen[3] = {false, false, false};
+    size_t pos = 0;
+    if (text.empty()) throw Error("empty configuration; choose " + choices());
+    while (pos <= text.size()) {
+        const size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        if (item.size() != 3 || item[1] != '=')
+            throw Error("unknown configuration '" + text + "'; choose " + choices());
+        const char slot = static_cast<char>(std::tolower(static_cast<unsigned char>(item[0])));
+        const char source = static_cast<char>(std::toupper(static_cast<unsigned char>(item[2])));
+        P projection;
+        if (source == 'Q') projection = P::Query;
+        else if (source == 'K') projection = P::Key;
+        else if (source == 'V') projection = P::Value;
+        else throw Error("configuration '" + text + "': '" + item + "' must take Q, K or V");
+        int index = slot == 'q' ? 0 : slot == 'k' ? 1 : slot == 'v' ? 2 : -1;
+        if (index < 0)
+            throw Error("configuration '" + text + "': slot '" + item.substr(0, 1) +
+                        "' must be q, k or v");
+        if (seen[index])
+            throw Error("configuration '" + text + "' assigns slot " + item.substr(0, 1) + " twice");
+        seen[index] = true;
+        (index == 0 ? c.querySource : index == 1 ? c.keySource : c.valueSource) = projection;
+        pos = comma + 1;
+    }
+    return c;
+}
+
+std::string AttentionConfig::name() const {
+    for (const auto& preset : kPresets)
+        if (querySource == preset.q && keySource == preset.k && valueSource == preset.v &&
+            transform == preset.transform)
+            return preset.name;
+    std::string s = std::string("q=") + projectionLetter(querySource) + ",k=" +
+                    projectionLetter(keySource) + ",v=" + projectionLetter(valueSource);
+    if (transform == ScoreTransform::Symmetric) s += " (sym-scores)";
+    if (transform == ScoreTransform::Skew) s += " (skew-scores)";
+    return s;
+}
+
+bool AttentionConfig::isLearned() const {
+    return querySource == P::Query && keySource == P::Key && valueSource == P::Value &&
+           transform == ScoreTransform::None;
+}
+
+}  // namespace qkv

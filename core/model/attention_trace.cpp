@@ -1,0 +1,46 @@
+#include "core/model/attention_trace.h"
+
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+ConstMatrixMap headBlock(const RowMatrixXf& m, int headIndex, int headDim) {
+    return ConstMatrixMap(m.data() + static_cast<std::ptrdiff_t>(headIndex) * headDim, m.rows(),
+                          headDim, Eigen::OuterStride<>(m.cols()));
+}
+
+}  // namespace
+
+ConstMatrixMap AttentionTrace::query(int layer, int head) const {
+    return headBlock(m_layers.at(layer).query, head / m_layout.queryGroup, m_layout.headDim);
+}
+ConstMatrixMap AttentionTrace::key(int layer, int head) const {
+    return headBlock(m_layers.at(layer).key, head / m_layout.keyGroup, m_layout.headDim);
+}
+ConstMatrixMap AttentionTrace::value(int layer, int head) const {
+    return headBlock(m_layers.at(layer).value, head / m_layout.valueGroup, m_layout.headDim);
+}
+
+bool AttentionTrace::hasScores(int layer, int head) const {
+    return m_layers.at(layer).scores.at(head).size() > 0;
+}
+bool AttentionTrace::hasProbabilities(int layer, int head) const {
+    return m_layers.at(layer).probabilities.at(head).size() > 0;
+}
+
+const RowMatrixXf& AttentionTrace::scores(int layer, int head) const {
+    if (!hasScores(layer, head))
+        throw Error("scores of layer " + std::to_string(layer) + " head " + std::to_string(head) +
+                    " were not captured");
+    return m_layers[layer].scores[head];
+}
+
+const RowMatrixXf& AttentionTrace::probabilities(int layer, int head) const {
+    if (!hasProbabilities(layer, head))
+        throw Error("attention of layer " + std::to_string(layer) + " head " +
+                    std::to_string(head) + " was not captured");
+    return m_layers[layer].probabilities[head];
+}
+
+}  // namespace qkv

@@ -1,0 +1,65 @@
+#pragma once
+// What a forward pass captured: per layer the Q, K, V slot projections (after rotary embedding
+// for Q and K) of every head, and for the selected heads the score matrix S (scaled, transformed,
+// before masking) and the attention probabilities A. Host memory, row-major.
+#include <Eigen/Core>
+#include <optional>
+#include <vector>
+
+#include "core/backend/backend.h"
+
+namespace qkv {
+
+using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMatrixMap = Eigen::Map<const RowMatrixXf, 0, Eigen::OuterStride<>>;
+
+// Which heads keep their n x n matrices (q, k and v are always kept; they are small).
+struct CaptureSelection {
+    std::optional<int> layer;  // all layers when empty
+    std::optional<int> head;   // all heads when empty
+    bool scores = true;
+    bool probabilities = true;
+
+    bool includes(int l, int h) const {
+        return (!layer || *layer == l) && (!head || *head == h);
+    }
+};
+
+struct LayerTrace {
+    RowMatrixXf query;  // n x (heads / queryGroup) * d_k
+    RowMatrixXf key;
+    RowMatrixXf value;
+    std::vector<RowMatrixXf> scores;         // per query head; empty matrix when not captured
+    std::vector<RowMatrixXf> probabilities;  // per query head
+};
+
+class AttentionTrace {
+public:
+    AttentionTrace() = default;
+    AttentionTrace(int tokens, const AttentionLayout& layout) : m_tokens(tokens), m_layout(layout) {}
+
+    int tokens() const { return m_tokens; }
+    int layerCount() const { return static_cast<int>(m_layers.size()); }
+    int headCount() const { return m_layout.heads; }
+    int headDim() const { return m_layout.headDim; }
+    const AttentionLayout& layout() const { return m_layout; }
+
+    // n x d_k views of what query head `head` used in each slot.
+    ConstMatrixMap query(int layer, int head) const;
+    ConstMatrixMap key(int layer, int head) const;
+    ConstMatrixMap value(int layer, int head) const;
+    bool hasScores(int layer, int head) const;
+    bool hasProbabilities(int layer, int head) const;
+    const RowMatrixXf& scores(int layer, int head) const;  // throws when not captured
+    const RowMatrixXf& probabilities(int layer, int head) const;
+
+    std::vector<LayerTrace>& layers() { return m_layers; }
+    const std::vector<LayerTrace>& layers() const { return m_layers; }
+
+private:
+    int m_tokens = 0;
+    AttentionLayout m_layout;
+    std::vector<LayerTrace> m_layers;
+};
+
+}  // namespace qkv

@@ -1,0 +1,43 @@
+#include "core/model/device_model.h"
+
+namespace qkv {
+namespace {
+
+DeviceLinear bindLinear(const LinearWeights& w, Backend& backend) {
+    DeviceLinear out;
+    if (!w.weight.empty()) out.weight = backend.weight(w.weight);
+    if (!w.bias.empty()) out.bias = backend.vector(w.bias);
+    return out;
+}
+
+DeviceNorm bindNorm(const NormWeights& w, Backend& backend) {
+    DeviceNorm out;
+    if (!w.gamma.empty()) out.gamma = backend.vector(w.gamma);
+    if (!w.beta.empty()) out.beta = backend.vector(w.beta);
+    return out;
+}
+
+}  // namespace
+
+DeviceModel::DeviceModel(const ModelWeights& weights, Backend& backend) {
+    embeddingNorm = bindNorm(weights.embeddingNorm, backend);
+    for (const LayerWeights& layer : weights.layers) {
+        DeviceLayer d;
+        d.attentionNorm = bindNorm(layer.attentionNorm, backend);
+        d.query = bindLinear(layer.query, backend);
+        d.key = bindLinear(layer.key, backend);
+        d.value = bindLinear(layer.value, backend);
+        d.output = bindLinear(layer.output, backend);
+        d.mlpNorm = bindNorm(layer.mlpNorm, backend);
+        d.mlpIn = bindLinear(layer.mlpIn, backend);
+        d.mlpGate = bindLinear(layer.mlpGate, backend);
+        d.mlpOut = bindLinear(layer.mlpOut, backend);
+        layers.push_back(std::move(d));
+    }
+    finalNorm = bindNorm(weights.finalNorm, backend);
+    headTransform = bindLinear(weights.headTransform, backend);
+    headTransformNorm = bindNorm(weights.headTransformNorm, backend);
+    lmHead = bindLinear(weights.lmHead, backend);
+}
+
+}  // namespace qkv

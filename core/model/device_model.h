@@ -1,0 +1,40 @@
+#pragma once
+// A model's weights bound to one backend: the CPU wraps the mapped tensors, a GPU backend holds
+// device copies. Built once per (model, backend) and reused by every forward pass.
+#include <memory>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/model/model_weights.h"
+
+namespace qkv {
+
+struct DeviceLinear {
+    std::unique_ptr<Tensor> weight;
+    std::unique_ptr<Tensor> bias;  // null when the layer has none
+};
+
+struct DeviceNorm {
+    std::unique_ptr<Tensor> gamma;
+    std::unique_ptr<Tensor> beta;  // null for RMSNorm
+};
+
+struct DeviceLayer {
+    DeviceNorm attentionNorm;
+    DeviceLinear query, key, value, output;
+    DeviceNorm mlpNorm;
+    DeviceLinear mlpIn, mlpGate, mlpOut;
+};
+
+struct DeviceModel {
+    DeviceModel(const ModelWeights& weights, Backend& backend);
+
+    DeviceNorm embeddingNorm;
+    std::vector<DeviceLayer> layers;
+    DeviceNorm finalNorm;
+    DeviceLinear headTransform;
+    DeviceNorm headTransformNorm;
+    DeviceLinear lmHead;
+};
+
+}  // namespace qkv

@@ -1,0 +1,63 @@
+#pragma once
+// The forward pass with attention capture, written once for every architecture against the
+// Backend interface: text ids -> embeddings -> per layer (norm -> Q, K, V under the chosen
+// configuration -> scores -> mask -> softmax -> A V -> output projection -> residual -> MLP) ->
+// logits. The W configuration is applied by choosing which projection fills each slot, so no
+// weight is ever copied.
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "core/model/attention_config.h"
+#include "core/model/attention_trace.h"
+#include "core/model/device_model.h"
+#include "core/model/model.h"
+#include "core/util/error.h"
+
+namespace qkv {
+
+enum class LogitsMode { None, LastPosition, AllPositions };
+
+struct ForwardRequest {
+    std::vector<int> ids;
+    std::vector<int> tokenTypes;  // BERT segment ids; all zero when empty
+    AttentionConfig config;
+    CaptureSelection capture;
+    LogitsMode logits = LogitsMode::LastPosition;
+    const std::atomic<bool>* cancel = nullptr;  // checked between layers
+};
+
+struct ForwardResult {
+    AttentionTrace trace;
+    RowMatrixXf logits;  // 1 x vocab (last position), n x vocab, or empty
+};
+
+// Thrown when ForwardRequest::cancel was raised.
+class Cancelled : public Error {
+public:
+    Cancelled() : Error("cancelled") {}
+};
+
+class ForwardPass {
+public:
+    // Binds the model's weights to the backend (a GPU backend uploads them here). Both must
+    // outlive this object.
+    ForwardPass(const Model& model, Backend& backend);
+
+    // Throws qkv::Error for empty input, ids outside the vocabulary and sequences longer than
+    // the model's context.
+    ForwardResult run(const ForwardRequest& request) const;
+
+    const Model& model() const { return m_model; }
+    Backend& backend() const { return m_backend; }
+
+private:
+    const Model& m_model;
+    Backend& m_backend;
+    DeviceModel m_device;
+};
+
+// Checks a request's ids against a model; the same checks run() makes, for early errors.
+void validateIds(const ModelConfig& config, const std::vector<int>& ids);
+
+}  // namespace qkv

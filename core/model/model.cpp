@@ -1,0 +1,69 @@
+#include "core/model/model.h"
+
+#include "core/io/safetensors.h"
+#include "core/model/architecture_binders.h"
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+// Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
+std::vector<std::string> tensorPrefixes(Architecture arch) {
+    switch (arch) {
+        case Architecture::Gpt2: return {"", "transformer."};
+        case Architecture::Bert: return {"bert.", ""};
+        case Architecture::Llama: return {"model.", ""};
+    }
+    return {""};
+}
+
+ModelWeights bindWeights(TensorBinder& binder, const ModelConfig& config) {
+    switch (config.architecture) {
+        case Architecture::Gpt2: return bindGpt2(binder, config);
+        case Architecture::Bert: return bindBert(binder, config);
+        case Architecture::Llama: return bindLlama(binder, config);
+    }
+    return {};
+}
+
+}  // namespace
+
+std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(folder, ec))
+        throw Error(folder.string() + ": not a folder (a model is a folder with config.json and "
+                                      "model.safetensors)");
+    std::unique_ptr<Model> model(new Model());
+    model->m_folder = folder;
+    model->m_config = loadModelConfig(folder / "config.json");
+    model->m_store = TensorStore::openFolder(folder);
+
+    TensorBinder binder(*model->m_store, tensorPrefixes(model->m_config.architecture),
+                        folder.string());
+    model->m_weights = bindWeights(binder, model->m_config);
+    model->m_parameters = binder.parameterCount();
+    try {
+        model->m_tokenizer = loadTokenizer(folder);
+    } catch (const Error& e) {
+        model->m_tokenizerError = e.what();
+    }
+    return model;
+}
+
+Model::~Model() = default;
+
+std::string Model::name() const {
+    auto name = m_folder.filename().string();
+    return name.empty() ? m_folder.parent_path().filename().string() : name;
+}
+
+std::uint64_t Model::weightBytes() const { return m_store->totalBytes(); }
+
+std::vector<Token> Model::tokenize(std::string_view text) const {
+    if (!m_tokenizer)
+        throw Error(m_folder.string() + ": cannot tokenize text: " + m_tokenizerError +
+                    " (give token ids with --ids instead)");
+    return m_tokenizer->encode(text);
+}
+
+}  // namespace qkv

@@ -1,0 +1,48 @@
+#pragma once
+// A checkpoint folder opened for analysis: config.json, the memory-mapped safetensors, the
+// architecture-neutral weight views and (when the folder has one) its tokenizer.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "core/io/model_config.h"
+#include "core/model/model_weights.h"
+#include "core/tokenize/tokenizer.h"
+
+namespace qkv {
+
+class TensorStore;
+
+class Model {
+public:
+    // Throws qkv::Error naming the file or tensor at fault. A folder without usable tokenizer
+    // files still opens (token ids can be given directly); tokenizerError() says why.
+    static std::unique_ptr<Model> open(const std::filesystem::path& folder);
+    ~Model();
+
+    const std::filesystem::path& folder() const { return m_folder; }
+    std::string name() const;  // the folder's name
+    const ModelConfig& config() const { return m_config; }
+    const ModelWeights& weights() const { return m_weights; }
+    const Tokenizer* tokenizer() const { return m_tokenizer.get(); }
+    const std::string& tokenizerError() const { return m_tokenizerError; }
+    std::uint64_t parameterCount() const { return m_parameters; }
+    std::uint64_t weightBytes() const;  // bytes of all tensors in the checkpoint files
+    bool hasLogits() const { return !m_weights.lmHead.weight.empty(); }
+
+    // Ids for text via the folder's tokenizer; throws when there is none.
+    std::vector<Token> tokenize(std::string_view text) const;
+
+private:
+    Model() = default;
+    std::filesystem::path m_folder;
+    ModelConfig m_config;
+    std::unique_ptr<TensorStore> m_store;
+    ModelWeights m_weights;
+    std::unique_ptr<Tokenizer> m_tokenizer;
+    std::string m_tokenizerError;
+    std::uint64_t m_parameters = 0;
+};
+
+}  // namespace qkv
