@@ -1,0 +1,70 @@
+#pragma once
+// The numbers that say how asymmetric each head is (definitions in DESIGN.md, "Analysis
+// definitions"). Weight metrics use each head's projection matrices as "d_model x d_k" with
+// biases excluded, after the W configuration is applied (so shared-qk gives symmetry 1), and
+// are computed from d_k-sized factors: no d_model x d_model matrix is ever decomposed.
+#include <atomic>
+#include <optional>
+#include <vector>
+
+#include "core/model/attention_config.h"
+#include "core/model/attention_trace.h"
+#include "core/model/model.h"
+
+namespace qkv {
+
+struct HeadMetrics {
+    double wqkSymmetry = 0;  // s(W_Q^h W_K^h^T)
+    int wqkRank = 0;
+    std::vector<double> wqkSingularValues;  // descending, d_k of them
+    double eigenPositivity = 0;             // sum Re(lambda) / sum |lambda| of W_Q^h W_K^h^T
+    double qkSimilarity = 0;  // subspace similarity of the column spaces of W_Q^h and W_K^h
+    double qvSimilarity = 0;
+    double kvSimilarity = 0;
+    std::optional<double> scoreSymmetry;  // s(S) of the sentence's raw scaled scores
+};
+
+struct LayerMetrics {
+    double wqkSymmetry = 0;  // s(sum_h W_Q^h W_K^h^T) = s(W_Q W_K^T) over all heads
+    std::vector<HeadMetrics> heads;
+};
+
+struct ModelMetrics {
+    double medianLayerWqkSymmetry = 0;
+    std::vector<LayerMetrics> layers;
+};
+
+// The d_model x d_k weight (biases excluded) that fills `slot` of query head `head` in `layer`
+// under `config` (GQA: a K or V source of query head h is KV head h / group).
+MatrixView headProjection(const Model& model, const AttentionConfig& config, int layer, int head,
+                          Projection slot);
+
+// Weight metrics of every head and layer under `config`; with a trace (whose scores were
+// captured) also each head's score symmetry. `cancel` is polled between layers (throws
+// qkv::Cancelled from core/model/forward.h).
+ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
+                          const AttentionTrace* trace = nullptr,
+                          const std::atomic<bool>* cancel = nullptr);
+
+// Metrics of one head only (for the weight panel).
+HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int layer, int head,
+                        const AttentionTrace* trace = nullptr);
+
+// For a token pair (i, j) in one head: cosine of their keys and of their values (the
+// "neural network" / "social network" case: keys can agree while values differ).
+struct TokenPairSimilarity {
+    double keyCosine = 0;
+    double valueCosine = 0;
+};
+TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,
+                                        int j);
+
+// Parameter counts of a head's bilinear form: factored 2 * d_model * d_k versus a full
+// d_model x d_model matrix.
+struct BilinearParameterCount {
+    long long factored = 0;
+    long long full = 0;
+};
+BilinearParameterCount bilinearParameterCount(const ModelConfig& config);
+
+}  // namespace qkv
