@@ -1,0 +1,117 @@
+#include "app/cli/cli_common.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+
+#include "core/model/forward.h"
+#include "core/util/error.h"
+#include "gpu/backend_factory.h"
+
+namespace qkv::cli {
+
+OptionSpec modelOption() { return {"model", "DIR", "model folder (config.json, *.safetensors, tokenizer files)"}; }
+
+std::vector<OptionSpec> inputOptions() {
+    return {{"text", "TEXT", "the sentence to run (UTF-8)"},
+            {"ids", "1,2,3", "token ids instead of text (no tokenizer needed)"},
+            {"truncate", "", "keep the first tokens that fit the model's context instead of failing"}};
+}
+
+std::vector<OptionSpec> configOptions() {
+    return {{"config", "NAME",
+             "learned (default), shared-qk, tied-kv, single-w, sym-scores, skew-scores, or q=Q,k=Q,v=V"},
+            {"scale-outside", "", "apply 1/sqrt(d_k) after the softmax instead of before"},
+            {"mask-self", "", "tokens may not attend to themselves (Reformer)"}};
+}
+
+OptionSpec backendOption() { return {"backend", "auto|cpu|vulkan", "compute backend (default auto)"}; }
+OptionSpec jsonOption() { return {"json", "", "print JSON instead of a table"}; }
+
+std::unique_ptr<Model> openModel(const Arguments& args) { return Model::open(args.required("model")); }
+
+bool hasInput(const Arguments& args) { return args.has("text") || args.has("ids"); }
+
+namespace {
+
+std::vector<int> parseIds(const std::string& text) {
+    std::vector<int> ids;
+    size_t pos = 0;
+    while (pos <= text.size()) {
+        const size_t comma = std::min(text.find(',', pos), text.size());
+        const std::string item = text.substr(pos, comma - pos);
+        errno = 0;
+        char* end = nullptr;
+        const long id = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || errno != 0 || id < 0 || id > 0x7fffffff)
+            throw UsageError("--ids: '" + item + "' is not a token id (expected e.g. --ids 464,3807)");
+        ids.push_back(static_cast<int>(id));
+        pos = comma + 1;
+    }
+    return ids;
+}
+
+}  // namespace
+
+Input readInput(const Model& model, const Arguments& args) {
+    if (args.has("text") == args.has("ids"))
+        throw UsageError("give exactly one of --text or --ids");
+    Input input;
+    if (auto text = args.value("text")) {
+        if (text->find_first_not_of(" \t\r\n") == std::string::npos)
+            throw Error("--text is empty: type a sentence");
+        for (const Token& token : model.tokenize(*text)) {
+            input.ids.push_back(token.id);
+            input.pieces.push_back(token.piece);
+        }
+    } else {
+        input.ids = parseIds(*args.value("ids"));
+        for (int id : input.ids) {
+            const bool known = model.tokenizer() && id < model.tokenizer()->vocabSize();
+            input.pieces.push_back(known ? model.tokenizer()->piece(id) : std::to_string(id));
+        }
+    }
+    const size_t context = static_cast<size_t>(model.config().contextLength);
+    if (input.ids.size() > context) {
+        if (!args.flag("truncate"))
+            throw Error("the input has " + std::to_string(input.ids.size()) +
+                        " tokens but " + model.name() + " accepts at most " +
+                        std::to_string(context) + " (use --truncate to keep the first " +
+                        std::to_string(context) + ")");
+        input.truncatedFrom = input.ids.size();
+        input.ids.resize(context);
+        input.pieces.resize(context);
+        std::cerr << "note: input truncated from " << *input.truncatedFrom << " to " << context
+                  << " tokens (the model's context)\n";
+    }
+    validateIds(model.config(), input.ids);
+    return input;
+}
+
+AttentionConfig readConfig(const Arguments& args) {
+    AttentionConfig config = AttentionConfig::parse(args.value("config").value_or("learned"));
+    config.scaleOutside = args.flag("scale-outside");
+    config.maskSelf = args.flag("mask-self");
+    return config;
+}
+
+std::unique_ptr<Backend> openBackend(const Arguments& args) {
+    return createBackend(args.value("backend").value_or("auto"));
+}
+
+nlohmann::json inputJson(const Model& model, const Input& input) {
+    nlohmann::json doc = {{"model", model.name()}, {"tokens", input.pieces}, {"ids", input.ids}};
+    if (input.truncatedFrom) doc["truncated_from"] = *input.truncatedFrom;
+    return doc;
+}
+
+void addConfigJson(nlohmann::json& doc, const AttentionConfig& config) {
+    doc["config"] = config.name();
+    doc["options"] = {{"scale_outside", config.scaleOutside}, {"mask_self", config.maskSelf}};
+}
+
+void printJson(const nlohmann::json& doc) {
+    std::cout << doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace qkv::cli

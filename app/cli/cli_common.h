@@ -1,0 +1,47 @@
+#pragma once
+// What several commands share: opening the model, turning --text / --ids into tokens, the
+// backend and configuration options, printing JSON.
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/cli/arguments.h"
+#include "core/backend/backend.h"
+#include "core/model/attention_config.h"
+#include "core/model/model.h"
+
+namespace qkv::cli {
+
+// Option specs reused by several commands.
+OptionSpec modelOption();
+std::vector<OptionSpec> inputOptions();   // --text, --ids, --truncate
+std::vector<OptionSpec> configOptions();  // --config, --scale-outside, --mask-self
+OptionSpec backendOption();
+OptionSpec jsonOption();
+
+std::unique_ptr<Model> openModel(const Arguments& args);
+
+struct Input {
+    std::vector<int> ids;
+    std::vector<std::string> pieces;  // vocabulary entries (HF convert_ids_to_tokens)
+    std::optional<size_t> truncatedFrom;  // token count before --truncate cut it
+};
+
+// From --text (tokenized by the model's tokenizer) or --ids. Longer than the model's context:
+// an error, or with --truncate the first tokens that fit (a note goes to stderr).
+Input readInput(const Model& model, const Arguments& args);
+bool hasInput(const Arguments& args);
+
+AttentionConfig readConfig(const Arguments& args);
+std::unique_ptr<Backend> openBackend(const Arguments& args);
+
+// {"model", "tokens", "ids"[, "truncated_from"]}: the fields every JSON document starts with.
+nlohmann::json inputJson(const Model& model, const Input& input);
+// Adds "config" (its name) and "options" {"scale_outside", "mask_self"}.
+void addConfigJson(nlohmann::json& doc, const AttentionConfig& config);
+
+void printJson(const nlohmann::json& doc);
+
+}  // namespace qkv::cli

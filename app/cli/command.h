@@ -1,0 +1,24 @@
+#pragma once
+// One qkvlab-cli subcommand: its name, a line of help, its options and what it runs.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "app/cli/arguments.h"
+
+namespace qkv::cli {
+
+struct Command {
+    std::string name;
+    std::string summary;
+    std::vector<OptionSpec> options;
+    std::function<int(const Arguments&)> run;  // returns the exit code
+};
+
+// Every command, in help order. Each is defined in its own *_command.cpp.
+Command infoCommand();
+Command tokenizeCommand();
+Command attentionCommand();
+Command analyzeCommand();
+
+}  // namespace qkv::cli

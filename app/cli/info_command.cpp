@@ -1,0 +1,65 @@
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/command.h"
+
+namespace qkv::cli {
+namespace {
+
+int runInfo(const Arguments& args) {
+    auto model = openModel(args);
+    const ModelConfig& c = model->config();
+    nlohmann::json doc = {
+        {"model", model->name()},
+        {"architecture", architectureName(c.architecture)},
+        {"model_type", c.modelType},
+        {"layers", c.layers},
+        {"heads", c.heads},
+        {"kv_heads", c.kvHeads},
+        {"d_model", c.dModel},
+        {"d_k", c.headDim},
+        {"d_ff", c.dFF},
+        {"vocab_size", c.vocabSize},
+        {"context_length", c.contextLength},
+        {"causal", c.causal},
+        {"parameters", model->parameterCount()},
+        {"weight_bytes", model->weightBytes()},
+        {"tokenizer", model->tokenizer() != nullptr},
+    };
+    if (!model->tokenizer()) doc["tokenizer_error"] = model->tokenizerError();
+    if (args.flag("json")) {
+        printJson(doc);
+        return 0;
+    }
+    auto row = [](const char* label, const std::string& value) {
+        std::printf("%-14s %s\n", label, value.c_str());
+    };
+    row("model", model->name());
+    row("architecture", std::string(architectureName(c.architecture)) +
+                            (c.causal ? " (causal)" : " (bidirectional)"));
+    row("layers", std::to_string(c.layers));
+    row("heads", std::to_string(c.heads) +
+                     (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value"
+                                           : ""));
+    row("d_model", std::to_string(c.dModel));
+    row("d_k", std::to_string(c.headDim));
+    row("d_ff", std::to_string(c.dFF));
+    row("vocab", std::to_string(c.vocabSize));
+    row("context", std::to_string(c.contextLength));
+    row("parameters", std::to_string(model->parameterCount()));
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f MB", model->weightBytes() / 1e6);
+    row("weights", size);
+    row("tokenizer", model->tokenizer() ? "yes" : "none: " + model->tokenizerError());
+    return 0;
+}
+
+}  // namespace
+
+Command infoCommand() {
+    return {"info", "architecture, layers, heads, d_model, d_k and parameter count of a model",
+            {modelOption(), jsonOption()}, runInfo};
+}
+
+}  // namespace qkv::cli

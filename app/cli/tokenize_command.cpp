@@ -1,0 +1,31 @@
+#include <cstdio>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/command.h"
+
+namespace qkv::cli {
+namespace {
+
+int runTokenize(const Arguments& args) {
+    auto model = openModel(args);
+    const Input input = readInput(*model, args);
+    if (args.flag("json")) {
+        printJson(inputJson(*model, input));
+        return 0;
+    }
+    std::printf("%5s  %8s  %s\n", "pos", "id", "token");
+    for (size_t i = 0; i < input.ids.size(); ++i)
+        std::printf("%5zu  %8d  %s\n", i, input.ids[i], input.pieces[i].c_str());
+    return 0;
+}
+
+}  // namespace
+
+Command tokenizeCommand() {
+    auto options = inputOptions();
+    options.insert(options.begin(), modelOption());
+    options.push_back(jsonOption());
+    return {"tokenize", "token ids and pieces of a sentence", options, runTokenize};
+}
+
+}  // namespace qkv::cli

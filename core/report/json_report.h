@@ -1,0 +1,28 @@
+#pragma once
+// The JSON documents QKV Lab writes (CLI --json output, batch-export metrics), built in one place
+// so every front end writes the same fields. Floats are written with 7 significant digits.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/head_metrics.h"
+#include "core/model/attention_trace.h"
+#include "core/tokenize/tokenizer.h"
+
+namespace qkv {
+
+// A float rounded to 7 significant digits, so JSON shows 0.1 rather than 0.10000000149011612.
+double jsonNumber(double value);
+
+nlohmann::json matrixJson(const RowMatrixXf& m);
+
+// {"median_layer_wqk_symmetry": x, "layers": [{"wqk_symmetry": x, "heads": [{...}]}]}
+nlohmann::json metricsJson(const ModelMetrics& metrics);
+nlohmann::json headMetricsJson(const HeadMetrics& head);
+
+// The attention document's "layers" array: per layer {"heads": [{"attention", "scores"}]} for
+// the captured heads; with a selection, each object also names its "layer" / "head".
+nlohmann::json traceJson(const AttentionTrace& trace, const CaptureSelection& selection);
+
+}  // namespace qkv
