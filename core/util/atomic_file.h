@@ -1,0 +1,17 @@
+#pragma once
+// Writes a file all-or-nothing: the bytes go to a temporary file in the same folder, are flushed
+// to disk, and the temporary is renamed over the target. A full disk or an unwritable folder
+// throws qkv::Error and leaves any previous file untouched.
+#include <filesystem>
+#include <functional>
+#include <ostream>
+#include <string_view>
+
+namespace qkv {
+
+// `write` streams the content; a stream failure (e.g. ENOSPC) aborts the replacement.
+void writeFileAtomically(const std::filesystem::path& target,
+                         const std::function<void(std::ostream&)>& write);
+void writeFileAtomically(const std::filesystem::path& target, std::string_view content);
+
+}  // namespace qkv
