@@ -1,0 +1,288 @@
+// qkvlab-bench: speed and memory of the forward pass with attention capture on a
+// GPT-2-small-shaped checkpoint, with ratios against references measured in the same
+// invocation: the machine's SGEMM throughput (the physical limit) and a plain PyTorch forward.
+#include <cblas.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/random_checkpoint.h"
+#include "core/model/forward.h"
+#include "gpu/backend_factory.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using qkv::bench::Gpt2Shape;
+
+double seconds(Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Peak resident set size (VmHWM) in bytes; resetPeak() restarts it from the current RSS.
+std::uint64_t peakRss() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line))
+        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+    return 0;
+}
+void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// Single-precision GEMM throughput at 768x768x768 through OpenBLAS (all threads).
+double sgemmGflops() {
+    const int n = 768;
+    std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+    auto gemm = [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
+                    b.data(), n, 0.0f, c.data(), n);
+    };
+    for (int i = 0; i < 5; ++i) gemm();
+    std::vector<double> rates;
+    for (int round = 0; round < 5; ++round) {
+        const auto start = Clock::now();
+        int runs = 0;
+        while (seconds(start) < 0.2) {
+            gemm();
+            ++runs;
+        }
+        rates.push_back(2.0 * n * n * n * runs / seconds(start) / 1e9);
+    }
+    return median(rates);
+}
+
+// Floating-point operations of the forward (GEMMs and attention products; element-wise work
+// is negligible): per layer 24 n d^2 + 4 n^2 d, plus the logits of the last position.
+double forwardFlops(const Gpt2Shape& s, int n) {
+    const double d = s.dModel;
+    return s.layers * (24.0 * n * d * d + 4.0 * n * n * d) + 2.0 * d * s.vocab;
+}
+
+struct Options {
+    std::vector<int> tokens = {16, 64, 256, 1024};
+    std::vector<std::string> backends = {"cpu"};
+    int repeats = 5;
+    bool torch = true;
+    std::string python = "/usr/bin/python3";
+    std::string checkpoint;  // reuse instead of writing a new one
+};
+
+Options parseOptions(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) throw qkv::Error(arg + " needs a value");
+            return argv[++i];
+        };
+        if (arg == "--backend") {
+            const std::string b = next();
+            if (b != "cpu") o.backends.push_back(b);
+        } else if (arg == "--tokens") {
+            o.tokens.clear();
+            std::stringstream list(next());
+            for (std::string item; std::getline(list, item, ',');) o.tokens.push_back(std::stoi(item));
+        } else if (arg == "--repeats") {
+            o.repeats = std::max(1, std::stoi(next()));
+        } else if (arg == "--no-torch") {
+            o.torch = false;
+        } else if (arg == "--python") {
+            o.python = next();
+        } else if (arg == "--checkpoint") {
+            o.checkpoint = next();
+        } else {
+            throw qkv::Error("usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
+                             "[--repeats N] [--no-torch] [--python PATH] [--checkpoint DIR]");
+        }
+    }
+    return o;
+}
+
+struct BackendRun {
+    std::string name;
+    std::vector<double> forwardSeconds;  // per token count
+    std::vector<std::uint64_t> peakRss;  // per token count, since the previous reset
+    double bindSeconds = 0;              // weight upload
+};
+
+BackendRun measureBackend(const std::string& choice, const qkv::Model& model, const Options& o) {
+    auto backend = qkv::createBackend(choice);
+    BackendRun run{backend->name(), {}, {}, 0};
+    auto start = Clock::now();
+    qkv::ForwardPass pass(model, *backend);
+    run.bindSeconds = seconds(start);
+    std::mt19937 engine(1);
+    for (int n : o.tokens) {
+        qkv::ForwardRequest request;
+        std::uniform_int_distribution<int> id(0, model.config().vocabSize - 1);
+        for (int i = 0; i < n; ++i) request.ids.push_back(id(engine));
+        resetPeak();
+        pass.run(request);  // warm-up (and first touch of the mapped weights)
+        std::vector<double> times;
+        for (int r = 0; r < o.repeats; ++r) {
+            start = Clock::now();
+            pass.run(request);
+            times.push_back(seconds(start));
+        }
+        run.forwardSeconds.push_back(median(times));
+        run.peakRss.push_back(peakRss());
+    }
+    return run;
+}
+
+nlohmann::json runTorch(const Options& o, const std::string& dir, const std::string& script) {
+    std::string tokens;
+    for (int n : o.tokens) tokens += (tokens.empty() ? "" : ",") + std::to_string(n);
+    const std::string command = o.python + " " + script + " " + dir + " --tokens " + tokens +
+                                " --repeats " + std::to_string(o.repeats) + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return {};
+    std::string output;
+    char buffer[4096];
+    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
+    const int status = pclose(pipe);
+    const auto brace = output.rfind('{');
+    if (status != 0 || brace == std::string::npos) {
+        std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
+        return {};
+    }
+    return nlohmann::json::parse(output.substr(brace));
+}
+
+std::string ms(double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, s < 0.01 ? "%.2f ms" : "%.1f ms", s * 1e3);
+    return text;
+}
+
+std::string verdict(bool ok) { return ok ? "met" : "MISSED"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Options o = parseOptions(argc, argv);
+        const Gpt2Shape shape;
+        const std::string script = std::string(QKV_BENCH_SOURCE_DIR) + "/torch_reference.py";
+        std::string dir = o.checkpoint;
+        std::filesystem::path temporary;
+        if (dir.empty()) {
+            temporary = std::filesystem::temp_directory_path() /
+                        ("qkvlab-bench-" + std::to_string(std::random_device()()));
+            std::cerr << "writing a GPT-2-small-shaped random checkpoint to " << temporary << " ...\n";
+            qkv::bench::writeRandomGpt2(temporary, shape, 42);
+            dir = temporary.string();
+        }
+
+        std::cerr << "measuring SGEMM throughput ...\n";
+        const double peakGflops = sgemmGflops();
+
+        std::cerr << "measuring open time ...\n";
+        std::vector<double> openTimes;
+        for (int r = 0; r < 5; ++r) {
+            const auto start = Clock::now();
+            auto m = qkv::Model::open(dir);
+            openTimes.push_back(seconds(start));
+        }
+        const double openSeconds = median(openTimes);
+
+        resetPeak();
+        auto model = qkv::Model::open(dir);
+        const double weightBytes = static_cast<double>(model->weightBytes());
+        std::vector<BackendRun> runs;
+        for (const auto& b : o.backends) {
+            std::cerr << "measuring forward with capture on " << b << " ...\n";
+            runs.push_back(measureBackend(b, *model, o));
+        }
+        model.reset();
+
+        nlohmann::json torch;
+        if (o.torch) {
+            std::cerr << "running the PyTorch reference ...\n";
+            torch = runTorch(o, dir, script);
+        }
+        if (!temporary.empty()) std::filesystem::remove_all(temporary);
+
+        std::printf("\nQKV Lab benchmark: GPT-2-small-shaped random checkpoint (%d layers, %d heads, "
+                    "d_model %d, vocab %d), %.1f MB float32\n",
+                    shape.layers, shape.heads, shape.dModel, shape.vocab, weightBytes / 1e6);
+        std::printf("Forward with capture = all layers, every head's scores and probabilities kept, "
+                    "logits of the last position.\n");
+        std::printf("Physical limit: OpenBLAS SGEMM 768x768x768 = %.1f GFLOP/s on this machine.\n",
+                    peakGflops);
+        if (!torch.empty())
+            std::printf("PyTorch %s, %d threads (same weights, same work, same invocation).\n\n",
+                        torch.value("torch", "?").c_str(), torch.value("threads", 0));
+        else
+            std::printf("PyTorch reference not run.\n\n");
+
+        std::printf("%-34s %14s %12s %8s   %s\n", "measure", "qkvlab", "PyTorch", "ratio", "target");
+        auto torchSeconds = [&](int n) -> double {
+            if (torch.empty()) return 0;
+            return torch["forward_seconds"].value(std::to_string(n), 0.0);
+        };
+        const double torchLoad = torch.empty() ? 0 : torch.value("load_seconds", 0.0);
+        std::printf("%-34s %14s %12s %8.4f   <= 0.05x PyTorch load: %s\n", "open checkpoint",
+                    ms(openSeconds).c_str(), torch.empty() ? "-" : ms(torchLoad).c_str(),
+                    torchLoad > 0 ? openSeconds / torchLoad : 0.0,
+                    torchLoad > 0 ? verdict(openSeconds <= 0.05 * torchLoad).c_str() : "-");
+        for (const auto& run : runs) {
+            if (run.bindSeconds > 0.001)
+                std::printf("%-34s %14s\n", ("bind weights [" + run.name + "]").c_str(),
+                            ms(run.bindSeconds).c_str());
+            for (size_t i = 0; i < o.tokens.size(); ++i) {
+                const int n = o.tokens[i];
+                const double t = run.forwardSeconds[i];
+                const double ref = torchSeconds(n);
+                std::string target = "-";
+                if (ref > 0 && (n == 64 || n == 256) && run.name == "cpu")
+                    target = "<= 0.4x PyTorch: " + verdict(t <= 0.4 * ref);
+                std::printf("%-34s %14s %12s %8.3f   %s\n",
+                            ("forward+capture " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
+                            ms(t).c_str(), ref > 0 ? ms(ref).c_str() : "-", ref > 0 ? t / ref : 0.0,
+                            target.c_str());
+            }
+            for (size_t i = 0; i < o.tokens.size(); ++i) {
+                const int n = o.tokens[i];
+                const double rate = forwardFlops(shape, n) / run.forwardSeconds[i] / 1e9;
+                std::string target = "-";
+                if (n == 256 && run.name == "cpu")
+                    target = ">= 60% of SGEMM: " + verdict(rate >= 0.6 * peakGflops);
+                char value[64];
+                std::snprintf(value, sizeof value, "%.1f GFLOP/s", rate);
+                std::printf("%-34s %14s %12s %7.0f%%   %s\n",
+                            ("throughput " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
+                            value, "", 100.0 * rate / peakGflops, target.c_str());
+            }
+            for (size_t i = 0; i < o.tokens.size(); ++i) {
+                const int n = o.tokens[i];
+                const double traceBytes = 2.0 * shape.layers * shape.heads * n * n * 4;
+                char value[32], note[96];
+                std::snprintf(value, sizeof value, "%.0f MB", run.peakRss[i] / 1e6);
+                std::snprintf(note, sizeof note, "%.2fx weights (trace %.0f MB)",
+                              run.peakRss[i] / weightBytes, traceBytes / 1e6);
+                std::printf("%-34s %14s %12s %8s   %s\n",
+                            ("peak RSS " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
+                            value, "", "", note);
+            }
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "qkvlab-bench: error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,186 @@
+#include "tests/support/fixture_writer.h"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <stdexcept>
+
+namespace qkv::test {
+
+TempDir::TempDir() {
+    std::random_device random;
+    m_path = std::filesystem::temp_directory_path() /
+             ("qkvlab-test-" + std::to_string(random()) + std::to_string(random()));
+    std::filesystem::create_directories(m_path);
+}
+
+TempDir::~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+}
+
+void writeRawSafetensors(const std::filesystem::path& file, const std::string& header,
+                         const std::vector<std::uint8_t>& data) {
+    std::ofstream out(file, std::ios::binary);
+    std::uint64_t n = header.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xFF));
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+void writeSafetensors(const std::filesystem::path& file,
+                      const std::map<std::string, FixtureTensor>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::vector<std::uint8_t> data;
+    for (const auto& [name, tensor] : tensors) {
+        const size_t begin = data.size();
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(tensor.values.data());
+        data.insert(data.end(), bytes, bytes + tensor.values.size() * sizeof(float));
+        header[name] = {{"dtype", "F32"}, {"shape", tensor.shape}, {"data_offsets", {begin, data.size()}}};
+    }
+    std::string text = header.dump();
+    text.resize((text.size() + 7) / 8 * 8, ' ');  // keep the data 8-byte aligned
+    writeRawSafetensors(file, text, data);
+}
+
+void writeText(const std::filesystem::path& file, const std::string& text) {
+    std::ofstream out(file, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+namespace {
+
+class RandomTensors {
+public:
+    explicit RandomTensors(unsigned seed) : m_engine(seed) {}
+    FixtureTensor normal(std::vector<std::int64_t> shape, float stddev, float mean = 0.0f) {
+        std::normal_distribution<float> dist(mean, stddev);
+        FixtureTensor t{shape, {}};
+        std::int64_t n = 1;
+        for (auto d : shape) n *= d;
+        t.values.resize(static_cast<size_t>(n));
+        for (auto& v : t.values) v = dist(m_engine);
+        return t;
+    }
+
+private:
+    std::mt19937 m_engine;
+};
+
+// Query and key weights are scaled up so attention patterns are peaky and tests sensitive.
+constexpr float kWeight = 0.2f;
+constexpr float kQueryKeyWeight = 0.6f;
+
+}  // namespace
+
+std::map<std::string, FixtureTensor> tinyGpt2Tensors(const TinyModelSpec& s) {
+    RandomTensors r(s.seed);
+    const std::int64_t d = s.dModel;
+    std::map<std::string, FixtureTensor> t;
+    t["wte.weight"] = r.normal({s.vocab, d}, 0.5f);
+    t["wpe.weight"] = r.normal({s.context, d}, 0.2f);
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string p = "h." + std::to_string(l) + ".";
+        t[p + "ln_1.weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[p + "ln_1.bias"] = r.normal({d}, 0.1f);
+        FixtureTensor qkv = r.normal({d, 3 * d}, kWeight);
+        for (std::int64_t i = 0; i < d; ++i)
+            for (std::int64_t j = 0; j < 2 * d; ++j) qkv.values[i * 3 * d + j] *= kQueryKeyWeight / kWeight;
+        t[p + "attn.c_attn.weight"] = qkv;
+        t[p + "attn.c_attn.bias"] = r.normal({3 * d}, 0.1f);
+        t[p + "attn.c_proj.weight"] = r.normal({d, d}, kWeight);
+        t[p + "attn.c_proj.bias"] = r.normal({d}, 0.1f);
+        t[p + "ln_2.weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[p + "ln_2.bias"] = r.normal({d}, 0.1f);
+        t[p + "mlp.c_fc.weight"] = r.normal({d, 4 * d}, kWeight);
+        t[p + "mlp.c_fc.bias"] = r.normal({4 * d}, 0.1f);
+        t[p + "mlp.c_proj.weight"] = r.normal({4 * d, d}, kWeight);
+        t[p + "mlp.c_proj.bias"] = r.normal({d}, 0.1f);
+    }
+    t["ln_f.weight"] = r.normal({d}, 0.1f, 1.0f);
+    t["ln_f.bias"] = r.normal({d}, 0.1f);
+    return t;
+}
+
+void writeTinyGpt2(const std::filesystem::path& dir, const TinyModelSpec& s) {
+    std::filesystem::create_directories(dir);
+    writeSafetensors(dir / "model.safetensors", tinyGpt2Tensors(s));
+    writeText(dir / "config.json",
+              nlohmann::json{{"model_type", "gpt2"}, {"n_layer", s.layers}, {"n_head", s.heads},
+                             {"n_embd", s.dModel}, {"n_positions", s.context},
+                             {"vocab_size", s.vocab}}
+                  .dump());
+}
+
+void writeTinyBert(const std::filesystem::path& dir, const TinyModelSpec& s) {
+    RandomTensors r(s.seed);
+    const std::int64_t d = s.dModel;
+    std::map<std::string, FixtureTensor> t;
+    const std::string e = "bert.embeddings.";
+    t[e + "word_embeddings.weight"] = r.normal({s.vocab, d}, 0.5f);
+    t[e + "position_embeddings.weight"] = r.normal({s.context, d}, 0.2f);
+    t[e + "token_type_embeddings.weight"] = r.normal({2, d}, 0.2f);
+    // Legacy gamma/beta names, as the Hub's bert-base-uncased file has them.
+    t[e + "LayerNorm.gamma"] = r.normal({d}, 0.1f, 1.0f);
+    t[e + "LayerNorm.beta"] = r.normal({d}, 0.1f);
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string p = "bert.encoder.layer." + std::to_string(l) + ".";
+        for (const char* m : {"query", "key", "value"}) {
+            const float scale = std::string(m) == "value" ? kWeight : kQueryKeyWeight;
+            t[p + "attention.self." + m + ".weight"] = r.normal({d, d}, scale);
+            t[p + "attention.self." + m + ".bias"] = r.normal({d}, 0.1f);
+        }
+        t[p + "attention.output.dense.weight"] = r.normal({d, d}, kWeight);
+        t[p + "attention.output.dense.bias"] = r.normal({d}, 0.1f);
+        t[p + "attention.output.LayerNorm.weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[p + "attention.output.LayerNorm.bias"] = r.normal({d}, 0.1f);
+        t[p + "intermediate.dense.weight"] = r.normal({4 * d, d}, kWeight);
+        t[p + "intermediate.dense.bias"] = r.normal({4 * d}, 0.1f);
+        t[p + "output.dense.weight"] = r.normal({d, 4 * d}, kWeight);
+        t[p + "output.dense.bias"] = r.normal({d}, 0.1f);
+        t[p + "output.LayerNorm.weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[p + "output.LayerNorm.bias"] = r.normal({d}, 0.1f);
+    }
+    std::filesystem::create_directories(dir);
+    writeSafetensors(dir / "model.safetensors", t);
+    writeText(dir / "config.json",
+              nlohmann::json{{"model_type", "bert"}, {"num_hidden_layers", s.layers},
+                             {"num_attention_heads", s.heads}, {"hidden_size", s.dModel},
+                             {"intermediate_size", 4 * s.dModel},
+                             {"max_position_embeddings", s.context}, {"vocab_size", s.vocab}}
+                  .dump());
+}
+
+void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& s) {
+    RandomTensors r(s.seed);
+    const std::int64_t d = s.dModel;
+    const std::int64_t dk = d / s.heads;
+    std::map<std::string, FixtureTensor> t;
+    t["model.embed_tokens.weight"] = r.normal({s.vocab, d}, 0.5f);
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        t[p + "input_layernorm.weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[p + "self_attn.q_proj.weight"] = r.normal({s.heads * dk, d}, kQueryKeyWeight);
+        t[p + "self_attn.k_proj.weight"] = r.normal({s.kvHeads * dk, d}, kQueryKeyWeight);
+        t[p + "self_attn.v_proj.weight"] = r.normal({s.kvHeads * dk, d}, kWeight);
+        t[p + "self_attn.o_proj.weight"] = r.normal({d, s.heads * dk}, kWeight);
+        t[p + "post_attention_layernorm.weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[p + "mlp.gate_proj.weight"] = r.normal({2 * d, d}, kWeight);
+        t[p + "mlp.up_proj.weight"] = r.normal({2 * d, d}, kWeight);
+        t[p + "mlp.down_proj.weight"] = r.normal({d, 2 * d}, kWeight);
+    }
+    t["model.norm.weight"] = r.normal({d}, 0.1f, 1.0f);
+    std::filesystem::create_directories(dir);
+    writeSafetensors(dir / "model.safetensors", t);
+    writeText(dir / "config.json",
+              nlohmann::json{{"model_type", "llama"}, {"num_hidden_layers", s.layers},
+                             {"num_attention_heads", s.heads}, {"num_key_value_heads", s.kvHeads},
+                             {"hidden_size", s.dModel}, {"intermediate_size", 2 * s.dModel},
+                             {"max_position_embeddings", s.context}, {"vocab_size", s.vocab},
+                             {"tie_word_embeddings", true}}
+                  .dump());
+}
+
+}  // namespace qkv::test

@@ -1,0 +1,54 @@
+#pragma once
+// Builds checkpoint folders for tests: raw safetensors bytes (valid or deliberately broken) and
+// tiny random GPT-2 / BERT / Llama models that need nothing from ../shared.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace qkv::test {
+
+// A temporary folder removed with the object.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// Writes `u64 header length | header | data` exactly as given (for malformed-file tests).
+void writeRawSafetensors(const std::filesystem::path& file, const std::string& header,
+                         const std::vector<std::uint8_t>& data);
+
+struct FixtureTensor {
+    std::vector<std::int64_t> shape;
+    std::vector<float> values;
+};
+
+// A valid float32 safetensors file.
+void writeSafetensors(const std::filesystem::path& file,
+                      const std::map<std::string, FixtureTensor>& tensors);
+
+void writeText(const std::filesystem::path& file, const std::string& text);
+
+// Tiny random checkpoints keyed as the Hub's files (GPT-2 without prefix, BERT under "bert.",
+// Llama under "model."), with config.json and no tokenizer files. Deterministic per seed.
+struct TinyModelSpec {
+    int layers = 2;
+    int heads = 4;
+    int kvHeads = 4;  // Llama only
+    int dModel = 32;
+    int vocab = 50;
+    int context = 16;
+    unsigned seed = 7;
+};
+std::map<std::string, FixtureTensor> tinyGpt2Tensors(const TinyModelSpec& spec);
+void writeTinyGpt2(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
+void writeTinyBert(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
+void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
+
+}  // namespace qkv::test
