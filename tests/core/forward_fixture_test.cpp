@@ -93,7 +93,9 @@ TEST(ForwardFixture, Gpt2MatchesIndependentReference) {
     test::writeTinyGpt2(dir.path(), spec);
     auto model = Model::open(dir.path());
     auto backend = createCpuBackend();
-    const ForwardResult result = ForwardPass(*model, *backend).run({kIds});
+    ForwardRequest request;
+    request.ids = kIds;
+    const ForwardResult result = ForwardPass(*model, *backend).run(request);
     const auto expected = referenceGpt2(test::tinyGpt2Tensors(spec), spec, kIds);
     for (int l = 0; l < spec.layers; ++l)
         for (int h = 0; h < spec.heads; ++h) {
@@ -155,8 +157,11 @@ TEST_P(ForwardInvariants, ProbabilitiesAreTheMaskedSoftmaxOfScores) {
                 const Eigen::VectorXd row = s.row(i).head(visible).cast<double>().transpose();
                 const Eigen::VectorXd e = (row.array() - row.maxCoeff()).exp();
                 for (int j = 0; j < n; ++j) {
-                    if (j >= visible) EXPECT_EQ(a(i, j), 0.0f);
-                    else EXPECT_NEAR(a(i, j), e(j) / e.sum(), 1e-6);
+                    if (j >= visible) {
+                        EXPECT_EQ(a(i, j), 0.0f);
+                    } else {
+                        EXPECT_NEAR(a(i, j), e(j) / e.sum(), 1e-6);
+                    }
                 }
             }
         }
@@ -195,13 +200,17 @@ TEST_P(ForwardInvariants, TiedSlotsShareProjections) {
     const ForwardResult learned = run("learned");
     const bool rotary = !m_model->config().learnedPositions;
     for (int h = 0; h < heads(); ++h) {
-        if (!rotary) EXPECT_EQ(RowMatrixXf(tied.trace.value(0, h)), RowMatrixXf(learned.trace.key(0, h)));
+        if (!rotary) {
+            EXPECT_EQ(RowMatrixXf(tied.trace.value(0, h)), RowMatrixXf(learned.trace.key(0, h)));
+        }
         EXPECT_EQ(RowMatrixXf(tied.trace.query(0, h)), RowMatrixXf(learned.trace.query(0, h)));
     }
     const ForwardResult single = run("single-w");
     for (int h = 0; h < heads(); ++h) {
         EXPECT_EQ(RowMatrixXf(single.trace.key(0, h)), RowMatrixXf(single.trace.query(0, h)));
-        if (!rotary) EXPECT_EQ(RowMatrixXf(single.trace.value(0, h)), RowMatrixXf(single.trace.query(0, h)));
+        if (!rotary) {
+            EXPECT_EQ(RowMatrixXf(single.trace.value(0, h)), RowMatrixXf(single.trace.query(0, h)));
+        }
     }
 }
 
@@ -233,8 +242,11 @@ TEST_P(ForwardInvariants, ScaleOutsideAndMaskSelf) {
             const RowMatrixXf& a = masked.trace.probabilities(l, h);
             for (int i = 0; i < n; ++i) {
                 // Reformer: the first causal token has only itself to attend to, and keeps it.
-                if (causal() && i == 0) EXPECT_FLOAT_EQ(a(0, 0), 1.0f);
-                else EXPECT_EQ(a(i, i), 0.0f);
+                if (causal() && i == 0) {
+                    EXPECT_FLOAT_EQ(a(0, 0), 1.0f);
+                } else {
+                    EXPECT_EQ(a(i, i), 0.0f);
+                }
                 EXPECT_NEAR(a.row(i).sum(), 1.0f, 1e-5f);
             }
         }

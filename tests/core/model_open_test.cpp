@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/io/model_config.h"
 #include "core/model/forward.h"
@@ -27,7 +28,9 @@ void expectOpenError(const std::filesystem::path& dir, const std::string& fragme
 RowMatrixXf firstHeadAttention(const std::filesystem::path& dir) {
     auto model = Model::open(dir);
     auto backend = createCpuBackend();
-    return ForwardPass(*model, *backend).run({{1, 2, 3, 4}}).trace.probabilities(1, 0);
+    ForwardRequest request;
+    request.ids = {1, 2, 3, 4};
+    return ForwardPass(*model, *backend).run(request).trace.probabilities(1, 0);
 }
 
 TEST(ModelOpen, PrefixedAndUnprefixedNamesGiveTheSameModel) {

@@ -1,0 +1,200 @@
+// qkvlab-cli end to end: each command's JSON, its table output, and the exit codes and one-line
+// messages of bad input. Runs the built binary on the project's tiny fixtures and, when present,
+// on the shared reference models.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/support/fixture_writer.h"
+#include "tests/support/reference.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+struct CliRun {
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+    nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+// Quotes an argument for /bin/sh.
+std::string quote(const std::string& arg) {
+    std::string q = "'";
+    for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+CliRun cli(const std::vector<std::string>& args) {
+    test::TempDir dir;
+    std::string command = quote(QKV_CLI_PATH);
+    for (const auto& a : args) command += " " + quote(a);
+    command += " >" + quote((dir.path() / "out").string()) + " 2>" + quote((dir.path() / "err").string());
+    CliRun run;
+    const int status = std::system(command.c_str());
+    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto slurp = [](const std::filesystem::path& p) {
+        std::ifstream in(p);
+        std::stringstream s;
+        s << in.rdbuf();
+        return s.str();
+    };
+    run.out = slurp(dir.path() / "out");
+    run.err = slurp(dir.path() / "err");
+    return run;
+}
+
+class CliFixture : public testing::Test {
+protected:
+    void SetUp() override { test::writeTinyGpt2(m_dir.path() / "gpt2"); }
+    std::string model() const { return (m_dir.path() / "gpt2").string(); }
+    test::TempDir m_dir;
+};
+
+TEST_F(CliFixture, InfoJson) {
+    const CliRun r = cli({"info", "--model", model(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto doc = r.json();
+    EXPECT_EQ(doc["architecture"], "gpt2");
+    EXPECT_EQ(doc["layers"], 2);
+    EXPECT_EQ(doc["heads"], 4);
+    EXPECT_EQ(doc["d_model"], 32);
+    EXPECT_EQ(doc["d_k"], 8);
+    EXPECT_EQ(doc["tokenizer"], false);
+    EXPECT_TRUE(doc.contains("parameters"));
+    const CliRun table = cli({"info", "--model", model()});
+    EXPECT_NE(table.out.find("d_k            8"), std::string::npos) << table.out;
+}
+
+TEST_F(CliFixture, AttentionJsonForAllHeadsAndOneHead) {
+    CliRun r = cli({"attention", "--model", model(), "--ids", "1,2,3,4,5", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    auto doc = r.json();
+    EXPECT_EQ(doc["config"], "learned");
+    EXPECT_EQ(doc["ids"], (std::vector<int>{1, 2, 3, 4, 5}));
+    ASSERT_EQ(doc["layers"].size(), 2u);
+    ASSERT_EQ(doc["layers"][0]["heads"].size(), 4u);
+    const auto& attention = doc["layers"][1]["heads"][3]["attention"];
+    ASSERT_EQ(attention.size(), 5u);
+    for (const auto& row : attention) {
+        double sum = 0;
+        for (double v : row) sum += v;
+        EXPECT_NEAR(sum, 1.0, 1e-5);
+    }
+    EXPECT_EQ(attention[0][1], 0.0);  // causal
+    EXPECT_TRUE(doc["layers"][1]["heads"][3].contains("scores"));
+    EXPECT_FALSE(doc["layers"][0].contains("layer"));
+
+    r = cli({"attention", "--model", model(), "--ids", "1,2,3", "--layer", "1", "--head", "2",
+             "--no-scores", "--config", "shared-qk", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    doc = r.json();
+    EXPECT_EQ(doc["config"], "shared-qk");
+    ASSERT_EQ(doc["layers"].size(), 1u);
+    EXPECT_EQ(doc["layers"][0]["layer"], 1);
+    ASSERT_EQ(doc["layers"][0]["heads"].size(), 1u);
+    EXPECT_EQ(doc["layers"][0]["heads"][0]["head"], 2);
+    EXPECT_FALSE(doc["layers"][0]["heads"][0].contains("scores"));
+}
+
+TEST_F(CliFixture, AnalyzeSharedQkIsSymmetric) {
+    const CliRun r = cli({"analyze", "--model", model(), "--config", "shared-qk", "--ids", "4,8,15,16", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto doc = r.json();
+    EXPECT_NEAR(doc["median_layer_wqk_symmetry"].get<double>(), 1.0, 1e-6);
+    for (const auto& layer : doc["layers"])
+        for (const auto& head : layer["heads"]) {
+            EXPECT_NEAR(head["wqk_symmetry"].get<double>(), 1.0, 1e-6);
+            EXPECT_NEAR(head["score_symmetry"].get<double>(), 1.0, 1e-5);
+            EXPECT_LE(head["wqk_rank"].get<int>(), 8);
+            EXPECT_EQ(head["wqk_singular_values"].size(), 8u);
+        }
+    const CliRun noText = cli({"analyze", "--model", model(), "--json"});
+    ASSERT_EQ(noText.exitCode, 0) << noText.err;
+    EXPECT_FALSE(noText.json()["layers"][0]["heads"][0].contains("score_symmetry"));
+}
+
+TEST_F(CliFixture, InputLongerThanTheContext) {
+    std::string ids = "1";
+    for (int i = 0; i < 20; ++i) ids += ",2";  // 21 tokens, context 16
+    CliRun r = cli({"attention", "--model", model(), "--ids", ids, "--json"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("21 tokens"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--truncate"), std::string::npos) << r.err;
+    r = cli({"tokenize", "--model", model(), "--ids", ids, "--truncate", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["truncated_from"], 21);
+    EXPECT_EQ(r.json()["ids"].size(), 16u);
+    EXPECT_NE(r.err.find("truncated from 21 to 16"), std::string::npos);
+}
+
+TEST_F(CliFixture, ErrorsAreOneLineWithExitCodes) {
+    struct Case {
+        std::vector<std::string> args;
+        int exitCode;
+        std::string fragment;
+    };
+    const std::vector<Case> cases = {
+        {{}, 2, ""},
+        {{"bogus"}, 2, "unknown command 'bogus'"},
+        {{"info"}, 2, "missing required option '--model'"},
+        {{"info", "--model"}, 2, "needs a value"},
+        {{"info", "--model", model(), "--frobnicate"}, 2, "unknown option '--frobnicate'"},
+        {{"info", "--model", "/nonexistent/model"}, 1, "/nonexistent/model: not a folder"},
+        {{"attention", "--model", model(), "--text", "hi", "--ids", "1"}, 2, "exactly one of"},
+        {{"attention", "--model", model(), "--ids", "1,x"}, 2, "'x' is not a token id"},
+        {{"attention", "--model", model(), "--ids", "1,99"}, 1, "token id 99 at position 1"},
+        {{"attention", "--model", model(), "--ids", "1", "--head", "4"}, 2, "from 0 to 3"},
+        {{"attention", "--model", model(), "--ids", "1", "--config", "k=Q,k=V"}, 1, "twice"},
+        {{"attention", "--model", model(), "--ids", "1", "--backend", "tpu"}, 1, "unknown backend 'tpu'"},
+        {{"tokenize", "--model", model(), "--text", "hello"}, 1, "cannot tokenize"},
+    };
+    for (const auto& c : cases) {
+        const CliRun r = cli(c.args);
+        EXPECT_EQ(r.exitCode, c.exitCode) << r.err;
+        EXPECT_NE(r.err.find(c.fragment), std::string::npos) << r.err;
+        if (c.exitCode == 1) {
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_TRUE(r.out.empty());
+        }
+    }
+}
+
+TEST(CliShared, TokenizeAndAttentionMatchReferences) {
+    QKV_REQUIRE_SHARED(shared);
+    for (const std::string name : {"gpt2-random-tiny", "bert-random-tiny", "stories260K"}) {
+        const auto folder = shared / "models" / name;
+        const auto reference = test::loadReference(folder / "hf_reference.json");
+        const auto& sentence = reference.sentences[0];
+        CliRun r = cli({"tokenize", "--model", folder.string(), "--text", sentence.text, "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_EQ(r.json()["ids"].get<std::vector<int>>(), sentence.ids) << name;
+        EXPECT_EQ(r.json()["tokens"].get<std::vector<std::string>>(), sentence.tokens) << name;
+
+        r = cli({"attention", "--model", folder.string(), "--text", sentence.text, "--config",
+                 "tied-kv", "--layer", "1", "--head", "1", "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        const auto doc = r.json();
+        const auto& attention = doc["layers"][0]["heads"][0]["attention"];
+        const auto& expected = sentence.results.at("tied-kv").attentions[1][1];
+        for (int i = 0; i < expected.size; ++i)
+            for (int j = 0; j < expected.size; ++j)
+                EXPECT_NEAR(attention[i][j].get<double>(), expected.at(i, j), 1e-4) << name;
+    }
+}
+
+TEST(CliShared, NonUtf8TextIsRejected) {
+    QKV_REQUIRE_SHARED(shared);
+    const CliRun r = cli({"tokenize", "--model", (shared / "models" / "gpt2-random-tiny").string(),
+                       "--text", std::string("caf\xe9 au lait")});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("UTF-8"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace qkv
