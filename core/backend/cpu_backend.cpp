@@ -2,7 +2,9 @@
 // with plain loops the compiler vectorises.
 #include <cblas.h>
 
+#include <Eigen/Core>
 #include <algorithm>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -56,11 +58,15 @@ void gemm(const MatrixView& a, const MatrixView& b, float alpha, float beta, flo
                 beta, c, ldc);
 }
 
-float geluTanh(float x) {
-    constexpr float kSqrt2OverPi = 0.7978845608028654f;
-    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
+using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
+using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
+
+ArrayMap elements(Tensor& t) {
+    return ArrayMap(cpu(t).data(), static_cast<Eigen::Index>(t.rows()) * t.cols());
 }
-float geluExact(float x) { return 0.5f * x * (1.0f + std::erf(x * 0.7071067811865476f)); }
+ConstArrayMap elements(const Tensor& t) {
+    return ConstArrayMap(cpu(t).data(), static_cast<Eigen::Index>(t.rows()) * t.cols());
+}
 
 class CpuBackend final : public Backend {
 public:
@@ -137,18 +143,20 @@ public:
         }
     }
 
+    // Element-wise work goes through Eigen arrays, whose tanh/exp/erf are vectorised.
     void activate(Tensor& x, Activation activation) override {
-        float* p = cpu(x).data();
-        const size_t n = static_cast<size_t>(x.rows()) * x.cols();
+        ArrayMap a = elements(x);
         switch (activation) {
-            case Activation::GeluTanh:
-                for (size_t i = 0; i < n; ++i) p[i] = geluTanh(p[i]);
+            case Activation::GeluTanh: {
+                constexpr float kSqrt2OverPi = 0.7978845608028654f;
+                a = 0.5f * a * (1.0f + (kSqrt2OverPi * (a + 0.044715f * a.cube())).tanh());
                 break;
+            }
             case Activation::GeluExact:
-                for (size_t i = 0; i < n; ++i) p[i] = geluExact(p[i]);
+                a = 0.5f * a * (1.0f + (a * 0.7071067811865476f).erf());
                 break;
             case Activation::Relu:
-                for (size_t i = 0; i < n; ++i) p[i] = std::max(p[i], 0.0f);
+                a = a.max(0.0f);
                 break;
             case Activation::SwiGlu:
                 throw Error("internal error: SwiGLU is a two-input op (swiGlu)");
@@ -157,18 +165,13 @@ public:
 
     void swiGlu(const Tensor& gate, Tensor& up) override {
         requireShape(gate.rows() == up.rows() && gate.cols() == up.cols(), "swiGlu");
-        const float* g = cpu(gate).data();
-        float* u = cpu(up).data();
-        const size_t n = static_cast<size_t>(up.rows()) * up.cols();
-        for (size_t i = 0; i < n; ++i) u[i] *= g[i] / (1.0f + std::exp(-g[i]));
+        ConstArrayMap g = elements(gate);
+        elements(up) *= g / (1.0f + (-g).exp());
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {
         requireShape(accumulator.rows() == x.rows() && accumulator.cols() == x.cols(), "add");
-        float* a = cpu(accumulator).data();
-        const float* b = cpu(x).data();
-        const size_t n = static_cast<size_t>(x.rows()) * x.cols();
-        for (size_t i = 0; i < n; ++i) a[i] += b[i];
+        elements(accumulator) += elements(x);
     }
 
     void rope(const Tensor& x, int headDim, float theta, Tensor& y) override {
@@ -245,21 +248,15 @@ private:
     // Masked softmax per row, then multiplied by `postScale` (1/sqrt(d_k) when scaling outside).
     static void softmaxRows(int n, const AttentionOptions& options, float postScale, float* s) {
         for (int i = 0; i < n; ++i) {
-            float* row = s + static_cast<size_t>(i) * n;
-            const int last = options.causal ? i : n - 1;  // keys 0..last are visible
+            ArrayMap row(s + static_cast<size_t>(i) * n, n);
+            const int visible = options.causal ? i + 1 : n;  // keys 0..visible-1
             // Reformer's rule: mask the token itself unless it has nothing else to attend to.
-            const bool maskDiagonal = options.maskSelf && last > 0;
-            float maxValue = -std::numeric_limits<float>::infinity();
-            for (int j = 0; j <= last; ++j)
-                if (!(maskDiagonal && j == i)) maxValue = std::max(maxValue, row[j]);
-            double sum = 0.0;
-            for (int j = 0; j < n; ++j) {
-                const bool visible = j <= last && !(maskDiagonal && j == i);
-                row[j] = visible ? std::exp(row[j] - maxValue) : 0.0f;
-                sum += row[j];
-            }
-            const float norm = static_cast<float>(postScale / sum);
-            for (int j = 0; j < n; ++j) row[j] *= norm;
+            const bool maskDiagonal = options.maskSelf && visible > 1;
+            if (maskDiagonal) row(i) = -std::numeric_limits<float>::infinity();
+            auto head = row.head(visible);
+            head = (head - head.maxCoeff()).exp();
+            head *= postScale / head.sum();
+            row.tail(n - visible).setZero();
         }
     }
 };
