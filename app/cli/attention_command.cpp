@@ -36,7 +36,7 @@ int runAttention(const Arguments& args) {
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
 
     if (args.flag("json")) {
-        nlohmann::json doc = inputJson(*model, input);
+        nlohmann::ordered_json doc = inputJson(*model, input);
         addConfigJson(doc, request.config);
         doc["layers"] = traceJson(result.trace, request.capture);
         printJson(doc);

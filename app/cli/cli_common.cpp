@@ -99,19 +99,19 @@ std::unique_ptr<Backend> openBackend(const Arguments& args) {
     return createBackend(args.value("backend").value_or("auto"));
 }
 
-nlohmann::json inputJson(const Model& model, const Input& input) {
-    nlohmann::json doc = {{"model", model.name()}, {"tokens", input.pieces}, {"ids", input.ids}};
+nlohmann::ordered_json inputJson(const Model& model, const Input& input) {
+    nlohmann::ordered_json doc = {{"model", model.name()}, {"tokens", input.pieces}, {"ids", input.ids}};
     if (input.truncatedFrom) doc["truncated_from"] = *input.truncatedFrom;
     return doc;
 }
 
-void addConfigJson(nlohmann::json& doc, const AttentionConfig& config) {
+void addConfigJson(nlohmann::ordered_json& doc, const AttentionConfig& config) {
     doc["config"] = config.name();
     doc["options"] = {{"scale_outside", config.scaleOutside}, {"mask_self", config.maskSelf}};
 }
 
-void printJson(const nlohmann::json& doc) {
-    std::cout << doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+void printJson(const nlohmann::ordered_json& doc) {
+    std::cout << doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace qkv::cli

@@ -38,10 +38,10 @@ AttentionConfig readConfig(const Arguments& args);
 std::unique_ptr<Backend> openBackend(const Arguments& args);
 
 // {"model", "tokens", "ids"[, "truncated_from"]}: the fields every JSON document starts with.
-nlohmann::json inputJson(const Model& model, const Input& input);
+nlohmann::ordered_json inputJson(const Model& model, const Input& input);
 // Adds "config" (its name) and "options" {"scale_outside", "mask_self"}.
-void addConfigJson(nlohmann::json& doc, const AttentionConfig& config);
+void addConfigJson(nlohmann::ordered_json& doc, const AttentionConfig& config);
 
-void printJson(const nlohmann::json& doc);
+void printJson(const nlohmann::ordered_json& doc);
 
 }  // namespace qkv::cli

@@ -10,7 +10,7 @@ namespace {
 int runInfo(const Arguments& args) {
     auto model = openModel(args);
     const ModelConfig& c = model->config();
-    nlohmann::json doc = {
+    nlohmann::ordered_json doc = {
         {"model", model->name()},
         {"architecture", architectureName(c.architecture)},
         {"model_type", c.modelType},

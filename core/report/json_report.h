@@ -15,14 +15,14 @@ namespace qkv {
 // A float rounded to 7 significant digits, so JSON shows 0.1 rather than 0.10000000149011612.
 double jsonNumber(double value);
 
-nlohmann::json matrixJson(const RowMatrixXf& m);
+nlohmann::ordered_json matrixJson(const RowMatrixXf& m);
 
 // {"median_layer_wqk_symmetry": x, "layers": [{"wqk_symmetry": x, "heads": [{...}]}]}
-nlohmann::json metricsJson(const ModelMetrics& metrics);
-nlohmann::json headMetricsJson(const HeadMetrics& head);
+nlohmann::ordered_json metricsJson(const ModelMetrics& metrics);
+nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 
 // The attention document's "layers" array: per layer {"heads": [{"attention", "scores"}]} for
 // the captured heads; with a selection, each object also names its "layer" / "head".
-nlohmann::json traceJson(const AttentionTrace& trace, const CaptureSelection& selection);
+nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection);
 
 }  // namespace qkv
