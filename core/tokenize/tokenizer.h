@@ -1,8 +1,17 @@
 #pragma once
 // Tokenizers turn UTF-8 text into model token ids, keeping for each token the byte span of the
 // input it came from (for display). Implementations: GPT-2 byte-level BPE (vocab.json +
-// merges.txt), BERT WordPiece (vocab.txt), and Hugging Face tokenizer.json BPE with byte fallback
-// (Llama / SentencePiece style). All ids match Hugging Face's tokenizers.
+// merges.txt, gpt2_tokenizer.h), BERT WordPiece (vocab.txt, bert_tokenizer.h), and Hugging Face
+// tokenizer.json BPE with byte fallback (Llama / SentencePiece style, json_bpe_tokenizer.h). All
+// ids match Hugging Face's tokenizers.
+//
+// Spans always start and end on character boundaries of the input, so text.substr(begin,
+// end - begin) is valid UTF-8: a token holding only some bytes of a character (byte-level or
+// <0xXX> byte-fallback pieces) spans that whole character, and the tokens sharing a character
+// share its span. A token made from text that normalization rewrote (lower-casing, accent
+// stripping, NFKC, " " -> "▁") spans the original characters; a "▁" that normalization prepended
+// spans nothing (begin == end). Empty text gives no tokens apart from the special tokens the
+// tokenizer adds ([CLS] [SEP], <s>).
 #include <cstddef>
 #include <filesystem>
 #include <memory>
@@ -16,15 +25,19 @@ struct Token {
     int id = 0;
     std::string piece;      // the vocabulary entry, as HF's convert_ids_to_tokens shows it
     std::size_t begin = 0;  // byte span [begin, end) of the input text; empty for added
-    std::size_t end = 0;    // special tokens such as [CLS] or <s>
-    bool special = false;   // added by the tokenizer ([CLS], [SEP], <s>), not from the text
+    std::size_t end = 0;    // special tokens such as [CLS] or <s> (at 0, or at the text's end
+                            // for those after it, such as [SEP])
+    bool special = false;   // added by the tokenizer ([CLS], [SEP], <s>), not from the text;
+                            // a special token typed in the text ("[MASK]") is not special here
 };
 
 class Tokenizer {
 public:
     virtual ~Tokenizer() = default;
 
-    // Throws qkv::Error for text that is not valid UTF-8 (naming the byte offset).
+    // Throws qkv::Error for text that is not valid UTF-8 (naming the byte offset), or for text
+    // the vocabulary cannot represent at all (a tiny GPT-2 vocabulary without <|endoftext|>).
+    // Safe to call from several threads at once.
     virtual std::vector<Token> encode(std::string_view text) const = 0;
 
     virtual int vocabSize() const = 0;
@@ -32,12 +45,14 @@ public:
     virtual std::string piece(int id) const = 0;
     // Human-readable text of a piece: GPT-2's byte-level "Ġmovie" -> " movie", "▁Once" -> " Once",
     // "##ing" -> "ing", byte-fallback "<0x0A>" -> "\n". Used for tick labels and token chips.
+    // Always valid UTF-8: bytes that are only part of a character show as "<0xXX>".
     virtual std::string displayText(int id) const = 0;
 };
 
 // Loads the tokenizer that a model folder carries: vocab.json + merges.txt (GPT-2) if present,
 // else vocab.txt (BERT; lower-casing from tokenizer_config.json's do_lower_case, default true),
-// else tokenizer.json (BPE model). Throws qkv::Error naming the folder when none is usable.
+// else tokenizer.json (BPE model). Throws qkv::Error naming the folder when there is none, and
+// naming the file and the problem when one is malformed or uses an unsupported feature.
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir);
 
 }  // namespace qkv

@@ -1,0 +1,27 @@
+#include <system_error>
+
+#include "core/tokenize/bert_tokenizer.h"
+#include "core/tokenize/gpt2_tokenizer.h"
+#include "core/tokenize/json_bpe_tokenizer.h"
+#include "core/tokenize/tokenizer.h"
+#include "core/util/error.h"
+
+namespace qkv {
+
+std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) {
+    const auto has = [&](const char* name) {
+        std::error_code ec;
+        return std::filesystem::is_regular_file(modelDir / name, ec);
+    };
+    if (has("vocab.json") && has("merges.txt"))
+        return std::make_unique<Gpt2Tokenizer>(modelDir / "vocab.json", modelDir / "merges.txt");
+    if (has("vocab.txt"))
+        return std::make_unique<BertTokenizer>(modelDir / "vocab.txt",
+                                               modelDir / "tokenizer_config.json");
+    if (has("tokenizer.json"))
+        return std::make_unique<JsonBpeTokenizer>(modelDir / "tokenizer.json");
+    throw Error(modelDir.string() +
+                ": no tokenizer files (vocab.json+merges.txt, vocab.txt or tokenizer.json)");
+}
+
+}  // namespace qkv
