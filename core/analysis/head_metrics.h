@@ -2,7 +2,9 @@
 // The numbers that say how asymmetric each head is (definitions in DESIGN.md, "Analysis
 // definitions"). Weight metrics use each head's projection matrices as "d_model x d_k" with
 // biases excluded, after the W configuration is applied (so shared-qk gives symmetry 1), and
-// are computed from d_k-sized factors: no d_model x d_model matrix is ever decomposed.
+// are computed from d_k-sized factors: no d_model x d_model matrix is ever decomposed. With
+// rotary positions the score of tokens i, j is x_i W_Q R(j - i) W_K^T x_j^T; the weight metrics
+// describe W_Q W_K^T without the rotation, as in the literature.
 #include <atomic>
 #include <optional>
 #include <vector>
@@ -30,6 +32,9 @@ struct LayerMetrics {
 };
 
 struct ModelMetrics {
+    // Median over layers of LayerMetrics::wqkSymmetry (mean of the two middle ones for an even
+    // count). Saponati et al. 2025 measured this as 0.15 for gpt2, 0.19 for distilgpt2 and 0.51
+    // for bert-base-uncased.
     double medianLayerWqkSymmetry = 0;
     std::vector<LayerMetrics> layers;
 };
@@ -40,8 +45,8 @@ MatrixView headProjection(const Model& model, const AttentionConfig& config, int
                           Projection slot);
 
 // Weight metrics of every head and layer under `config`; with a trace (whose scores were
-// captured) also each head's score symmetry. `cancel` is polled between layers (throws
-// qkv::Cancelled from core/model/forward.h).
+// captured) also each head's score symmetry; a trace of another shape throws qkv::Error.
+// `cancel` is polled before each layer (throws qkv::Cancelled from core/model/forward.h).
 ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
                           const AttentionTrace* trace = nullptr,
                           const std::atomic<bool>* cancel = nullptr);
@@ -51,7 +56,8 @@ HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int l
                         const AttentionTrace* trace = nullptr);
 
 // For a token pair (i, j) in one head: cosine of their keys and of their values (the
-// "neural network" / "social network" case: keys can agree while values differ).
+// "neural network" / "social network" case: keys can agree while values differ); 0 for a zero
+// vector. Throws qkv::Error outside the trace.
 struct TokenPairSimilarity {
     double keyCosine = 0;
     double valueCosine = 0;

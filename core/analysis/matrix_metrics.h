@@ -1,31 +1,69 @@
 #pragma once
-// Matrix-level metrics in double precision (DESIGN.md "Analysis definitions").
+// Matrix-level metrics in double precision (DESIGN.md "Analysis definitions"). A product A B^T of
+// two d x k factors is analysed from k x k pieces only: nothing d x d is ever decomposed.
+//
+// Numerical rank: a singular value counts as zero when sigma <= sigma_max * max(d, k) * FLT_EPSILON
+// (about 1.2e-7). The analysed weights are float32, so they carry a relative error of FLT_EPSILON
+// per entry; this is numpy.linalg.matrix_rank's default for float32 data. The double-precision
+// arithmetic here adds errors near 1e-16 * sigma_max, far below it.
+//
+// Dimension mismatches throw qkv::Error.
 #include <Eigen/Core>
 #include <vector>
 
 namespace qkv {
 
+// The relative singular-value tolerance above for a d x k matrix.
+double rankTolerance(Eigen::Index rows, Eigen::Index cols);
+
 // s(M) = (|M_s|^2 - |M_a|^2) / |M|^2 with M_s = (M + M^T)/2, M_a = (M - M^T)/2 (Frobenius):
 // 1 symmetric, -1 skew-symmetric, about 0 for a random matrix; 0 for the zero matrix.
 double symmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& m);
 
-// The same s(A B^T) for a product given by its factors A, B (both d x k), from k x k products
-// only: <M, M^T> = tr((B^T A)^2) and |M|^2 = tr((A^T A)(B^T B)).
+// The same s(A B^T) for a product given by its factors A, B (both d x k): <M, M^T> =
+// tr((B^T A)^2) and |M|^2 = tr((A^T A)(B^T B)), k x k products costing 4 d k^2. When k > d / 2
+// forming M (2 d^2 k) is cheaper and is used instead; both are GEMMs.
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
                             const Eigen::Ref<const Eigen::MatrixXd>& b);
 
-struct ProductSpectrum {
-    std::vector<double> singularValues;  // of A B^T, descending, k values
-    int rank = 0;                        // singular values above a relative tolerance
-    double eigenPositivity = 0;          // sum Re(lambda) / sum |lambda| over nonzero eigenvalues
+// One d x k factor prepared for the metrics below: its thin QR A = Q R (R is min(d, k) x k) and
+// an orthonormal basis of its column space at the rank tolerance (Q times the eigenvectors of
+// R R^T). Build it once per weight and reuse it for every pair the weight takes part in.
+class FactorBasis {
+public:
+    explicit FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a);
+
+    const Eigen::MatrixXd& matrix() const { return m_matrix; }  // A itself
+    const Eigen::MatrixXd& r() const { return m_r; }
+    const Eigen::MatrixXd& basis() const { return m_basis; }  // d x rank, orthonormal columns
+    int rank() const { return static_cast<int>(m_basis.cols()); }
+
+private:
+    Eigen::MatrixXd m_matrix;
+    Eigen::MatrixXd m_r;
+    Eigen::MatrixXd m_basis;
 };
-// Spectrum of A B^T via thin QR of each factor (A = Qa Ra, B = Qb Rb): its singular values are
-// those of Ra Rb^T (k x k); its nonzero eigenvalues are those of B^T A (k x k).
+
+struct ProductSpectrum {
+    std::vector<double> singularValues;  // of A B^T, descending, min(d, k) values
+    int rank = 0;                        // singular values above the rank tolerance
+    // sum Re(lambda) / sum |lambda| over the nonzero eigenvalues of A B^T (|lambda| above the
+    // rank tolerance times sigma_max); 0 when there are none. 1 for a positive semi-definite
+    // product such as A A^T, 0 for a skew-symmetric one.
+    double eigenPositivity = 0;
+};
+// Spectrum of A B^T: its singular values are those of Ra Rb^T (min(d, k) square); its nonzero
+// eigenvalues are those of B^T A (k x k).
+ProductSpectrum productSpectrum(const FactorBasis& a, const FactorBasis& b);
 ProductSpectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
                                 const Eigen::Ref<const Eigen::MatrixXd>& b);
 
-// Mean cos^2 of the principal angles between the column spaces of A and B (d x k each), in
-// [0, 1]; about k/d for random matrices, 1 for the same space.
+// Mean cos^2 of the principal angles between the column spaces of A and B (d rows each), in
+// [0, 1]: |Ua^T Ub|_F^2 / min(ra, rb) with Ua, Ub orthonormal bases of the numerical column spaces
+// (ranks ra, rb). A rank-deficient factor is thus compared through the space it actually spans:
+// the mean runs over the min(ra, rb) principal angles that exist, so a space contained in the
+// other scores 1. 0 when either matrix is zero. About max(ra, rb)/d (k/d) for random matrices.
+double subspaceSimilarity(const FactorBasis& a, const FactorBasis& b);
 double subspaceSimilarity(const Eigen::Ref<const Eigen::MatrixXd>& a,
                           const Eigen::Ref<const Eigen::MatrixXd>& b);
 

@@ -1,0 +1,168 @@
+#include "core/analysis/head_metrics.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "core/analysis/matrix_metrics.h"
+#include "core/model/forward.h"
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+Eigen::MatrixXd toDouble(const MatrixView& view) {
+    using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+    const Eigen::Map<const Eigen::MatrixXf, 0, Stride> map(view.data, view.rows, view.cols,
+                                                           Stride(view.colStride, view.rowStride));
+    return map.cast<double>();
+}
+
+void checkTrace(const ModelConfig& c, const AttentionTrace* trace) {
+    if (trace && (trace->layerCount() != c.layers || trace->headCount() != c.heads))
+        throw Error("attention trace of " + std::to_string(trace->layerCount()) + " layers x " +
+                    std::to_string(trace->headCount()) + " heads does not match the model (" +
+                    std::to_string(c.layers) + " x " + std::to_string(c.heads) + ")");
+}
+
+// The slot weights of one layer, each converted and decomposed once: under GQA or a tied
+// configuration several slots read the same block (the same memory) and share its factor.
+class LayerFactors {
+public:
+    LayerFactors(const Model& model, const AttentionConfig& config, int layer)
+        : m_model(model), m_config(config), m_layer(layer) {}
+
+    const FactorBasis& slot(int head, Projection slot) {
+        const MatrixView view = headProjection(m_model, m_config, m_layer, head, slot);
+        auto it = m_factors.find(view.data);
+        if (it == m_factors.end()) it = m_factors.emplace(view.data, toDouble(view)).first;
+        return it->second;
+    }
+
+private:
+    const Model& m_model;
+    const AttentionConfig& m_config;
+    int m_layer;
+    std::map<const float*, FactorBasis> m_factors;  // keyed by the block's first element
+};
+
+HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace) {
+    const FactorBasis& q = factors.slot(head, Projection::Query);
+    const FactorBasis& k = factors.slot(head, Projection::Key);
+    const FactorBasis& v = factors.slot(head, Projection::Value);
+    HeadMetrics m;
+    m.wqkSymmetry = productSymmetryScore(q.matrix(), k.matrix());
+    ProductSpectrum spectrum = productSpectrum(q, k);
+    m.wqkRank = spectrum.rank;
+    m.wqkSingularValues = std::move(spectrum.singularValues);
+    m.eigenPositivity = spectrum.eigenPositivity;
+    m.qkSimilarity = subspaceSimilarity(q, k);
+    m.qvSimilarity = subspaceSimilarity(q, v);
+    m.kvSimilarity = subspaceSimilarity(k, v);
+    if (trace && trace->hasScores(layer, head))
+        m.scoreSymmetry = symmetryScore(trace->scores(layer, head).cast<double>());
+    return m;
+}
+
+// s(sum_h W_Q^h W_K^h^T). Heads that read the same key block (GQA) are merged first, since
+// sum_h Q_h K^T = (sum_h Q_h) K^T: the factors are only as wide as the distinct key blocks.
+double layerWqkSymmetry(LayerFactors& factors, const ModelConfig& c) {
+    const int dk = c.headDim;
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(c.dModel, static_cast<Eigen::Index>(c.heads) * dk);
+    Eigen::MatrixXd b(c.dModel, a.cols());
+    std::vector<const FactorBasis*> keyBlocks;
+    for (int head = 0; head < c.heads; ++head) {
+        const FactorBasis* key = &factors.slot(head, Projection::Key);
+        const auto found = std::find(keyBlocks.begin(), keyBlocks.end(), key);
+        const Eigen::Index column = (found - keyBlocks.begin()) * dk;
+        if (found == keyBlocks.end()) {
+            keyBlocks.push_back(key);
+            b.middleCols(column, dk) = key->matrix();
+        }
+        a.middleCols(column, dk) += factors.slot(head, Projection::Query).matrix();
+    }
+    const Eigen::Index width = static_cast<Eigen::Index>(keyBlocks.size()) * dk;
+    return productSymmetryScore(a.leftCols(width), b.leftCols(width));
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    const size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + mid, values.end());
+    if (values.size() % 2 == 1) return values[mid];
+    return (values[mid] + *std::max_element(values.begin(), values.begin() + mid)) / 2;
+}
+
+}  // namespace
+
+MatrixView headProjection(const Model& model, const AttentionConfig& config, int layer, int head,
+                          Projection slot) {
+    const ModelConfig& c = model.config();
+    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+        throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
+                    " (the model has " + std::to_string(c.layers) + " layers of " +
+                    std::to_string(c.heads) + " heads)");
+    const Projection source = slot == Projection::Query ? config.querySource
+                              : slot == Projection::Key ? config.keySource
+                                                        : config.valueSource;
+    const LayerWeights& w = model.weights().layers[layer];
+    switch (source) {
+        case Projection::Query:
+            return w.query.weight.columns(head * c.headDim, c.headDim);
+        case Projection::Key:
+            return w.key.weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
+        case Projection::Value:
+            return w.value.weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
+    }
+    throw Error("unknown projection");
+}
+
+ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
+                          const AttentionTrace* trace, const std::atomic<bool>* cancel) {
+    const ModelConfig& c = model.config();
+    checkTrace(c, trace);
+    ModelMetrics out;
+    std::vector<double> layerSymmetries;
+    for (int layer = 0; layer < c.layers; ++layer) {
+        if (cancel && cancel->load()) throw Cancelled();
+        LayerFactors factors(model, config, layer);
+        LayerMetrics& metrics = out.layers.emplace_back();
+        metrics.wqkSymmetry = layerWqkSymmetry(factors, c);
+        layerSymmetries.push_back(metrics.wqkSymmetry);
+        for (int head = 0; head < c.heads; ++head)
+            metrics.heads.push_back(headMetrics(factors, layer, head, trace));
+    }
+    out.medianLayerWqkSymmetry = median(std::move(layerSymmetries));
+    return out;
+}
+
+HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int layer, int head,
+                        const AttentionTrace* trace) {
+    checkTrace(model.config(), trace);
+    LayerFactors factors(model, config, layer);
+    return headMetrics(factors, layer, head, trace);
+}
+
+TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,
+                                        int j) {
+    const int n = trace.tokens();
+    if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount() ||
+        i < 0 || i >= n || j < 0 || j >= n)
+        throw Error("token pair (" + std::to_string(i) + ", " + std::to_string(j) + ") of layer " +
+                    std::to_string(layer) + " head " + std::to_string(head) +
+                    " is outside the trace (" + std::to_string(n) + " tokens)");
+    auto cosine = [&](const ConstMatrixMap& m) {
+        const Eigen::VectorXd a = m.row(i).transpose().cast<double>();
+        const Eigen::VectorXd b = m.row(j).transpose().cast<double>();
+        const double norms = a.norm() * b.norm();
+        return norms > 0 ? a.dot(b) / norms : 0.0;
+    };
+    return {cosine(trace.key(layer, head)), cosine(trace.value(layer, head))};
+}
+
+BilinearParameterCount bilinearParameterCount(const ModelConfig& config) {
+    const long long d = config.dModel;
+    return {2 * d * config.headDim, d * d};
+}
+
+}  // namespace qkv

@@ -1,0 +1,128 @@
+#include "core/analysis/matrix_metrics.h"
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <complex>
+#include <string>
+
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+std::string shape(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    return std::to_string(m.rows()) + " x " + std::to_string(m.cols());
+}
+
+void requireSameShape(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                      const Eigen::Ref<const Eigen::MatrixXd>& b, const char* what) {
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        throw Error(std::string(what) + ": factors of different shapes (" + shape(a) + " and " +
+                    shape(b) + ")");
+}
+
+// The symmetric k x k Gram matrix A^T A at half the cost of a general product.
+Eigen::MatrixXd gram(const Eigen::Ref<const Eigen::MatrixXd>& a) {
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(a.cols(), a.cols());
+    g.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
+    g.triangularView<Eigen::StrictlyUpper>() = g.transpose();
+    return g;
+}
+
+double ratio(double numerator, double denominator) {
+    if (denominator <= 0) return 0;
+    // |<M, M^T>| <= |M|^2 holds exactly; rounding may step just outside.
+    return std::clamp(numerator / denominator, -1.0, 1.0);
+}
+
+}  // namespace
+
+double rankTolerance(Eigen::Index rows, Eigen::Index cols) {
+    return static_cast<double>(std::max(rows, cols)) * FLT_EPSILON;
+}
+
+double symmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    if (m.rows() != m.cols()) throw Error("symmetry score of a non-square " + shape(m) + " matrix");
+    // |M_s|^2 - |M_a|^2 = <M, M^T>.
+    return ratio(m.cwiseProduct(m.transpose()).sum(), m.squaredNorm());
+}
+
+double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                            const Eigen::Ref<const Eigen::MatrixXd>& b) {
+    requireSameShape(a, b, "product symmetry score");
+    if (2 * a.cols() > a.rows()) return symmetryScore(a * b.transpose());
+    const Eigen::MatrixXd c = b.transpose() * a;
+    return ratio(c.cwiseProduct(c.transpose()).sum(), gram(a).cwiseProduct(gram(b)).sum());
+}
+
+FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : m_matrix(a) {
+    const Eigen::Index d = a.rows();
+    const Eigen::Index r = std::min(d, a.cols());
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(m_matrix);
+    m_r = qr.matrixQR().topRows(r).triangularView<Eigen::Upper>();
+    // With R R^T = U S^2 U^T (eigenvalues ascending) the columns of Q U whose S passes the
+    // tolerance span the numerical column space. The symmetric eigensolver is several times
+    // faster than an SVD of R, and squaring loses nothing that matters: the tolerance squared
+    // (>= 1e-14) stays far above the rounding of S^2 (1e-16 of the largest).
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(m_r * m_r.transpose());
+    const Eigen::VectorXd& squares = eigen.eigenvalues();
+    const double cutoff = r > 0 ? squares(r - 1) * std::pow(rankTolerance(d, a.cols()), 2) : 0.0;
+    const Eigen::Index rank = (squares.array() > cutoff).count();
+    m_basis = Eigen::MatrixXd::Zero(d, rank);
+    m_basis.topRows(r) = eigen.eigenvectors().rightCols(rank);
+    m_basis.applyOnTheLeft(qr.householderQ());
+}
+
+ProductSpectrum productSpectrum(const FactorBasis& a, const FactorBasis& b) {
+    requireSameShape(a.matrix(), b.matrix(), "product spectrum");
+    const Eigen::Index d = a.matrix().rows();
+    const Eigen::Index k = a.matrix().cols();
+    ProductSpectrum out;
+    const Eigen::BDCSVD<Eigen::MatrixXd> svd(a.r() * b.r().transpose());
+    const Eigen::VectorXd& sigma = svd.singularValues();
+    out.singularValues.assign(sigma.data(), sigma.data() + sigma.size());
+    if (sigma.size() == 0 || sigma(0) == 0) return out;
+
+    const double cutoff = sigma(0) * rankTolerance(d, k);
+    out.rank = static_cast<int>((sigma.array() > cutoff).count());
+    // |lambda| <= sigma_max for every eigenvalue, so the same cutoff tells the zero ones.
+    const Eigen::EigenSolver<Eigen::MatrixXd> eigen(b.matrix().transpose() * a.matrix(), false);
+    if (eigen.info() != Eigen::Success)
+        throw Error("product spectrum: eigenvalues of B^T A did not converge");
+    double realSum = 0;
+    double absSum = 0;
+    for (const std::complex<double>& lambda : eigen.eigenvalues()) {
+        if (std::abs(lambda) <= cutoff) continue;
+        realSum += lambda.real();
+        absSum += std::abs(lambda);
+    }
+    out.eigenPositivity = absSum > 0 ? realSum / absSum : 0;
+    return out;
+}
+
+ProductSpectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                                const Eigen::Ref<const Eigen::MatrixXd>& b) {
+    requireSameShape(a, b, "product spectrum");  // before the decompositions
+    return productSpectrum(FactorBasis(a), FactorBasis(b));
+}
+
+double subspaceSimilarity(const FactorBasis& a, const FactorBasis& b) {
+    if (a.matrix().rows() != b.matrix().rows())
+        throw Error("subspace similarity of " + shape(a.matrix()) + " and " + shape(b.matrix()) +
+                    " matrices");
+    const int angles = std::min(a.rank(), b.rank());
+    if (angles == 0) return 0;
+    const double cosSquares = (a.basis().transpose() * b.basis()).squaredNorm();
+    return std::clamp(cosSquares / angles, 0.0, 1.0);
+}
+
+double subspaceSimilarity(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                          const Eigen::Ref<const Eigen::MatrixXd>& b) {
+    return subspaceSimilarity(FactorBasis(a), FactorBasis(b));
+}
+
+}  // namespace qkv
