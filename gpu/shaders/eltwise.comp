@@ -1,0 +1,66 @@
+#version 450
+// Element-wise ops in place on x (grid-stride loop): activations, SwiGLU's x *= silu(y) and
+// the residual x += y.
+layout(local_size_x_id = 0) in;
+
+layout(std430, set = 0, binding = 0) buffer X { float x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Y { float y[]; };
+
+layout(push_constant) uniform Params {
+    uint count;
+    uint op;
+} p;
+
+const uint kGeluTanh = 0u;
+const uint kGeluExact = 1u;
+const uint kRelu = 2u;
+const uint kSwiGlu = 3u;
+const uint kAdd = 4u;
+
+// tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
+float safeTanh(float v) {
+    const float t = exp(-2.0 * abs(v));
+    return sign(v) * (1.0 - t) / (1.0 + t);
+}
+
+// erf to about 1e-7 absolute: a Taylor series near zero, elsewhere 1 - erfc with the Chebyshev
+// fit of Numerical Recipes (erfcc, fractional error below 1.2e-7).
+float accurateErf(float v) {
+    const float z = abs(v);
+    if (z < 0.5) {
+        const float z2 = z * z;
+        // 2/sqrt(pi) * (z - z^3/3 + z^5/10 - z^7/42 + z^9/216 - z^11/1320)
+        const float series =
+            z * (1.0 + z2 * (-1.0 / 3.0 + z2 * (1.0 / 10.0 + z2 * (-1.0 / 42.0 +
+                 z2 * (1.0 / 216.0 + z2 * (-1.0 / 1320.0))))));
+        return sign(v) * 1.1283791670955126 * series;
+    }
+    const float t = 1.0 / (1.0 + 0.5 * z);
+    const float erfc = t * exp(-z * z - 1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 +
+        t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 +
+        t * 0.17087277)))))))));
+    return sign(v) * (1.0 - erfc);
+}
+
+float apply(float v, uint index) {
+    switch (p.op) {
+        case kGeluTanh:
+            return 0.5 * v * (1.0 + safeTanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+        case kGeluExact:
+            return 0.5 * v * (1.0 + accurateErf(v * 0.7071067811865476));
+        case kRelu:
+            return max(v, 0.0);
+        case kSwiGlu: {
+            const float g = y[index];
+            return v * (g / (1.0 + exp(-g)));
+        }
+        default:
+            return v + y[index];
+    }
+}
+
+void main() {
+    const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint i = gl_GlobalInvocationID.x; i < p.count; i += stride) x[i] = apply(x[i], i);
+}

@@ -1,0 +1,60 @@
+#version 450
+// Row-wise LayerNorm (mean, then variance about it; beta optional) or RMSNorm, one workgroup per
+// row, with the CPU backend's operation order.
+layout(local_size_x_id = 0) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Gamma { float gamma[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Beta { float beta[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Y { float y[]; };
+
+layout(push_constant) uniform Params {
+    uint rows;
+    uint cols;
+    float eps;
+    uint rms;      // 1: RMSNorm
+    uint hasBeta;  // LayerNorm only
+} p;
+
+shared float reduction[gl_WorkGroupSize.x];
+
+float sumOverWorkgroup(float value) {
+    const uint lid = gl_LocalInvocationIndex;
+    reduction[lid] = value;
+    barrier();
+    for (uint stride = gl_WorkGroupSize.x / 2u; stride > 0u; stride /= 2u) {
+        if (lid < stride) reduction[lid] += reduction[lid + stride];
+        barrier();
+    }
+    const float total = reduction[0];
+    barrier();
+    return total;
+}
+
+void main() {
+    const uint r = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (r >= p.rows) return;
+    const uint base = r * p.cols;
+    const uint lid = gl_LocalInvocationIndex;
+    const uint size = gl_WorkGroupSize.x;
+    if (p.rms != 0u) {
+        float squares = 0.0;
+        for (uint i = lid; i < p.cols; i += size) squares += x[base + i] * x[base + i];
+        const float inv = 1.0 / sqrt(sumOverWorkgroup(squares) / float(p.cols) + p.eps);
+        for (uint i = lid; i < p.cols; i += size) y[base + i] = gamma[i] * (x[base + i] * inv);
+        return;
+    }
+    float sum = 0.0;
+    for (uint i = lid; i < p.cols; i += size) sum += x[base + i];
+    const float mean = sumOverWorkgroup(sum) / float(p.cols);
+    float deviations = 0.0;
+    for (uint i = lid; i < p.cols; i += size) {
+        const float d = x[base + i] - mean;
+        deviations += d * d;
+    }
+    const float inv = 1.0 / sqrt(sumOverWorkgroup(deviations) / float(p.cols) + p.eps);
+    for (uint i = lid; i < p.cols; i += size) {
+        const float shift = p.hasBeta != 0u ? beta[i] : 0.0;
+        y[base + i] = (x[base + i] - mean) * inv * gamma[i] + shift;
+    }
+}

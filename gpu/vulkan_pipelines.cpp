@@ -1,0 +1,126 @@
+#include "gpu/vulkan_pipelines.h"
+
+#include <span>
+#include <vector>
+
+#include "gpu/shaders/eltwise.h"
+#include "gpu/shaders/gemm.h"
+#include "gpu/shaders/gemv.h"
+#include "gpu/shaders/norm.h"
+#include "gpu/shaders/rope.h"
+#include "gpu/shaders/softmax.h"
+
+namespace qkv::gpu {
+namespace {
+
+struct KernelSpec {
+    const char* name;
+    std::span<const uint32_t> spirv;
+    uint32_t bindings;
+    uint32_t pushConstantBytes;
+    uint32_t workgroupSize;
+    std::vector<uint32_t> constants;  // specialization constants 1, 2, ...
+};
+
+KernelSpec spec(Kernel kernel) {
+    switch (kernel) {
+        case Kernel::GemmRowMajorB:
+            return {"gemm", spirv::gemm, 4, sizeof(GemmParams), 256, {0}};
+        case Kernel::GemmTransposedB:
+            return {"gemm (transposed B)", spirv::gemm, 4, sizeof(GemmParams), 256, {1}};
+        case Kernel::GemvRowMajorB:
+            return {"gemv", spirv::gemv, 4, sizeof(GemmParams), 64, {0}};
+        case Kernel::GemvTransposedB:
+            return {"gemv (transposed B)", spirv::gemv, 4, sizeof(GemmParams), 64, {1}};
+        case Kernel::Softmax:
+            return {"softmax", spirv::softmax, 3, sizeof(SoftmaxParams), 128, {}};
+        case Kernel::Norm:
+            return {"norm", spirv::norm, 4, sizeof(NormParams), 128, {}};
+        case Kernel::Eltwise:
+            return {"eltwise", spirv::eltwise, 2, sizeof(EltwiseParams), 256, {}};
+        case Kernel::Rope:
+            return {"rope", spirv::rope, 3, sizeof(RopeParams), 256, {}};
+        case Kernel::Count:
+            break;
+    }
+    return {};
+}
+
+}  // namespace
+
+Pipelines::Pipelines(std::shared_ptr<Context> context) : m_context(std::move(context)) {}
+
+const PipelineRecord& Pipelines::get(Kernel kernel) {
+    PipelineRecord& record = m_records[static_cast<size_t>(kernel)];
+    if (record.pipeline) return record;
+
+    const KernelSpec s = spec(kernel);
+    const VulkanFunctions& vk = m_context->vk();
+    const VkDevice device = m_context->device();
+    PipelineRecord built;
+    built.name = s.name;
+    built.bindings = s.bindings;
+    built.pushConstantBytes = s.pushConstantBytes;
+    built.workgroupSize = s.workgroupSize;
+
+    std::vector<VkDescriptorSetLayoutBinding> bindings(s.bindings);
+    for (uint32_t i = 0; i < s.bindings; ++i) {
+        bindings[i].binding = i;
+        bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        bindings[i].descriptorCount = 1;
+        bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    }
+    VkDescriptorSetLayoutCreateInfo setInfo{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    setInfo.bindingCount = s.bindings;
+    setInfo.pBindings = bindings.data();
+    VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
+    check(vk.vkCreateDescriptorSetLayout(device, &setInfo, nullptr, &setLayout),
+          "vkCreateDescriptorSetLayout");
+    built.setLayout = Owned<VkDescriptorSetLayout>(
+        setLayout, [&vk, device](auto h) { vk.vkDestroyDescriptorSetLayout(device, h, nullptr); });
+
+    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, s.pushConstantBytes};
+    VkPipelineLayoutCreateInfo layoutInfo{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layoutInfo.setLayoutCount = 1;
+    layoutInfo.pSetLayouts = &setLayout;
+    layoutInfo.pushConstantRangeCount = 1;
+    layoutInfo.pPushConstantRanges = &push;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    check(vk.vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout),
+          "vkCreatePipelineLayout");
+    built.layout = Owned<VkPipelineLayout>(
+        layout, [&vk, device](auto h) { vk.vkDestroyPipelineLayout(device, h, nullptr); });
+
+    VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    moduleInfo.codeSize = s.spirv.size_bytes();
+    moduleInfo.pCode = s.spirv.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    check(vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &module), "vkCreateShaderModule");
+    Owned<VkShaderModule> ownedModule(
+        module, [&vk, device](auto h) { vk.vkDestroyShaderModule(device, h, nullptr); });
+
+    // Constant 0 is the workgroup size; the kernel's own constants follow with ids 1, 2, ...
+    std::vector<uint32_t> constants{s.workgroupSize};
+    constants.insert(constants.end(), s.constants.begin(), s.constants.end());
+    std::vector<VkSpecializationMapEntry> entries(constants.size());
+    for (uint32_t i = 0; i < constants.size(); ++i)
+        entries[i] = {i, static_cast<uint32_t>(i * sizeof(uint32_t)), sizeof(uint32_t)};
+    VkSpecializationInfo specialization{static_cast<uint32_t>(entries.size()), entries.data(),
+                                        constants.size() * sizeof(uint32_t), constants.data()};
+    VkComputePipelineCreateInfo pipelineInfo{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pipelineInfo.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pipelineInfo.stage.module = module;
+    pipelineInfo.stage.pName = "main";
+    pipelineInfo.stage.pSpecializationInfo = &specialization;
+    pipelineInfo.layout = layout;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    check(vk.vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &pipeline),
+          "vkCreateComputePipelines");
+    built.pipeline = Owned<VkPipeline>(
+        pipeline, [&vk, device](auto h) { vk.vkDestroyPipeline(device, h, nullptr); });
+    record = std::move(built);
+    return record;
+}
+
+}  // namespace qkv::gpu

@@ -1,0 +1,67 @@
+#pragma once
+// Helpers for the Vulkan tests: one backend per test process (creating a device and compiling
+// pipelines is the slow part on lavapipe), random host matrices and tensor comparison.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/util/error.h"
+#include "gpu/vulkan_backend.h"
+
+namespace qkv::test {
+
+// The process's Vulkan backend, or null (with the reason in `why`) when no device exists. It is
+// created before the first test (see gpu_test_support.cpp) and never destroyed: while a device is
+// open the Vulkan loader keeps the driver loaded, so state Mesa's lavapipe allocates once per
+// process stays reachable instead of being reported by LeakSanitizer when the driver is unloaded.
+Backend* sharedVulkanBackend(std::string* why = nullptr);
+
+inline Backend& sharedCpuBackend() {
+    static std::unique_ptr<Backend> backend = createCpuBackend();
+    return *backend;
+}
+
+inline std::vector<float> randomValues(size_t count, unsigned seed, float scale = 1.0f) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<float> uniform(-scale, scale);
+    std::vector<float> values(count);
+    for (float& v : values) v = uniform(engine);
+    return values;
+}
+
+inline std::vector<float> download(Backend& backend, const Tensor& t) {
+    std::vector<float> values(static_cast<size_t>(t.rows()) * t.cols());
+    backend.download(t, values.data());
+    return values;
+}
+
+inline double maxAbsDifference(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    double worst = 0.0;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        const double d = std::abs(static_cast<double>(a[i]) - b[i]);
+        if (std::isnan(d)) return INFINITY;
+        worst = std::max(worst, d);
+    }
+    return worst;
+}
+
+inline double maxAbs(const std::vector<float>& a) {
+    double m = 0.0;
+    for (float v : a) m = std::max(m, static_cast<double>(std::abs(v)));
+    return m;
+}
+
+}  // namespace qkv::test
+
+// Binds `var` to the shared Vulkan backend, or skips the test when no Vulkan device exists.
+#define QKV_REQUIRE_VULKAN(var)                                               \
+    std::string var##_why;                                                    \
+    ::qkv::Backend* var##_ptr = ::qkv::test::sharedVulkanBackend(&var##_why); \
+    if (!var##_ptr) GTEST_SKIP() << "no Vulkan device (" << var##_why << ")"; \
+    [[maybe_unused]] ::qkv::Backend& var = *var##_ptr
