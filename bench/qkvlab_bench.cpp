@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/random_checkpoint.h"
+#include "bench/timing_backend.h"
 #include "core/model/forward.h"
 #include "gpu/backend_factory.h"
 
@@ -72,11 +73,21 @@ double forwardFlops(const Gpt2Shape& s, int n) {
     return s.layers * (24.0 * n * d * d + 4.0 * n * n * d) + 2.0 * d * s.vocab;
 }
 
+// Removed on scope exit, also when the benchmark fails half-way.
+struct TemporaryFolder {
+    std::filesystem::path path;
+    ~TemporaryFolder() {
+        std::error_code ignored;
+        if (!path.empty()) std::filesystem::remove_all(path, ignored);
+    }
+};
+
 struct Options {
     std::vector<int> tokens = {16, 64, 256, 1024};
     std::vector<std::string> backends = {"cpu"};
     int repeats = 5;
     bool torch = true;
+    bool profile = false;  // print where the forward's time goes, per backend operation
     std::string python = "/usr/bin/python3";
     std::string checkpoint;  // reuse instead of writing a new one
 };
@@ -98,6 +109,8 @@ Options parseOptions(int argc, char** argv) {
             for (std::string item; std::getline(list, item, ',');) o.tokens.push_back(std::stoi(item));
         } else if (arg == "--repeats") {
             o.repeats = std::max(1, std::stoi(next()));
+        } else if (arg == "--profile") {
+            o.profile = true;
         } else if (arg == "--no-torch") {
             o.torch = false;
         } else if (arg == "--python") {
@@ -106,7 +119,7 @@ Options parseOptions(int argc, char** argv) {
             o.checkpoint = next();
         } else {
             throw qkv::Error("usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
-                             "[--repeats N] [--no-torch] [--python PATH] [--checkpoint DIR]");
+                             "[--repeats N] [--no-torch] [--profile] [--python PATH] [--checkpoint DIR]");
         }
     }
     return o;
@@ -144,6 +157,23 @@ BackendRun measureBackend(const std::string& choice, const qkv::Model& model, co
     return run;
 }
 
+// One forward per token count through a TimingBackend: seconds per backend operation.
+void printProfile(const std::string& choice, const qkv::Model& model, const Options& o) {
+    qkv::bench::TimingBackend backend(qkv::createBackend(choice));
+    qkv::ForwardPass pass(model, backend);
+    std::printf("\nwhere the time goes [%s] (ms per forward, each op synchronised)\n", backend.name().c_str());
+    for (int n : o.tokens) {
+        qkv::ForwardRequest request;
+        request.ids.assign(n, 1);
+        pass.run(request);
+        backend.reset();
+        pass.run(request);
+        std::printf("  %5d tok:", n);
+        for (const auto& [op, s] : backend.seconds()) std::printf("  %s %.1f", op.c_str(), s * 1e3);
+        std::printf("\n");
+    }
+}
+
 nlohmann::json runTorch(const Options& o, const std::string& dir, const std::string& script) {
     std::string tokens;
     for (int n : o.tokens) tokens += (tokens.empty() ? "" : ",") + std::to_string(n);
@@ -179,13 +209,14 @@ int main(int argc, char** argv) {
         const Gpt2Shape shape;
         const std::string script = std::string(QKV_BENCH_SOURCE_DIR) + "/torch_reference.py";
         std::string dir = o.checkpoint;
-        std::filesystem::path temporary;
+        TemporaryFolder temporary;
         if (dir.empty()) {
-            temporary = std::filesystem::temp_directory_path() /
-                        ("qkvlab-bench-" + std::to_string(std::random_device()()));
-            std::cerr << "writing a GPT-2-small-shaped random checkpoint to " << temporary << " ...\n";
-            qkv::bench::writeRandomGpt2(temporary, shape, 42);
-            dir = temporary.string();
+            temporary.path = std::filesystem::temp_directory_path() /
+                             ("qkvlab-bench-" + std::to_string(std::random_device()()));
+            std::cerr << "writing a GPT-2-small-shaped random checkpoint to " << temporary.path
+                      << " ...\n";
+            qkv::bench::writeRandomGpt2(temporary.path, shape, 42);
+            dir = temporary.path.string();
         }
 
         std::cerr << "measuring SGEMM throughput ...\n";
@@ -215,7 +246,6 @@ int main(int argc, char** argv) {
             std::cerr << "running the PyTorch reference ...\n";
             torch = runTorch(o, dir, script);
         }
-        if (!temporary.empty()) std::filesystem::remove_all(temporary);
 
         std::printf("\nQKV Lab benchmark: GPT-2-small-shaped random checkpoint (%d layers, %d heads, "
                     "d_model %d, vocab %d), %.1f MB float32\n",
@@ -279,6 +309,10 @@ int main(int argc, char** argv) {
                             ("peak RSS " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
                             value, "", "", note);
             }
+        }
+        if (o.profile) {
+            auto profiled = qkv::Model::open(dir);
+            for (const auto& b : o.backends) printProfile(b, *profiled, o);
         }
         return 0;
     } catch (const std::exception& e) {

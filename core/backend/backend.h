@@ -62,6 +62,7 @@ public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
 
+    // A tensor with undefined contents (every op overwrites its whole output).
     virtual std::unique_ptr<Tensor> create(int rows, int cols) = 0;
     virtual std::unique_ptr<Tensor> upload(const float* rowMajor, int rows, int cols) = 0;
     // Weights and vectors that live as long as the model: the CPU wraps host memory without a

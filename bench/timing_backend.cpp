@@ -1,0 +1,61 @@
+#include "bench/timing_backend.h"
+
+#include <chrono>
+
+namespace qkv::bench {
+
+template <typename F>
+auto TimingBackend::timed(const char* op, F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    struct Record {
+        TimingBackend* self;
+        const char* op;
+        std::chrono::steady_clock::time_point start;
+        ~Record() {
+            self->m_inner->synchronize();
+            self->m_seconds[op] +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
+    } record{this, op, start};
+    return f();
+}
+
+std::unique_ptr<Tensor> TimingBackend::create(int rows, int cols) {
+    return timed("create", [&] { return m_inner->create(rows, cols); });
+}
+std::unique_ptr<Tensor> TimingBackend::upload(const float* data, int rows, int cols) {
+    return timed("upload", [&] { return m_inner->upload(data, rows, cols); });
+}
+std::unique_ptr<Tensor> TimingBackend::weight(const MatrixView& w) { return m_inner->weight(w); }
+std::unique_ptr<Tensor> TimingBackend::vector(const VectorView& v) { return m_inner->vector(v); }
+void TimingBackend::download(const Tensor& t, float* out) {
+    timed("download", [&] { m_inner->download(t, out); });
+}
+void TimingBackend::synchronize() { m_inner->synchronize(); }
+void TimingBackend::linear(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) {
+    timed("linear", [&] { m_inner->linear(x, w, b, y); });
+}
+void TimingBackend::layerNorm(const Tensor& x, const Tensor& g, const Tensor* b, float eps, Tensor& y) {
+    timed("layerNorm", [&] { m_inner->layerNorm(x, g, b, eps, y); });
+}
+void TimingBackend::rmsNorm(const Tensor& x, const Tensor& g, float eps, Tensor& y) {
+    timed("rmsNorm", [&] { m_inner->rmsNorm(x, g, eps, y); });
+}
+void TimingBackend::activate(Tensor& x, Activation a) {
+    timed("activate", [&] { m_inner->activate(x, a); });
+}
+void TimingBackend::swiGlu(const Tensor& g, Tensor& u) { timed("swiGlu", [&] { m_inner->swiGlu(g, u); }); }
+void TimingBackend::add(Tensor& acc, const Tensor& x) { timed("add", [&] { m_inner->add(acc, x); }); }
+void TimingBackend::rope(const Tensor& x, int d, float theta, Tensor& y) {
+    timed("rope", [&] { m_inner->rope(x, d, theta, y); });
+}
+void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d) {
+    timed("copyRows", [&] { m_inner->copyRows(s, first, count, d); });
+}
+void TimingBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                              const AttentionLayout& layout, const AttentionOptions& options,
+                              Tensor& out, const AttentionCapture* capture) {
+    timed("attention", [&] { m_inner->attention(q, k, v, layout, options, out, capture); });
+}
+
+}  // namespace qkv::bench

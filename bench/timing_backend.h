@@ -1,0 +1,47 @@
+#pragma once
+// A Backend decorator that times each operation of the backend it wraps (wall clock,
+// synchronising after every call), for `qkvlab-bench --profile`.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "core/backend/backend.h"
+
+namespace qkv::bench {
+
+class TimingBackend final : public Backend {
+public:
+    explicit TimingBackend(std::unique_ptr<Backend> inner) : m_inner(std::move(inner)) {}
+
+    const std::map<std::string, double>& seconds() const { return m_seconds; }
+    void reset() { m_seconds.clear(); }
+
+    std::string name() const override { return m_inner->name(); }
+    std::unique_ptr<Tensor> create(int rows, int cols) override;
+    std::unique_ptr<Tensor> upload(const float* rowMajor, int rows, int cols) override;
+    std::unique_ptr<Tensor> weight(const MatrixView& w) override;
+    std::unique_ptr<Tensor> vector(const VectorView& v) override;
+    void download(const Tensor& t, float* rowMajor) override;
+    void synchronize() override;
+    void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) override;
+    void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
+                   Tensor& y) override;
+    void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override;
+    void activate(Tensor& x, Activation activation) override;
+    void swiGlu(const Tensor& gate, Tensor& up) override;
+    void add(Tensor& accumulator, const Tensor& x) override;
+    void rope(const Tensor& x, int headDim, float theta, Tensor& y) override;
+    void copyRows(const Tensor& source, int first, int count, Tensor& destination) override;
+    void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
+                   const AttentionOptions& options, Tensor& out,
+                   const AttentionCapture* capture) override;
+
+private:
+    template <typename F>
+    auto timed(const char* op, F&& f);
+
+    std::unique_ptr<Backend> m_inner;
+    std::map<std::string, double> m_seconds;
+};
+
+}  // namespace qkv::bench
