@@ -31,6 +31,9 @@ std::unique_ptr<Tensor> TimingBackend::vector(const VectorView& v) { return m_in
 void TimingBackend::download(const Tensor& t, float* out) {
     timed("download", [&] { m_inner->download(t, out); });
 }
+void TimingBackend::enqueueDownload(const Tensor& t, float* out) {
+    timed("download", [&] { m_inner->enqueueDownload(t, out); });
+}
 void TimingBackend::synchronize() { m_inner->synchronize(); }
 void TimingBackend::linear(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) {
     timed("linear", [&] { m_inner->linear(x, w, b, y); });

@@ -22,6 +22,7 @@ public:
     std::unique_ptr<Tensor> weight(const MatrixView& w) override;
     std::unique_ptr<Tensor> vector(const VectorView& v) override;
     void download(const Tensor& t, float* rowMajor) override;
+    void enqueueDownload(const Tensor& t, float* rowMajor) override;
     void synchronize() override;
     void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) override;
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,

@@ -218,6 +218,12 @@ class VulkanBackend final : public Backend {
                     stored[static_cast<size_t>(c) * t.rows() + r];
     }
 
+    void enqueueDownload(const Tensor& t, float* rowMajor) override {
+        const VulkanTensor& source = vulkan(t);
+        if (source.transposed()) return download(t, rowMajor);  // weights only, never queued
+        stageDownload(source.region(), 0, elements(t), rowMajor);
+    }
+
     void synchronize() override { flush(); }
 
     void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) override {

@@ -20,5 +20,8 @@ Command infoCommand();
 Command tokenizeCommand();
 Command attentionCommand();
 Command analyzeCommand();
+#ifdef QKV_HAS_RENDER
+Command renderCommand();  // needs Qt: built with QKV_BUILD_GUI
+#endif
 
 }  // namespace qkv::cli

@@ -11,8 +11,12 @@ namespace {
 using qkv::cli::Command;
 
 std::vector<Command> commands() {
-    return {qkv::cli::infoCommand(), qkv::cli::tokenizeCommand(), qkv::cli::attentionCommand(),
-            qkv::cli::analyzeCommand()};
+    std::vector<Command> all{qkv::cli::infoCommand(), qkv::cli::tokenizeCommand(),
+                             qkv::cli::attentionCommand(), qkv::cli::analyzeCommand()};
+#ifdef QKV_HAS_RENDER
+    all.push_back(qkv::cli::renderCommand());
+#endif
+    return all;
 }
 
 void printHelp(const std::vector<Command>& all) {

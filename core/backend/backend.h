@@ -70,6 +70,9 @@ public:
     virtual std::unique_ptr<Tensor> weight(const MatrixView& w) = 0;
     virtual std::unique_ptr<Tensor> vector(const VectorView& v) = 0;
     virtual void download(const Tensor& t, float* rowMajor) = 0;
+    // Like download(), but the host buffer is only guaranteed filled after the next
+    // synchronize() or download(): lets a GPU backend keep one submission per forward.
+    virtual void enqueueDownload(const Tensor& t, float* rowMajor) { download(t, rowMajor); }
     virtual void synchronize() = 0;
 
     // y = x W (+ b when bias is not null). y must have x.rows() rows and W.cols() columns.

@@ -100,6 +100,8 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     AttentionOptions options{c.causal, config.maskSelf, config.scaleOutside, config.transform};
 
     ForwardResult result{AttentionTrace(n, layout), {}};
+    // Backends may fill the trace after run() queued the copies: its buffers must not move.
+    result.trace.layers().reserve(c.layers);
     const RowMatrixXf embedded = embed(m_model.weights(), c, request);
     auto x = be.upload(embedded.data(), n, c.dModel);
     if (m_device.embeddingNorm.gamma) {
@@ -159,7 +161,7 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
         for (auto [tensor, target] : {std::pair{&q, &traced.query}, std::pair{&k, &traced.key},
                                       std::pair{&v, &traced.value}}) {
             target->resize(tensor->rows(), tensor->cols());
-            be.download(*tensor, target->data());
+            be.enqueueDownload(*tensor, target->data());
         }
 
         auto attentionOut = run.linear(layer.output, *attended);
@@ -197,7 +199,7 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
         }
         auto logits = run.linear(m_device.lmHead, *rows);
         result.logits.resize(logits->rows(), logits->cols());
-        be.download(*logits, result.logits.data());
+        be.enqueueDownload(*logits, result.logits.data());
     }
     be.synchronize();
     return result;

@@ -1,0 +1,76 @@
+// qkvlab-cli render: one head's heatmap to PNG, SVG or PDF without a display, drawn by the app's
+// own figure builder. Built only with the GUI (QKV_BUILD_GUI), since it needs Qt.
+#include <QApplication>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/cli_common.h"
+#include "app/cli/command.h"
+#include "core/util/error.h"
+#include "ui/compute/token_list.h"
+#include "ui/render/head_render.h"
+
+namespace qkv::cli {
+namespace {
+
+// Qt needs an application object to draw; without a display the offscreen platform draws.
+std::unique_ptr<QApplication> startQt() {
+    if (QApplication::instance()) return nullptr;
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    static int argc = 1;
+    static char name[] = "qkvlab-cli";
+    static char* argv[] = {name, nullptr};
+    return std::make_unique<QApplication>(argc, argv);
+}
+
+int runRender(const Arguments& args) {
+    const auto app = startQt();
+    auto model = openModel(args);
+    const Input input = readInput(*model, args);
+    ui::HeadRenderRequest request;
+    for (size_t i = 0; i < input.ids.size(); ++i)
+        request.tokens.push_back(ui::shownToken(*model, input.ids[i], input.pieces[i], false));
+    request.config = readConfig(args);
+    request.layer = args.integer("layer", 0, 1 << 20).value_or(0);
+    request.head = args.integer("head", 0, 1 << 20).value_or(0);
+    const QString view = QString::fromStdString(args.value("view").value_or("attention"));
+    const auto mode = ui::parseHeatmapMode(view);
+    if (!mode) throw UsageError("--view must be attention, scores or asymmetry");
+    request.mode = *mode;
+    request.compare = args.flag("compare");
+    request.size = QSize(args.integer("width", 200, 10000).value_or(request.size.width()),
+                         args.integer("height", 200, 10000).value_or(request.size.height()));
+    if (auto map = args.value("colormap")) request.colors.sequential = QString::fromStdString(*map);
+    if (auto map = args.value("diverging")) request.colors.diverging = QString::fromStdString(*map);
+
+    auto backend = openBackend(args);
+    const QString out = QString::fromStdString(args.required("out"));
+    ui::renderHeadToFile(*model, *backend, request, out);
+    std::cout << "wrote " << out.toStdString() << "\n";
+    return 0;
+}
+
+}  // namespace
+
+Command renderCommand() {
+    std::vector<OptionSpec> options{modelOption()};
+    for (auto& o : inputOptions()) options.push_back(o);
+    for (auto& o : configOptions()) options.push_back(o);
+    options.push_back({"layer", "L", "layer (0-based, default 0)"});
+    options.push_back({"head", "H", "head (0-based, default 0)"});
+    options.push_back({"view", "attention|scores|asymmetry", "what the heatmap shows (default attention)"});
+    options.push_back({"compare", "", "learned | configuration | difference, as the Compare tab"});
+    options.push_back({"out", "FILE", "output image: .png, .svg or .pdf"});
+    options.push_back({"width", "PX", "figure width in logical pixels (default 1000; PNG at 2x)"});
+    options.push_back({"height", "PX", "figure height in logical pixels (default 820)"});
+    options.push_back({"colormap", "NAME", "viridis (default), magma or greys"});
+    options.push_back({"diverging", "NAME", "blue-white-red (default) or purple-white-green"});
+    options.push_back(backendOption());
+    return {"render", "draw one head's heatmap to PNG, SVG or PDF (no display needed)", options,
+            runRender};
+}
+
+}  // namespace qkv::cli

@@ -1,0 +1,121 @@
+// The document's worker protocol seen from the window: fast typing shows only the latest text's
+// result, broken folders and unavailable backends become dialogs (through the message sink).
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QTemporaryDir>
+
+#include "tests/ui/ui_test_support.h"
+#include "ui/views/sentence_bar.h"
+#include "ui/views/token_chips.h"
+
+namespace qkv::ui::test {
+namespace {
+
+TEST_F(MainWindowTest, FastTypingShowsOnlyTheLatestTextsResult) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "stories260K")));
+    QStringList shown;
+    QObject::connect(&doc(), &LabDocument::snapshotChanged, window.get(), [&] {
+        if (doc().snapshot()) shown << doc().snapshot()->text;
+    });
+    // No debounce: every keystroke submits a request, so most must be skipped or dropped.
+    doc().setDebounceInterval(0);
+    const QString text = QStringLiteral("Lily saw a big red ball in the park and ran to it.");
+    QTest::keyClicks(window->sentenceBar()->editor(), text, Qt::NoModifier, 1);
+    ASSERT_TRUE(settle());
+    ASSERT_TRUE(doc().snapshot());
+    EXPECT_EQ(doc().snapshot()->text, text);
+    ASSERT_FALSE(shown.isEmpty());
+    EXPECT_EQ(shown.last(), text);
+    for (int i = 1; i < shown.size(); ++i)
+        EXPECT_GT(shown[i].size(), shown[i - 1].size()) << "an older text's result came back";
+    const Reference ref = referenceTrace(modelPath(shared, "stories260K"), text);
+    EXPECT_EQ(window->tokenChips()->chipTexts().size(), static_cast<qsizetype>(ref.tokens.size()));
+}
+
+TEST_F(MainWindowTest, DebouncedTypingComputesOnceForABurst) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    int results = 0;
+    QObject::connect(&doc(), &LabDocument::snapshotChanged, window.get(), [&] { ++results; });
+    ASSERT_TRUE(type(QStringLiteral("Can you smell the smell of failure?")));
+    EXPECT_LE(results, 2) << "keystrokes 1 ms apart fall inside one debounce interval";
+}
+
+TEST_F(MainWindowTest, BrokenModelFolderGivesADialogNamingTheProblem) {
+    QTemporaryDir dir;
+    QFile config(QDir(dir.path()).filePath("config.json"));
+    ASSERT_TRUE(config.open(QIODevice::WriteOnly));
+    config.write("{ \"model_type\": \"gpt2\", ");  // cut short
+    config.close();
+    window->openModel(dir.path());
+    ASSERT_TRUE(waitFor([&] { return !doc().isLoading(); }));
+    EXPECT_EQ(doc().model(), nullptr);
+    ASSERT_EQ(sink.errors.size(), 1);
+    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("config.json"))) << sink.errors[0].toStdString();
+
+    window->openModel(QDir(dir.path()).filePath("missing"));
+    ASSERT_TRUE(waitFor([&] { return sink.errors.size() == 2; }));
+    EXPECT_TRUE(sink.errors[1].contains(QStringLiteral("not a folder"))) << sink.errors[1].toStdString();
+}
+
+TEST_F(MainWindowTest, MissingWeightsKeepThePreviousModelOpen) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    QTemporaryDir dir;
+    ASSERT_TRUE(QFile::copy(modelPath(shared, "gpt2-random-tiny") + "/config.json",
+                            QDir(dir.path()).filePath("config.json")));
+    window->openModel(dir.path());
+    ASSERT_TRUE(waitFor([&] { return !doc().isLoading() && !sink.errors.isEmpty(); }));
+    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("safetensors"))) << sink.errors[0].toStdString();
+    ASSERT_NE(doc().model(), nullptr);
+    EXPECT_EQ(doc().model()->name(), "gpt2-random-tiny");
+}
+
+TEST_F(MainWindowTest, VulkanWithoutADeviceGivesADialogAndKeepsComputing) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    // Hide every Vulkan driver from the loader, as on a machine without a GPU.
+    qputenv("VK_ICD_FILENAMES", "/nonexistent/icd.json");
+    qputenv("VK_DRIVER_FILES", "/nonexistent/icd.json");
+    doc().setBackendChoice(QStringLiteral("vulkan"));
+    ASSERT_TRUE(waitFor([&] {
+        return !sink.errors.isEmpty() || doc().backendChoice() == QStringLiteral("vulkan");
+    }));
+    if (doc().backendChoice() == QStringLiteral("vulkan")) {
+        EXPECT_TRUE(window->statusField("backend").startsWith("backend: "));
+        GTEST_SKIP() << "the Vulkan loader still found " << doc().backendName().toStdString();
+    }
+    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("vulkan"), Qt::CaseInsensitive));
+    EXPECT_EQ(doc().backendChoice(), QStringLiteral("auto"));
+    EXPECT_TRUE(window->statusField("backend").startsWith("backend: "));
+    ASSERT_TRUE(type(QStringLiteral("Still works.")));
+    EXPECT_TRUE(doc().snapshot());
+}
+
+TEST_F(MainWindowTest, ChoosingVulkanWhereADeviceExistsRunsOnIt) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(QStringLiteral("The movie was a box office bomb.")));
+    doc().setBackendChoice(QStringLiteral("vulkan"));
+    ASSERT_TRUE(waitFor([&] {
+        return !sink.errors.isEmpty() || doc().backendChoice() == QStringLiteral("vulkan");
+    }));
+    if (!sink.errors.isEmpty()) GTEST_SKIP() << "no Vulkan device: " << sink.errors[0].toStdString();
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(window->statusField("backend").contains(QStringLiteral("vulkan")));
+    EXPECT_EQ(doc().snapshot()->backend, doc().backendName());
+}
+
+TEST_F(MainWindowTest, ChoosingCpuIsShownInTheStatusBar) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    doc().setBackendChoice(QStringLiteral("cpu"));
+    ASSERT_TRUE(waitFor([&] { return doc().backendChoice() == QStringLiteral("cpu"); }));
+    EXPECT_EQ(window->statusField("backend"), QStringLiteral("backend: cpu"));
+    EXPECT_TRUE(sink.errors.isEmpty());
+}
+
+}  // namespace
+}  // namespace qkv::ui::test

@@ -1,0 +1,66 @@
+#include "tests/ui/ui_test_support.h"
+
+#include <QLineEdit>
+
+#include "core/backend/backend.h"
+#include "ui/views/sentence_bar.h"
+
+namespace qkv::ui::test {
+
+Reference referenceTrace(const QString& folder, const QString& text, const AttentionConfig& config) {
+    Reference ref;
+    ref.model = Model::open(folder.toStdString());
+    ref.tokens = ref.model->tokenize(text.toStdString());
+    ForwardRequest request;
+    for (const Token& t : ref.tokens) request.ids.push_back(t.id);
+    request.config = config;
+    request.logits = LogitsMode::None;
+    auto backend = createCpuBackend();
+    ref.trace = ForwardPass(*ref.model, *backend).run(request).trace;
+    return ref;
+}
+
+void MainWindowTest::SetUp() {
+    QSettings().clear();
+    window = std::make_unique<MainWindow>();
+    window->setMessageSink(&sink);
+    window->resize(1400, 900);
+    window->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+}
+
+void MainWindowTest::TearDown() { window.reset(); }
+
+::testing::AssertionResult MainWindowTest::open(const QString& folder) {
+    window->openModel(folder);
+    if (!waitFor([&] { return !doc().isLoading(); }))
+        return ::testing::AssertionFailure() << "model did not finish loading";
+    if (!doc().model())
+        return ::testing::AssertionFailure() << "model failed: " << sink.errors.join("; ").toStdString();
+    return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult MainWindowTest::type(const QString& text) {
+    QLineEdit* editor = window->sentenceBar()->editor();
+    editor->clear();
+    QTest::keyClicks(editor, text);
+    if (editor->text() != text)
+        return ::testing::AssertionFailure() << "editor shows " << editor->text().toStdString();
+    if (!waitFor([&] { return !doc().isBusy() && doc().snapshot() && doc().snapshot()->text == text; }))
+        return ::testing::AssertionFailure() << "no result for '" << text.toStdString() << "'";
+    return settle();
+}
+
+::testing::AssertionResult MainWindowTest::settle() {
+    const bool done = waitFor([&] {
+        const auto s = doc().snapshot();
+        const auto m = doc().metrics();
+        return !doc().isBusy() && !doc().isLoading() &&
+               (!s || (m && m->sequence == s->sequence));
+    });
+    QTest::qWait(20);  // let queued repaints run
+    return done ? ::testing::AssertionSuccess()
+                : ::testing::AssertionFailure() << "the worker did not settle";
+}
+
+}  // namespace qkv::ui::test

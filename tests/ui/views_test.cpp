@@ -1,0 +1,142 @@
+// The Compare and Overview tabs, placeholders, truncation, the empty state and tab shortcuts.
+#include <QComboBox>
+#include <QLineEdit>
+#include <QStackedWidget>
+#include <cmath>
+
+#include "tests/ui/ui_test_support.h"
+#include "ui/views/compare_view.h"
+#include "ui/views/config_panel.h"
+#include "ui/views/head_view.h"
+#include "ui/views/heatmap_widget.h"
+#include "ui/views/overview_view.h"
+#include "ui/views/sentence_bar.h"
+#include "ui/views/token_chips.h"
+#include "ui/window/empty_state.h"
+
+namespace qkv::ui::test {
+namespace {
+
+const QString kMovie = QStringLiteral("The movie was a box office bomb.");
+
+TEST_F(MainWindowTest, CompareShowsLearnedConfigurationAndDifference) {
+    QKV_REQUIRE_SHARED(shared);
+    const QString folder = modelPath(shared, "gpt2-random-tiny");
+    ASSERT_TRUE(open(folder));
+    ASSERT_TRUE(type(kMovie));
+    window->configPanel()->presetBox()->setCurrentText(QStringLiteral("tied-kv"));
+    ASSERT_TRUE(settle());
+    QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier);
+    ASSERT_EQ(window->currentTab(), MainWindow::Tab::Compare);
+    doc().setHead(1, 2);
+    ASSERT_TRUE(settle());
+
+    const HeatmapFigure& figure = window->compareView()->heatmap()->figure();
+    ASSERT_EQ(figure.spec().panels.size(), 3u);
+    EXPECT_EQ(figure.spec().panels[0].title, QStringLiteral("learned"));
+    EXPECT_EQ(figure.spec().panels[1].title, QStringLiteral("tied-kv"));
+    const Reference learned = referenceTrace(folder, kMovie);
+    const Reference tied = referenceTrace(folder, kMovie, AttentionConfig::parse("tied-kv"));
+    const auto& a0 = learned.trace.probabilities(1, 2);
+    const auto& a1 = tied.trace.probabilities(1, 2);
+    for (int i = 0; i < a0.rows(); ++i)
+        for (int j = 0; j <= i; ++j) {
+            EXPECT_NEAR(figure.shownValue({0, i, j}), a0(i, j), 1e-6);
+            EXPECT_NEAR(figure.shownValue({1, i, j}), a1(i, j), 1e-6);
+            EXPECT_NEAR(figure.shownValue({2, i, j}), a1(i, j) - a0(i, j), 1e-6);
+        }
+}
+
+TEST_F(MainWindowTest, OverviewColoursHeadsAndOpensTheClickedOne) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "stories260K")));
+    ASSERT_TRUE(type(kMovie));
+    QTest::keyClick(window.get(), Qt::Key_3, Qt::ControlModifier);
+    ASSERT_EQ(window->currentTab(), MainWindow::Tab::Overview);
+    OverviewView* overview = window->overviewView();
+    HeatmapWidget* heatmap = overview->heatmap();
+    ASSERT_TRUE(heatmap->isShowingFigure());
+    const ModelMetrics& m = *doc().metrics()->metrics;
+    const HeatmapData& grid = heatmap->figure().spec().panels.at(0).data;
+    ASSERT_EQ(grid.rows, 5);
+    ASSERT_EQ(grid.cols, 8);
+    for (int l = 0; l < 5; ++l)
+        for (int h = 0; h < 8; ++h)
+            EXPECT_DOUBLE_EQ(heatmap->figure().shownValue({0, l, h}), m.layers[l].heads[h].wqkSymmetry);
+
+    overview->setMetric(HeadMetric::ScoreSymmetry);
+    const HeatmapData& scores = heatmap->figure().spec().panels.at(0).data;
+    EXPECT_DOUBLE_EQ(scores.at(2, 3), *m.layers[2].heads[3].scoreSymmetry);
+
+    const QPoint cell = heatmap->figure().cellCenter({0, 2, 3});
+    QTest::mouseMove(heatmap->plot(), cell);
+    EXPECT_TRUE(heatmap->lastToolTip().contains(QStringLiteral("Layer 2 · Head 3")));
+    QTest::mouseClick(heatmap->plot(), Qt::LeftButton, {}, cell);
+    EXPECT_EQ(doc().layer(), 2);
+    EXPECT_EQ(doc().head(), 3);
+    EXPECT_EQ(window->currentTab(), MainWindow::Tab::Head);
+}
+
+TEST_F(MainWindowTest, EmptySentenceShowsAFriendlyPlaceholder) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kMovie));
+    window->sentenceBar()->editor()->clear();
+    ASSERT_TRUE(settle());
+    EXPECT_FALSE(window->headView()->heatmap()->isShowingFigure());
+    EXPECT_TRUE(window->headView()->heatmap()->placeholderText().contains(QStringLiteral("Type a sentence")));
+    EXPECT_TRUE(window->tokenChips()->chipTexts().isEmpty());
+    EXPECT_TRUE(sink.errors.isEmpty());
+}
+
+TEST_F(MainWindowTest, LongSentenceIsCutVisiblyToTheContext) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));  // context 128
+    QString text;
+    for (int i = 0; i < 150; ++i) text += QStringLiteral(" word");
+    window->sentenceBar()->editor()->setText(text);
+    doc().recompute();
+    ASSERT_TRUE(settle());
+    ASSERT_TRUE(doc().snapshot());
+    EXPECT_EQ(doc().snapshot()->tokens.size(), 128u);
+    EXPECT_EQ(doc().snapshot()->truncatedFrom.value_or(0), 150);
+    EXPECT_EQ(window->tokenChips()->chipTexts().size(), 128);
+    EXPECT_TRUE(window->tokenChips()->noticeText().contains(QStringLiteral("22 were dropped")));
+    EXPECT_TRUE(window->statusField("tokens").contains(QStringLiteral("22 dropped")));
+}
+
+TEST_F(MainWindowTest, StartsWithAnInvitingEmptyState) {
+    auto* pages = window->findChild<QStackedWidget*>();
+    ASSERT_NE(pages, nullptr);
+    EXPECT_EQ(pages->currentWidget(), window->emptyState());
+    EXPECT_EQ(window->statusField("model"), QStringLiteral("no model"));
+}
+
+TEST_F(MainWindowTest, SettingsPersistAcrossWindows) {
+    QKV_REQUIRE_SHARED(shared);
+    const QString folder = modelPath(shared, "gpt2-random-tiny");
+    ASSERT_TRUE(open(folder));
+    ASSERT_TRUE(type(kMovie));
+    window->configPanel()->presetBox()->setCurrentText(QStringLiteral("single-w"));
+    doc().setMode(HeatmapMode::Scores);
+    doc().setColorScheme({QStringLiteral("magma"), QStringLiteral("purple-white-green")});
+    ASSERT_TRUE(settle());
+    window->close();
+    window.reset();
+
+    window = std::make_unique<MainWindow>();
+    window->setMessageSink(&sink);
+    window->show();
+    window->startup({});  // reopens the most recent model and sentence
+    ASSERT_TRUE(waitFor([&] { return doc().model() != nullptr; }));
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(QString::fromStdString(doc().model()->folder().string()), folder);
+    EXPECT_EQ(window->sentenceBar()->editor()->text(), kMovie);
+    EXPECT_EQ(doc().config().name(), "single-w");
+    EXPECT_EQ(doc().mode(), HeatmapMode::Scores);
+    EXPECT_EQ(doc().colorScheme().sequential, QStringLiteral("magma"));
+    EXPECT_EQ(doc().colorScheme().diverging, QStringLiteral("purple-white-green"));
+}
+
+}  // namespace
+}  // namespace qkv::ui::test

@@ -1,0 +1,18 @@
+#pragma once
+// Which heads a forward keeps n x n matrices for. Every head when that fits a memory budget (so
+// switching heads and the overview's score symmetry need no recomputation), else only the head
+// on screen: a long sentence through a large model would otherwise hold gigabytes.
+#include <cstddef>
+
+#include "core/io/model_config.h"
+#include "core/model/attention_trace.h"
+
+namespace qkv::ui {
+
+constexpr std::size_t kCaptureBudgetBytes = 256u << 20;
+
+// `traces` is how many forwards keep matrices (2 when the Compare view's learned reference runs).
+CaptureSelection capturePolicy(const ModelConfig& config, int tokens, int traces, int layer,
+                               int head, bool captureAll);
+
+}  // namespace qkv::ui

@@ -1,0 +1,67 @@
+#pragma once
+// What the compute worker is asked for and what it hands back. Results are immutable and shared
+// (std::shared_ptr<const ...>) between the worker and every view, so nothing is copied per view.
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/analysis/head_metrics.h"
+#include "core/model/attention_config.h"
+#include "core/model/attention_trace.h"
+#include "core/model/model.h"
+
+namespace qkv::ui {
+
+struct ShownToken {
+    int id = 0;
+    QString label;  // for chips and tick labels (whitespace made visible)
+    QString piece;  // the vocabulary entry
+    bool special = false;
+};
+
+struct ComputeRequest {
+    quint64 sequence = 0;  // increasing; results of older sequences are dropped
+    QString text;
+    AttentionConfig config;
+    int layer = 0;  // the head on screen (captured even when the rest is not)
+    int head = 0;
+    bool captureAll = false;  // every head regardless of size (batch export)
+    std::shared_ptr<std::atomic<bool>> cancel;
+};
+
+struct TraceSnapshot {
+    quint64 sequence = 0;
+    QString text;
+    std::vector<ShownToken> tokens;
+    std::optional<int> truncatedFrom;  // token count before cutting to the model's context
+    AttentionConfig config;
+    CaptureSelection capture;
+    std::shared_ptr<const AttentionTrace> trace;
+    std::shared_ptr<const AttentionTrace> learned;  // the checkpoint as stored (Compare view)
+    double milliseconds = 0;
+    QString backend;
+
+    bool includes(int layer, int head) const { return capture.includes(layer, head); }
+    bool capturesAll() const { return !capture.layer && !capture.head; }
+    QStringList labels() const;
+};
+
+struct MetricsSnapshot {
+    quint64 sequence = 0;
+    AttentionConfig config;
+    std::shared_ptr<const ModelMetrics> metrics;  // weight metrics + the sentence's score symmetry
+    double milliseconds = 0;
+};
+
+using TraceSnapshotPtr = std::shared_ptr<const TraceSnapshot>;
+using MetricsSnapshotPtr = std::shared_ptr<const MetricsSnapshot>;
+
+}  // namespace qkv::ui
+
+Q_DECLARE_METATYPE(std::shared_ptr<const qkv::Model>)
+Q_DECLARE_METATYPE(qkv::ui::TraceSnapshotPtr)
+Q_DECLARE_METATYPE(qkv::ui::MetricsSnapshotPtr)

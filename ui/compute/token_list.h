@@ -1,0 +1,28 @@
+#pragma once
+// Turning a model's tokens into what the UI shows, the same way in the app and in headless
+// rendering, and cutting a sentence to the model's context visibly rather than silently.
+#include <QString>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+#include "ui/compute/compute_types.h"
+
+namespace qkv::ui {
+
+// Whitespace made visible: " movie" -> "movie", "\n" -> "↵", " " -> "␣".
+QString tokenLabel(const std::string& displayText);
+
+ShownToken shownToken(const Model& model, int id, const std::string& piece, bool special);
+
+struct TokenizedText {
+    std::vector<ShownToken> tokens;
+    std::optional<int> truncatedFrom;  // set when the text had more tokens than the context
+};
+
+// Tokenizes with the model's tokenizer (throws qkv::Error when it has none) and keeps the first
+// contextLength tokens.
+TokenizedText tokenizeForModel(const Model& model, const QString& text);
+
+}  // namespace qkv::ui

@@ -1,0 +1,240 @@
+#include "ui/document/lab_document.h"
+
+#include <algorithm>
+
+#include "ui/compute/compute_worker.h"
+
+namespace qkv::ui {
+
+LabDocument::LabDocument(QObject* parent) : QObject(parent) {
+    m_debounce.setSingleShot(true);
+    m_debounce.setInterval(kDefaultDebounceMs);
+    connect(&m_debounce, &QTimer::timeout, this, [this] { submit(); });
+
+    m_worker = new ComputeWorker;
+    m_worker->moveToThread(&m_thread);
+    m_thread.setObjectName(QStringLiteral("qkv-compute"));
+    connect(m_worker, &ComputeWorker::modelLoaded, this, &LabDocument::onModelLoaded);
+    connect(m_worker, &ComputeWorker::modelFailed, this, &LabDocument::onModelFailed);
+    connect(m_worker, &ComputeWorker::backendChanged, this, &LabDocument::onBackendChanged);
+    connect(m_worker, &ComputeWorker::backendFailed, this, &LabDocument::onBackendFailed);
+    connect(m_worker, &ComputeWorker::traceReady, this, &LabDocument::onTraceReady);
+    connect(m_worker, &ComputeWorker::metricsReady, this, &LabDocument::onMetricsReady);
+    connect(m_worker, &ComputeWorker::computeFailed, this, &LabDocument::onComputeFailed);
+    m_thread.start();
+    setBackendChoice(m_backendChoice);  // a backend from the start, for the status bar
+}
+
+LabDocument::~LabDocument() {
+    if (m_cancel) *m_cancel = true;
+    m_worker->latestSequence() = ~quint64{0};  // skip whatever is still queued
+    m_thread.quit();
+    m_thread.wait();
+    delete m_worker;  // its thread has finished: nothing else touches it
+}
+
+QString LabDocument::modelFolder() const {
+    return m_model ? QString::fromStdString(m_model->folder().string()) : QString();
+}
+
+void LabDocument::openModel(const QString& folder) {
+    m_loading = true;
+    m_loadingFolder = folder;
+    if (m_cancel) *m_cancel = true;
+    m_worker->latestSequence() = ++m_sequence;  // results for the old model are stale
+    emit modelLoading(folder);
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, folder] { worker->loadModel(folder); },
+        Qt::QueuedConnection);
+}
+
+void LabDocument::onModelLoaded(std::shared_ptr<const qkv::Model> model, QString backendChoice,
+                                QString backendName) {
+    m_model = std::move(model);
+    m_loading = false;
+    m_backendChoice = backendChoice;
+    m_backendName = backendName;
+    m_layer = m_head = 0;
+    m_tokenPair.reset();
+    clearResults();
+    emit modelChanged();
+    emit headChanged(m_layer, m_head);
+    emit backendChanged(m_backendName);
+    submit();
+}
+
+void LabDocument::onModelFailed(QString folder, QString message) {
+    m_loading = false;
+    emit modelFailed(folder, message);
+}
+
+void LabDocument::setText(const QString& text) {
+    if (text == m_text) return;
+    m_text = text;
+    emit textChanged(m_text);
+    if (m_text.trimmed().isEmpty()) {
+        m_debounce.stop();
+        submit();  // clears at once: no stale heatmap beside an empty editor
+        return;
+    }
+    m_debounce.start();
+}
+
+void LabDocument::setConfig(const AttentionConfig& config) {
+    if (config == m_config) return;
+    m_config = config;
+    emit configChanged();
+    recompute();
+}
+
+void LabDocument::setHead(int layer, int head) {
+    if (!m_model) return;
+    const ModelConfig& c = m_model->config();
+    layer = std::clamp(layer, 0, c.layers - 1);
+    head = std::clamp(head, 0, c.heads - 1);
+    if (layer == m_layer && head == m_head) return;
+    m_layer = layer;
+    m_head = head;
+    emit headChanged(m_layer, m_head);
+    if (m_snapshot && !m_snapshot->includes(m_layer, m_head)) recompute();
+}
+
+void LabDocument::stepHead(int delta) {
+    if (!m_model) return;
+    const int heads = m_model->config().heads;
+    const int index = std::clamp(m_layer * heads + m_head + delta, 0,
+                                 m_model->config().layers * heads - 1);
+    setHead(index / heads, index % heads);
+}
+
+void LabDocument::stepLayer(int delta) { setHead(m_layer + delta, m_head); }
+
+void LabDocument::setMode(HeatmapMode mode) {
+    if (mode == m_mode) return;
+    m_mode = mode;
+    emit modeChanged();
+}
+
+void LabDocument::setTokenPair(std::optional<TokenPair> pair) {
+    if (pair && (!m_snapshot || pair->query < 0 || pair->key < 0 ||
+                 pair->query >= static_cast<int>(m_snapshot->tokens.size()) ||
+                 pair->key >= static_cast<int>(m_snapshot->tokens.size())))
+        pair.reset();
+    if (pair == m_tokenPair) return;
+    m_tokenPair = pair;
+    emit tokenPairChanged();
+}
+
+void LabDocument::setColorScheme(const ColorScheme& scheme) {
+    if (scheme.sequential == m_colors.sequential && scheme.diverging == m_colors.diverging) return;
+    m_colors = scheme;
+    emit colorSchemeChanged();
+}
+
+void LabDocument::setBackendChoice(const QString& choice) {
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, choice] { worker->selectBackend(choice); },
+        Qt::QueuedConnection);
+}
+
+void LabDocument::onBackendChanged(QString choice, QString name) {
+    m_backendChoice = choice;
+    m_backendName = name;
+    emit backendChanged(m_backendName);
+    recompute();
+}
+
+// The worker kept its previous backend (or fell back to the CPU while loading, which
+// modelLoaded already reported): only the message is new.
+void LabDocument::onBackendFailed(QString choice, QString message) {
+    emit backendFailed(choice, message);
+}
+
+void LabDocument::recompute() {
+    m_debounce.stop();
+    submit();
+}
+
+void LabDocument::computeAllHeads() {
+    m_debounce.stop();
+    submit(true);
+}
+
+void LabDocument::cancelComputation() {
+    m_debounce.stop();
+    if (m_cancel) *m_cancel = true;
+    m_worker->latestSequence() = ++m_sequence;
+    setBusy(false);
+}
+
+void LabDocument::submit(bool captureAll) {
+    if (m_cancel) *m_cancel = true;
+    const quint64 sequence = ++m_sequence;
+    m_worker->latestSequence() = sequence;
+    if (!m_model || m_loading) return;
+    if (m_text.trimmed().isEmpty()) {
+        clearResults();
+        setBusy(false);
+        emit snapshotChanged();
+        emit metricsChanged();
+        return;
+    }
+    ComputeRequest request;
+    request.sequence = sequence;
+    request.text = m_text;
+    request.config = m_config;
+    request.layer = m_layer;
+    request.head = m_head;
+    request.captureAll = captureAll;
+    request.cancel = m_cancel = std::make_shared<std::atomic<bool>>(false);
+    setBusy(true);
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, request] { worker->compute(request); },
+        Qt::QueuedConnection);
+}
+
+void LabDocument::clearResults() {
+    m_snapshot.reset();
+    m_metrics.reset();
+    m_error.clear();
+    m_tokenPair.reset();
+}
+
+void LabDocument::setBusy(bool busy) {
+    if (busy == m_busy) return;
+    m_busy = busy;
+    emit busyChanged(m_busy);
+}
+
+void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
+    if (snapshot->sequence != m_sequence) {
+        ++m_dropped;
+        return;
+    }
+    m_snapshot = std::move(snapshot);
+    m_error.clear();
+    if (m_tokenPair && std::max(m_tokenPair->query, m_tokenPair->key) >=
+                           static_cast<int>(m_snapshot->tokens.size()))
+        m_tokenPair.reset();
+    setBusy(false);
+    emit snapshotChanged();
+}
+
+void LabDocument::onMetricsReady(MetricsSnapshotPtr metrics) {
+    if (metrics->sequence != m_sequence) return;
+    m_metrics = std::move(metrics);
+    emit metricsChanged();
+}
+
+void LabDocument::onComputeFailed(quint64 sequence, QString message) {
+    if (sequence != m_sequence) return;
+    m_snapshot.reset();
+    m_metrics.reset();
+    m_error = message;
+    setBusy(false);
+    emit snapshotChanged();
+    emit metricsChanged();
+    emit computeFailed(message);
+}
+
+}  // namespace qkv::ui

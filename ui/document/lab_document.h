@@ -1,0 +1,139 @@
+#pragma once
+// The state of one QKV Lab session: the open model, the sentence, the W configuration, the head
+// on screen, what its heatmap shows, and the latest results. Views read from it and react to its
+// signals; they never compute. Slow work goes to a ComputeWorker on its own thread: typing is
+// debounced, each request is numbered, a newer request cancels the running one, and a result that
+// is not the latest request's is dropped.
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <QTimer>
+#include <atomic>
+#include <memory>
+#include <optional>
+
+#include "core/model/attention_config.h"
+#include "core/model/model.h"
+#include "ui/compute/compute_types.h"
+#include "ui/plot/color_maps.h"
+#include "ui/plot/heatmap_mode.h"
+
+namespace qkv::ui {
+
+class ComputeWorker;
+
+struct TokenPair {
+    int query = 0;  // the attending token i (heatmap row)
+    int key = 0;    // the attended token j (heatmap column)
+    bool operator==(const TokenPair&) const = default;
+};
+
+class LabDocument : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kDefaultDebounceMs = 150;
+
+    explicit LabDocument(QObject* parent = nullptr);
+    ~LabDocument() override;
+
+    // Opening runs on the worker: modelLoading now, then modelChanged or modelFailed.
+    void openModel(const QString& folder);
+    bool isLoading() const { return m_loading; }
+    const Model* model() const { return m_model.get(); }
+    QString modelFolder() const;
+    QString loadingFolder() const { return m_loadingFolder; }
+
+    QString text() const { return m_text; }
+    void setText(const QString& text);  // recomputes after the debounce interval
+    int debounceInterval() const { return m_debounce.interval(); }
+    void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
+
+    const AttentionConfig& config() const { return m_config; }
+    void setConfig(const AttentionConfig& config);
+
+    int layer() const { return m_layer; }
+    int head() const { return m_head; }
+    void setHead(int layer, int head);  // clamped to the model's layers and heads
+    void stepHead(int delta);           // wraps into the next / previous layer
+    void stepLayer(int delta);
+
+    HeatmapMode mode() const { return m_mode; }
+    void setMode(HeatmapMode mode);
+
+    std::optional<TokenPair> tokenPair() const { return m_tokenPair; }
+    void setTokenPair(std::optional<TokenPair> pair);
+
+    const ColorScheme& colorScheme() const { return m_colors; }
+    void setColorScheme(const ColorScheme& scheme);
+
+    QString backendChoice() const { return m_backendChoice; }  // auto, cpu or vulkan
+    QString backendName() const { return m_backendName; }      // what actually runs
+    void setBackendChoice(const QString& choice);
+
+    void recompute();         // now, without waiting for the debounce
+    void computeAllHeads();   // recompute keeping every head (batch export of long sentences)
+    void cancelComputation();
+
+    TraceSnapshotPtr snapshot() const { return m_snapshot; }
+    MetricsSnapshotPtr metrics() const { return m_metrics; }
+    QString computeError() const { return m_error; }
+    bool isBusy() const { return m_busy; }
+    int droppedResults() const { return m_dropped; }
+
+signals:
+    void modelLoading(QString folder);
+    void modelChanged();
+    void modelFailed(QString folder, QString message);
+    void textChanged(QString text);
+    void configChanged();
+    void headChanged(int layer, int head);
+    void modeChanged();
+    void tokenPairChanged();
+    void colorSchemeChanged();
+    void backendChanged(QString name);
+    void backendFailed(QString choice, QString message);
+    void busyChanged(bool busy);
+    void snapshotChanged();
+    void metricsChanged();
+    void computeFailed(QString message);
+
+private:
+    void submit(bool captureAll = false);
+    void clearResults();
+    void setBusy(bool busy);
+    void onModelLoaded(std::shared_ptr<const qkv::Model> model, QString backendChoice,
+                       QString backendName);
+    void onModelFailed(QString folder, QString message);
+    void onBackendChanged(QString choice, QString name);
+    void onBackendFailed(QString choice, QString message);
+    void onTraceReady(TraceSnapshotPtr snapshot);
+    void onMetricsReady(MetricsSnapshotPtr metrics);
+    void onComputeFailed(quint64 sequence, QString message);
+
+    QThread m_thread;
+    ComputeWorker* m_worker = nullptr;
+    QTimer m_debounce;
+
+    std::shared_ptr<const Model> m_model;
+    bool m_loading = false;
+    QString m_loadingFolder;
+    QString m_text;
+    AttentionConfig m_config;
+    int m_layer = 0;
+    int m_head = 0;
+    HeatmapMode m_mode = HeatmapMode::Attention;
+    std::optional<TokenPair> m_tokenPair;
+    ColorScheme m_colors;
+    QString m_backendChoice = QStringLiteral("auto");
+    QString m_backendName;
+
+    quint64 m_sequence = 0;  // the latest request submitted
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+    TraceSnapshotPtr m_snapshot;
+    MetricsSnapshotPtr m_metrics;
+    QString m_error;
+    bool m_busy = false;
+    int m_dropped = 0;
+};
+
+}  // namespace qkv::ui

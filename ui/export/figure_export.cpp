@@ -1,0 +1,116 @@
+#include "ui/export/figure_export.h"
+
+#include <QBuffer>
+#include <QFileInfo>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+#include <qcustomplot.h>
+
+#include "core/util/atomic_file.h"
+#include "core/util/error.h"
+#include "ui/plot/heatmap_figure.h"
+
+namespace qkv::ui {
+namespace {
+
+// Vector output at 96 dpi, like the screen, so text keeps its size relative to the cells.
+constexpr int kVectorDpi = 96;
+
+// Restores the figure's on-screen layout after it was laid out at an export size.
+class ExportLayout {
+public:
+    ExportLayout(HeatmapFigure& figure, const QSize& size) : m_figure(figure) {
+        m_figure.fitCells(size);
+    }
+    ~ExportLayout() { m_figure.fitCells(m_figure.plot()->size()); }
+
+private:
+    HeatmapFigure& m_figure;
+};
+
+QByteArray renderSvg(QCustomPlot* plot, const QSize& size) {
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&buffer);
+    generator.setSize(size);
+    generator.setViewBox(QRect(QPoint(0, 0), size));
+    generator.setResolution(kVectorDpi);
+    generator.setTitle(QStringLiteral("QKV Lab figure"));
+    QCPPainter painter;
+    if (!painter.begin(&generator)) throw Error("could not start the SVG renderer");
+    painter.setMode(QCPPainter::pmVectorized);
+    plot->toPainter(&painter, size.width(), size.height());
+    painter.end();
+    // Viewers smooth embedded images when scaling them; heatmap cells must stay sharp.
+    QByteArray svg = buffer.data();
+    return svg.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
+}
+
+QByteArray renderPdf(QCustomPlot* plot, const QSize& size) {
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&buffer);
+    writer.setResolution(kVectorDpi);
+    writer.setCreator(QStringLiteral("QKV Lab"));
+    const QSizeF points(size.width() * 72.0 / kVectorDpi, size.height() * 72.0 / kVectorDpi);
+    writer.setPageSize(QPageSize(points, QPageSize::Point));
+    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+    QCPPainter painter;
+    if (!painter.begin(&writer)) throw Error("could not start the PDF renderer");
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setWindow(QRect(QPoint(0, 0), size));
+    plot->toPainter(&painter, size.width(), size.height());
+    painter.end();
+    return buffer.data();
+}
+
+}  // namespace
+
+std::optional<ImageFormat> imageFormatForPath(const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == "png") return ImageFormat::Png;
+    if (suffix == "svg") return ImageFormat::Svg;
+    if (suffix == "pdf") return ImageFormat::Pdf;
+    return std::nullopt;
+}
+
+QString imageFormatExtension(ImageFormat format) {
+    switch (format) {
+        case ImageFormat::Png: return QStringLiteral("png");
+        case ImageFormat::Svg: return QStringLiteral("svg");
+        case ImageFormat::Pdf: return QStringLiteral("pdf");
+    }
+    return {};
+}
+
+QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) {
+    ExportLayout layout(figure, size);
+    return figure.plot()->toPixmap(size.width(), size.height(), pixelScale).toImage();
+}
+
+QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
+                        double pixelScale) {
+    if (size.isEmpty()) throw Error("cannot export an empty figure");
+    if (format == ImageFormat::Png) {
+        const QImage image = figureImage(figure, size, pixelScale);
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        if (image.isNull() || !image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
+        return buffer.data();
+    }
+    ExportLayout layout(figure, size);
+    return format == ImageFormat::Svg ? renderSvg(figure.plot(), size)
+                                      : renderPdf(figure.plot(), size);
+}
+
+void exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
+    const auto format = imageFormatForPath(path);
+    if (!format)
+        throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
+    const QByteArray bytes = renderFigure(figure, *format, size);
+    writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), bytes.size()));
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,25 @@
+#pragma once
+// Heatmap data for one head from a forward pass's trace: rows are queries (the attending token),
+// columns keys (the attended token). Causally masked attention cells are NaN so they show as
+// masked rather than as a zero probability.
+#include <QStringList>
+
+#include "core/model/attention_trace.h"
+#include "ui/plot/heatmap_data.h"
+#include "ui/plot/heatmap_mode.h"
+
+namespace qkv::ui {
+
+struct HeadMatrixOptions {
+    bool causal = true;
+    bool scaleOutside = false;  // rows no longer sum to one: scale to the largest value
+};
+
+// The head must have been captured (the trace throws qkv::Error otherwise).
+HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer,
+                        int head, HeatmapMode mode, const HeadMatrixOptions& options);
+
+// config - learned, cell by cell (NaN where either is masked), diverging around zero.
+HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);
+
+}  // namespace qkv::ui

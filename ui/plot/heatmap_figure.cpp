@@ -1,0 +1,326 @@
+#include "ui/plot/heatmap_figure.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace qkv::ui {
+namespace {
+
+constexpr int kMaxLabelChars = 14;
+
+QString elided(const QString& label) {
+    return label.size() <= kMaxLabelChars ? label : label.left(kMaxLabelChars - 1) + u'…';
+}
+
+int tickFontSize(int count) { return count <= 24 ? 9 : count <= 48 ? 8 : 7; }
+
+void setLabelTicks(QCPAxis* axis, const QStringList& labels, int stride) {
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int i = 0; i < labels.size(); i += stride) ticker->addTick(i, elided(labels[i]));
+    axis->setTicker(ticker);
+}
+
+void styleLabelAxis(QCPAxis* axis, int count) {
+    axis->setSubTicks(false);
+    axis->setTickLength(0, 3);
+    axis->grid()->setVisible(false);
+    QFont font = axis->tickLabelFont();
+    font.setPointSize(tickFontSize(count));
+    axis->setTickLabelFont(font);
+}
+
+// The smallest k such that every k-th label fits in `cellPixels` per cell.
+int strideFor(double needPixels, double cellPixels) {
+    return cellPixels > 0 ? std::max(1, static_cast<int>(std::ceil(needPixels / cellPixels))) : 1;
+}
+
+bool needsRotation(const QStringList& labels) {
+    if (labels.size() > 12) return true;
+    return std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.size() > 3; });
+}
+
+// A size-1 dimension is stored as two equal cells spanning [-0.5, 0.5]: QCPColorMap derives the
+// cell width from (size - 1) and would draw a single cell with zero width.
+QCPRange cellRange(int count) {
+    return count == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, count - 1);
+}
+
+void frameAxis(QCPAxis* axis) {
+    axis->setVisible(true);
+    axis->setTicks(false);
+    axis->setTickLabels(false);
+    axis->grid()->setVisible(false);
+}
+
+}  // namespace
+
+HeatmapFigure::HeatmapFigure(QCustomPlot* plot) : m_plot(plot) {
+    m_plot->setBackground(Qt::white);
+    m_plot->setNoAntialiasingOnDrag(true);
+}
+
+HeatmapFigure::~HeatmapFigure() = default;
+
+void HeatmapFigure::setColorScheme(const ColorScheme& scheme) {
+    m_colors = scheme;
+    for (const Scale& s : m_scales)
+        s.scale->setGradient(s.diverging ? divergingGradient(m_colors.diverging)
+                                         : sequentialGradient(m_colors.sequential));
+}
+
+void HeatmapFigure::clear() {
+    m_plot->clearItems();
+    m_highlight.clear();
+    m_plot->clearPlottables();
+    m_plot->plotLayout()->clear();
+    delete m_marginGroup;
+    delete m_sideGroup;
+    m_marginGroup = m_sideGroup = nullptr;
+    m_grid = nullptr;
+    m_drawn.clear();
+    m_scales.clear();
+    m_spec = {};
+}
+
+void HeatmapFigure::show(const FigureSpec& spec) {
+    clear();
+    m_spec = spec;
+    QCPLayoutGrid* outer = m_plot->plotLayout();
+    QFont titleFont = m_plot->font();
+    titleFont.setPointSize(12);
+    titleFont.setBold(true);
+    outer->addElement(0, 0, new QCPTextElement(m_plot, spec.title, titleFont));
+    m_grid = new QCPLayoutGrid;
+    m_grid->setAutoMargins(QCP::msNone);
+    m_grid->setColumnSpacing(12);
+    outer->addElement(1, 0, m_grid);
+    m_marginGroup = new QCPMarginGroup(m_plot);
+    m_sideGroup = new QCPMarginGroup(m_plot);
+
+    int column = 0;
+    for (size_t i = 0; i < spec.panels.size(); ++i) {
+        drawPanel(spec.panels[i], column++);
+        const bool lastOfGroup = i + 1 == spec.panels.size() ||
+                                 spec.panels[i + 1].scaleGroup != spec.panels[i].scaleGroup;
+        if (lastOfGroup) {
+            addScale(spec.panels[i].data, column);
+            m_grid->setColumnStretchFactor(column++, 0.01);
+            for (size_t k = 0; k <= i; ++k)
+                if (spec.panels[k].scaleGroup == spec.panels[i].scaleGroup)
+                    m_drawn[k].map->setColorScale(m_scales.back().scale);
+        }
+    }
+    for (size_t i = 0; i < spec.panels.size(); ++i)
+        if (spec.panels[i].annotationDecimals >= 0) annotate(static_cast<int>(i));
+}
+
+void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int column) {
+    const HeatmapData& d = panel.data;
+    auto* rect = new QCPAxisRect(m_plot, true);
+    m_grid->addElement(0, column, rect);
+    rect->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
+    // Equal side margins give side-by-side panels equal inner widths, so all can be square.
+    rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_sideGroup);
+
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    styleLabelAxis(x, d.cols);
+    styleLabelAxis(y, d.rows);
+    setLabelTicks(x, d.colLabels, 1);
+    setLabelTicks(y, d.rowLabels, 1);
+    if (needsRotation(d.colLabels)) x->setTickLabelRotation(60);
+    x->setLabel(d.colTitle);
+    // Side by side panels share their rows: one axis title is enough.
+    if (column == 0) y->setLabel(d.rowTitle);
+    x->setRange(-0.5, d.cols - 0.5);
+    y->setRange(-0.5, d.rows - 0.5);
+    y->setRangeReversed(true);  // row 0 at the top, as in a matrix
+
+    QCPAxis* top = rect->axis(QCPAxis::atTop);
+    frameAxis(top);
+    frameAxis(rect->axis(QCPAxis::atRight));
+    top->setLabel(panel.title);
+    QFont titleFont = top->labelFont();
+    titleFont.setBold(true);
+    top->setLabelFont(titleFont);
+
+    auto* map = new QCPColorMap(x, y);
+    map->setInterpolate(false);  // discrete cells: one token pair, one colour
+    map->setTightBoundary(false);
+    const int keys = std::max(d.cols, 2 * (d.cols == 1));
+    const int values = std::max(d.rows, 2 * (d.rows == 1));
+    map->data()->setSize(keys, values);
+    map->data()->setRange(cellRange(d.cols), cellRange(d.rows));
+    for (int k = 0; k < keys; ++k)
+        for (int v = 0; v < values; ++v)
+            map->data()->setCell(k, v, d.at(std::min(v, d.rows - 1), std::min(k, d.cols - 1)));
+    map->setDataRange(QCPRange(d.low, d.high));
+    m_drawn.push_back({rect, map});
+}
+
+void HeatmapFigure::annotate(int panel) {
+    const HeatmapData& d = m_spec.panels[panel].data;
+    const Drawn& drawn = m_drawn[panel];
+    QCPColorGradient gradient = drawn.map->gradient();  // color() is not const in 2.1
+    QFont font = m_plot->font();
+    font.setPointSize(d.rows * d.cols <= 64 ? 10 : 8);
+    for (int r = 0; r < d.rows; ++r)
+        for (int c = 0; c < d.cols; ++c) {
+            const double v = d.at(r, c);
+            if (!std::isfinite(v)) continue;
+            auto* text = new QCPItemText(m_plot);
+            text->setClipAxisRect(drawn.rect);
+            text->position->setAxes(drawn.rect->axis(QCPAxis::atBottom),
+                                    drawn.rect->axis(QCPAxis::atLeft));
+            text->position->setCoords(c, r);
+            QString label = QString::number(v, 'f', m_spec.panels[panel].annotationDecimals);
+            if (label.startsWith(u'-')) label.replace(0, 1, u'−');
+            text->setText(label);
+            text->setFont(font);
+            // Dark text on light cells, light text on dark ones.
+            const QColor cell = QColor::fromRgb(gradient.color(v, QCPRange(d.low, d.high)));
+            text->setColor(cell.lightnessF() > 0.55 ? Qt::black : Qt::white);
+        }
+}
+
+void HeatmapFigure::setHighlight(std::optional<std::pair<int, int>> rowCol) {
+    for (QCPAbstractItem* item : m_highlight) m_plot->removeItem(item);
+    m_highlight.clear();
+    if (!rowCol) return;
+    const auto [row, col] = *rowCol;
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        const HeatmapData& d = m_spec.panels[i].data;
+        if (row < 0 || col < 0 || row >= d.rows || col >= d.cols) continue;
+        auto* box = new QCPItemRect(m_plot);
+        box->setClipAxisRect(m_drawn[i].rect);
+        for (auto* corner : {box->topLeft, box->bottomRight})
+            corner->setAxes(m_drawn[i].rect->axis(QCPAxis::atBottom),
+                            m_drawn[i].rect->axis(QCPAxis::atLeft));
+        box->topLeft->setCoords(col - 0.5, row - 0.5);
+        box->bottomRight->setCoords(col + 0.5, row + 0.5);
+        box->setPen(QPen(QColor(0xff, 0x8c, 0x00), 2.5));
+        box->setBrush(Qt::NoBrush);
+        m_highlight.push_back(box);
+    }
+}
+
+void HeatmapFigure::addScale(const HeatmapData& data, int column) {
+    auto* scale = new QCPColorScale(m_plot);
+    m_grid->addElement(0, column, scale);
+    scale->setType(QCPAxis::atRight);
+    scale->setBarWidth(14);
+    scale->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
+    scale->axis()->setLabel(data.scaleLabel);
+    scale->setGradient(data.diverging ? divergingGradient(m_colors.diverging)
+                                      : sequentialGradient(m_colors.sequential));
+    scale->setDataRange(QCPRange(data.low, data.high));
+    m_scales.push_back({scale, data.diverging});
+}
+
+QCPColorScale* HeatmapFigure::colorScale(int group) const { return m_scales.at(group).scale; }
+
+void HeatmapFigure::layoutNow() {
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    layout->update(QCPLayoutElement::upPreparation);
+    layout->update(QCPLayoutElement::upMargins);
+    layout->update(QCPLayoutElement::upLayout);
+}
+
+void HeatmapFigure::fitCells(const QSize& size) {
+    if (!m_grid || m_drawn.empty() || size.isEmpty()) return;
+    m_plot->setViewport(QRect(QPoint(0, 0), size));
+    for (Drawn& drawn : m_drawn) {
+        drawn.rowStride = drawn.colStride = 1;
+    }
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        setLabelTicks(m_drawn[i].rect->axis(QCPAxis::atBottom), m_spec.panels[i].data.colLabels, 1);
+        setLabelTicks(m_drawn[i].rect->axis(QCPAxis::atLeft), m_spec.panels[i].data.rowLabels, 1);
+    }
+    // Fewer labels can narrow the margins, so pad once more after thinning them.
+    padToAspect();
+    if (updateTickStrides()) padToAspect();
+}
+
+void HeatmapFigure::padToAspect() {
+    m_grid->setMargins(QMargins());
+    layoutNow();
+    int excessWidth = 0;
+    int excessHeight = INT_MAX;
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        const HeatmapData& d = m_spec.panels[i].data;
+        const double aspect = static_cast<double>(d.cols) / d.rows;
+        const QRect r = m_drawn[i].rect->rect();
+        excessWidth += std::max(0, r.width() - static_cast<int>(std::lround(r.height() * aspect)));
+        excessHeight =
+            std::min(excessHeight, std::max(0, r.height() - static_cast<int>(r.width() / aspect)));
+    }
+    if (excessWidth > 0)
+        m_grid->setMargins(QMargins(excessWidth / 2, 0, excessWidth - excessWidth / 2, 0));
+    else if (excessHeight > 0 && excessHeight != INT_MAX)
+        m_grid->setMargins(QMargins(0, excessHeight / 2, 0, excessHeight - excessHeight / 2));
+    layoutNow();
+}
+
+bool HeatmapFigure::updateTickStrides() {
+    bool changed = false;
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        Drawn& drawn = m_drawn[i];
+        const HeatmapData& d = m_spec.panels[i].data;
+        QCPAxis* x = drawn.rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = drawn.rect->axis(QCPAxis::atLeft);
+        const QRect r = drawn.rect->rect();
+        const double lineHeight = QFontMetrics(y->tickLabelFont()).height() + 1;
+        int widest = 0;
+        for (const QString& label : d.colLabels)
+            widest = std::max(widest, QFontMetrics(x->tickLabelFont()).horizontalAdvance(elided(label)));
+        // Rotated labels need their line height across the axis, upright ones their width.
+        const double xNeed = x->tickLabelRotation() != 0 ? lineHeight * 1.15 : widest + 6.0;
+        const int rowStride = strideFor(lineHeight, static_cast<double>(r.height()) / d.rows);
+        const int colStride = strideFor(xNeed, static_cast<double>(r.width()) / d.cols);
+        if (rowStride != drawn.rowStride) {
+            drawn.rowStride = rowStride;
+            setLabelTicks(y, d.rowLabels, rowStride);
+            changed = true;
+        }
+        if (colStride != drawn.colStride) {
+            drawn.colStride = colStride;
+            setLabelTicks(x, d.colLabels, colStride);
+            changed = true;
+        }
+    }
+    return changed;
+}
+
+std::optional<HeatmapCell> HeatmapFigure::cellAt(const QPoint& pixel) const {
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        const Drawn& drawn = m_drawn[i];
+        if (!drawn.rect->rect().contains(pixel)) continue;
+        const HeatmapData& d = m_spec.panels[i].data;
+        const int col = static_cast<int>(
+            std::lround(drawn.rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x())));
+        const int row = static_cast<int>(
+            std::lround(drawn.rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y())));
+        if (row < 0 || col < 0 || row >= d.rows || col >= d.cols) return std::nullopt;
+        return HeatmapCell{static_cast<int>(i), row, col};
+    }
+    return std::nullopt;
+}
+
+QPoint HeatmapFigure::cellCenter(const HeatmapCell& cell) const {
+    const Drawn& drawn = m_drawn.at(cell.panel);
+    return QPoint(
+        static_cast<int>(std::lround(drawn.rect->axis(QCPAxis::atBottom)->coordToPixel(cell.col))),
+        static_cast<int>(std::lround(drawn.rect->axis(QCPAxis::atLeft)->coordToPixel(cell.row))));
+}
+
+double HeatmapFigure::shownValue(const HeatmapCell& cell) const {
+    const HeatmapData& d = m_spec.panels.at(cell.panel).data;
+    const double key = d.cols == 1 ? 0.0 : cell.col;
+    const double value = d.rows == 1 ? 0.0 : cell.row;
+    return m_drawn.at(cell.panel).map->data()->data(key, value);
+}
+
+}  // namespace qkv::ui

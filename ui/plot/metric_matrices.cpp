@@ -1,0 +1,89 @@
+#include "ui/plot/metric_matrices.h"
+
+#include <limits>
+
+namespace qkv::ui {
+namespace {
+
+constexpr int kMaxAnnotatedCells = 400;
+
+}  // namespace
+
+const std::vector<HeadMetricInfo>& headMetricInfos() {
+    static const std::vector<HeadMetricInfo> infos = {
+        {HeadMetric::WqkSymmetry, "wqk-symmetry", "W_QK symmetry s(W_Q W_Kᵀ)",
+         "1 symmetric bilinear form, −1 skew, ≈0 random", true},
+        {HeadMetric::ScoreSymmetry, "score-symmetry", "score symmetry s(S)",
+         "of this sentence's raw scores: 1 symmetric, −1 skew", true},
+        {HeadMetric::QkSimilarity, "qk-similarity", "Q/K subspace similarity",
+         "mean cos² of the principal angles between W_Q and W_K (≈ d_k/d_model if random)", false},
+        {HeadMetric::QvSimilarity, "qv-similarity", "Q/V subspace similarity",
+         "mean cos² of the principal angles between W_Q and W_V", false},
+        {HeadMetric::KvSimilarity, "kv-similarity", "K/V subspace similarity",
+         "mean cos² of the principal angles between W_K and W_V", false},
+        {HeadMetric::EigenPositivity, "eigen-positivity", "eigenvalue positivity",
+         "Σ Re λ / Σ |λ| of W_Q W_Kᵀ: 1 positive semi-definite (tokens prefer themselves)", true},
+        {HeadMetric::WqkRank, "wqk-rank", "rank of W_Q W_Kᵀ", "at most d_k", false},
+    };
+    return infos;
+}
+
+const HeadMetricInfo& headMetricInfo(HeadMetric metric) {
+    for (const auto& info : headMetricInfos())
+        if (info.metric == metric) return info;
+    return headMetricInfos().front();
+}
+
+std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric) {
+    switch (metric) {
+        case HeadMetric::WqkSymmetry: return head.wqkSymmetry;
+        case HeadMetric::ScoreSymmetry: return head.scoreSymmetry;
+        case HeadMetric::QkSimilarity: return head.qkSimilarity;
+        case HeadMetric::QvSimilarity: return head.qvSimilarity;
+        case HeadMetric::KvSimilarity: return head.kvSimilarity;
+        case HeadMetric::EigenPositivity: return head.eigenPositivity;
+        case HeadMetric::WqkRank: return head.wqkRank;
+    }
+    return std::nullopt;
+}
+
+HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int headDim) {
+    const HeadMetricInfo& info = headMetricInfo(metric);
+    HeatmapData data;
+    data.rows = static_cast<int>(metrics.layers.size());
+    data.cols = data.rows > 0 ? static_cast<int>(metrics.layers.front().heads.size()) : 0;
+    data.values.assign(static_cast<size_t>(data.rows) * data.cols,
+                       std::numeric_limits<double>::quiet_NaN());
+    for (int l = 0; l < data.rows; ++l) {
+        data.rowLabels.append(QStringLiteral("L%1").arg(l));
+        const auto& heads = metrics.layers[l].heads;
+        for (int h = 0; h < data.cols && h < static_cast<int>(heads.size()); ++h)
+            if (const auto v = headMetricValue(heads[h], metric)) data.at(l, h) = *v;
+    }
+    for (int h = 0; h < data.cols; ++h) data.colLabels.append(QStringLiteral("H%1").arg(h));
+    data.rowTitle = QStringLiteral("layer");
+    data.colTitle = QStringLiteral("head");
+    data.scaleLabel = info.title;
+    data.diverging = info.diverging;
+    data.low = info.diverging ? -1.0 : 0.0;
+    data.high = metric == HeadMetric::WqkRank ? std::max(headDim, 1) : 1.0;
+    return data;
+}
+
+FigureSpec overviewFigure(const ModelMetrics& metrics, HeadMetric metric, const QString& subtitle,
+                          int headDim) {
+    FigureSpec spec;
+    spec.title = subtitle + QStringLiteral(" · ") + headMetricInfo(metric).title;
+    HeatmapPanel panel;
+    panel.data = metricHeatmap(metrics, metric, headDim);
+    QString median = QString::number(metrics.medianLayerWqkSymmetry, 'f', 3);
+    if (median.startsWith(u'-')) median.replace(0, 1, u'−');
+    panel.title = QStringLiteral("median over layers of s(W_Q W_Kᵀ): %1").arg(median);
+    // Numbers inside the cells while they are large enough to read.
+    if (panel.data.rows * panel.data.cols <= kMaxAnnotatedCells)
+        panel.annotationDecimals = metric == HeadMetric::WqkRank ? 0 : 2;
+    spec.panels.push_back(std::move(panel));
+    return spec;
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,41 @@
+#pragma once
+// The model overview: one head metric over the layers x heads grid, as heatmap data.
+#include <QString>
+#include <optional>
+#include <vector>
+
+#include "core/analysis/head_metrics.h"
+#include "ui/plot/heatmap_figure.h"
+
+namespace qkv::ui {
+
+enum class HeadMetric {
+    WqkSymmetry,
+    ScoreSymmetry,
+    QkSimilarity,
+    QvSimilarity,
+    KvSimilarity,
+    EigenPositivity,
+    WqkRank,
+};
+
+struct HeadMetricInfo {
+    HeadMetric metric;
+    QString key;    // for settings: "wqk-symmetry"
+    QString title;  // for menus and the colour scale
+    QString help;   // one line on what it means
+    bool diverging;
+};
+
+const std::vector<HeadMetricInfo>& headMetricInfos();  // in menu order
+const HeadMetricInfo& headMetricInfo(HeadMetric metric);
+
+// Empty when the metric was not computed for this head (score symmetry of an uncaptured head).
+std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric);
+
+// Rows are layers, columns heads; NaN where a value is missing. headDim bounds the rank's scale.
+HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int headDim);
+FigureSpec overviewFigure(const ModelMetrics& metrics, HeadMetric metric, const QString& subtitle,
+                          int headDim);
+
+}  // namespace qkv::ui

@@ -1,0 +1,60 @@
+#include "ui/render/head_render.h"
+
+#include <qcustomplot.h>
+
+#include "core/model/forward.h"
+#include "core/util/error.h"
+#include "ui/export/figure_export.h"
+#include "ui/plot/head_figures.h"
+
+namespace qkv::ui {
+
+void renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
+                      const QString& path) {
+    const ModelConfig& c = model.config();
+    if (request.layer < 0 || request.layer >= c.layers)
+        throw Error("layer " + std::to_string(request.layer) + " does not exist (the model has " +
+                    std::to_string(c.layers) + " layers, 0-based)");
+    if (request.head < 0 || request.head >= c.heads)
+        throw Error("head " + std::to_string(request.head) + " does not exist (the model has " +
+                    std::to_string(c.heads) + " heads per layer, 0-based)");
+    if (!imageFormatForPath(path))
+        throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
+
+    ForwardRequest forward;
+    QStringList labels;
+    for (const ShownToken& t : request.tokens) {
+        forward.ids.push_back(t.id);
+        labels << t.label;
+    }
+    forward.config = request.config;
+    forward.capture.layer = request.layer;
+    forward.capture.head = request.head;
+    forward.logits = LogitsMode::None;
+    ForwardPass pass(model, backend);
+    const AttentionTrace trace = pass.run(forward).trace;
+    AttentionTrace learned;
+    if (request.compare) {
+        forward.config = AttentionConfig{};
+        learned = pass.run(forward).trace;
+    }
+
+    HeadFigureInput input;
+    input.trace = &trace;
+    input.learned = &learned;
+    input.labels = labels;
+    input.config = request.config;
+    input.layer = request.layer;
+    input.head = request.head;
+    input.mode = request.mode;
+    input.causal = c.causal;
+
+    QCustomPlot plot;
+    plot.resize(request.size);
+    HeatmapFigure figure(&plot);
+    figure.setColorScheme(request.colors);
+    figure.show(request.compare ? compareFigure(input) : headFigure(input));
+    exportFigure(figure, path, request.size);
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,34 @@
+#pragma once
+// Headless rendering of one head's figure to a file, for scripts and papers
+// (`qkvlab-cli render`). It draws with the app's own figure builder (head_figures.h) and exporter,
+// so the picture equals File ▸ Export of the Head (or Compare) tab at the same size. Needs a
+// QApplication (the offscreen platform is enough).
+#include <QSize>
+#include <QString>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/model/attention_config.h"
+#include "core/model/model.h"
+#include "ui/compute/compute_types.h"
+#include "ui/plot/color_maps.h"
+#include "ui/plot/heatmap_mode.h"
+
+namespace qkv::ui {
+
+struct HeadRenderRequest {
+    std::vector<ShownToken> tokens;
+    AttentionConfig config;
+    int layer = 0;
+    int head = 0;
+    HeatmapMode mode = HeatmapMode::Attention;
+    bool compare = false;  // learned | configuration | difference, as in the Compare tab
+    ColorScheme colors;
+    QSize size{1000, 820};  // logical pixels; PNG is drawn at twice this
+};
+
+// Runs the forward pass and writes the figure (PNG, SVG or PDF by extension). Throws qkv::Error.
+void renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
+                      const QString& path);
+
+}  // namespace qkv::ui

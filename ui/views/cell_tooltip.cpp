@@ -1,0 +1,41 @@
+#include "ui/views/cell_tooltip.h"
+
+#include <cmath>
+
+namespace qkv::ui {
+
+QString formatNumber(double value) {
+    QString text = QString::number(value, 'f', std::abs(value) >= 100 ? 1 : 4);
+    if (value < 0) text.replace(0, 1, u'−');
+    return text;
+}
+
+QString tokenPairHeading(const TraceSnapshot& snapshot, int query, int key) {
+    auto name = [&](int i) {
+        return QStringLiteral("<b>%1</b>&nbsp;(%2)")
+            .arg(snapshot.tokens.at(i).label.toHtmlEscaped())
+            .arg(i);
+    };
+    return name(query) + QStringLiteral(" → ") + name(key);
+}
+
+QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
+                       bool causal) {
+    QStringList lines;
+    if (trace.hasProbabilities(layer, head)) {
+        const double a = trace.probabilities(layer, head)(query, key);
+        lines << (causal && key > query
+                      ? QStringLiteral("A<sub>ij</sub> = 0 (masked: a token sees only earlier ones)")
+                      : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
+    }
+    if (trace.hasScores(layer, head)) {
+        const auto& s = trace.scores(layer, head);
+        lines << QStringLiteral("S<sub>ij</sub> = %1 &nbsp; S<sub>ji</sub> = %2")
+                     .arg(formatNumber(s(query, key)), formatNumber(s(key, query)));
+        lines << QStringLiteral("S<sub>ij</sub> − S<sub>ji</sub> = %1")
+                     .arg(formatNumber(s(query, key) - s(key, query)));
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,16 @@
+#pragma once
+// Tooltip text for a token pair of one head: which token reads which, and A_ij, S_ij, S_ji.
+#include <QString>
+
+#include "ui/compute/compute_types.h"
+
+namespace qkv::ui {
+
+// "bomb (6) → movie (1)" as rich text.
+QString tokenPairHeading(const TraceSnapshot& snapshot, int query, int key);
+// A_ij, S_ij, S_ji and S_ij − S_ji of `trace` (whichever of them were captured).
+QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
+                       bool causal);
+QString formatNumber(double value);
+
+}  // namespace qkv::ui

@@ -1,0 +1,97 @@
+#include "ui/views/config_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+
+#include "ui/document/lab_document.h"
+
+namespace qkv::ui {
+namespace {
+
+const QString kCustom = QStringLiteral("custom");
+
+Projection projectionAt(int index) { return static_cast<Projection>(index); }
+
+}  // namespace
+
+ConfigPanel::ConfigPanel(LabDocument& document, QWidget* parent)
+    : QWidget(parent), m_document(document) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new QLabel(tr("Configuration"), this));
+    m_preset = new QComboBox(this);
+    for (const std::string& name : attentionPresetNames())
+        m_preset->addItem(QString::fromStdString(name));
+    m_preset->addItem(kCustom);
+    m_preset->setToolTip(tr("Which learned matrices the Q, K and V slots use, in every layer"));
+    layout->addWidget(m_preset);
+    layout->addSpacing(12);
+
+    const char* slotNames[3] = {"Q", "K", "V"};
+    for (int slot = 0; slot < 3; ++slot) {
+        layout->addWidget(new QLabel(tr("%1 ←").arg(slotNames[slot]), this));
+        m_slots[slot] = new QComboBox(this);
+        m_slots[slot]->addItems({"W_Q", "W_K", "W_V"});
+        m_slots[slot]->setToolTip(tr("The learned matrix that fills the %1 slot").arg(slotNames[slot]));
+        layout->addWidget(m_slots[slot]);
+        connect(m_slots[slot], &QComboBox::currentIndexChanged, this, &ConfigPanel::onSlotsChanged);
+    }
+    layout->addSpacing(12);
+    m_scaleOutside = new QCheckBox(tr("scale outside softmax"), this);
+    m_scaleOutside->setToolTip(tr("Apply 1/√d_k after the softmax: rows stop summing to one"));
+    m_maskSelf = new QCheckBox(tr("mask self"), this);
+    m_maskSelf->setToolTip(tr("Tokens may not attend to themselves (Reformer)"));
+    layout->addWidget(m_scaleOutside);
+    layout->addWidget(m_maskSelf);
+    layout->addStretch(1);
+
+    connect(m_preset, &QComboBox::currentIndexChanged, this, &ConfigPanel::onPresetChosen);
+    connect(m_scaleOutside, &QCheckBox::toggled, this, &ConfigPanel::onOptionsChanged);
+    connect(m_maskSelf, &QCheckBox::toggled, this, &ConfigPanel::onOptionsChanged);
+    connect(&document, &LabDocument::configChanged, this, &ConfigPanel::showConfig);
+    showConfig();
+}
+
+void ConfigPanel::onPresetChosen() {
+    const QString name = m_preset->currentText();
+    if (name == kCustom) return;  // the slots define it
+    AttentionConfig config = AttentionConfig::parse(name.toStdString());
+    config.scaleOutside = m_scaleOutside->isChecked();
+    config.maskSelf = m_maskSelf->isChecked();
+    m_document.setConfig(config);
+}
+
+void ConfigPanel::onSlotsChanged() {
+    AttentionConfig config;
+    config.querySource = projectionAt(m_slots[0]->currentIndex());
+    config.keySource = projectionAt(m_slots[1]->currentIndex());
+    config.valueSource = projectionAt(m_slots[2]->currentIndex());
+    config.scaleOutside = m_scaleOutside->isChecked();
+    config.maskSelf = m_maskSelf->isChecked();
+    m_document.setConfig(config);
+}
+
+void ConfigPanel::onOptionsChanged() {
+    AttentionConfig config = m_document.config();
+    config.scaleOutside = m_scaleOutside->isChecked();
+    config.maskSelf = m_maskSelf->isChecked();
+    m_document.setConfig(config);
+}
+
+void ConfigPanel::showConfig() {
+    const AttentionConfig& config = m_document.config();
+    const QSignalBlocker b0(m_preset), b1(m_slots[0]), b2(m_slots[1]), b3(m_slots[2]),
+        b4(m_scaleOutside), b5(m_maskSelf);
+    const int preset = m_preset->findText(QString::fromStdString(config.name()));
+    m_preset->setCurrentIndex(preset >= 0 ? preset : m_preset->findText(kCustom));
+    m_slots[0]->setCurrentIndex(static_cast<int>(config.querySource));
+    m_slots[1]->setCurrentIndex(static_cast<int>(config.keySource));
+    m_slots[2]->setCurrentIndex(static_cast<int>(config.valueSource));
+    m_scaleOutside->setChecked(config.scaleOutside);
+    m_maskSelf->setChecked(config.maskSelf);
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,60 @@
+#include "ui/views/document_view.h"
+
+#include <QFileInfo>
+
+#include "ui/document/lab_document.h"
+
+namespace qkv::ui {
+
+DocumentView::DocumentView(LabDocument& document, QWidget* parent)
+    : QWidget(parent), m_document(document) {}
+
+void DocumentView::connectRefresh() {
+    LabDocument* d = &m_document;
+    connect(d, &LabDocument::modelLoading, this, &DocumentView::scheduleRefresh);
+    connect(d, &LabDocument::modelChanged, this, &DocumentView::scheduleRefresh);
+    connect(d, &LabDocument::modelFailed, this, &DocumentView::scheduleRefresh);
+    connect(d, &LabDocument::snapshotChanged, this, &DocumentView::scheduleRefresh);
+    connect(d, &LabDocument::colorSchemeChanged, this, &DocumentView::scheduleRefresh);
+}
+
+void DocumentView::scheduleRefresh() {
+    if (isVisible()) {
+        m_dirty = false;
+        refresh();
+    } else {
+        m_dirty = true;
+    }
+}
+
+void DocumentView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (m_dirty) {
+        m_dirty = false;
+        refresh();
+    }
+}
+
+std::optional<std::pair<int, int>> DocumentView::selectedCell(const LabDocument& document) {
+    const auto pair = document.tokenPair();
+    if (!pair) return std::nullopt;
+    return std::make_pair(pair->query, pair->key);
+}
+
+QString DocumentView::placeholder() const {
+    const LabDocument& d = m_document;
+    if (d.isLoading())
+        return tr("Opening %1…").arg(QFileInfo(d.loadingFolder()).fileName());
+    if (!d.model())
+        return tr("Open a model folder to begin: File ▸ Open (Ctrl+O), or drop a folder here.");
+    if (!d.model()->tokenizer())
+        return tr("This model has no usable tokenizer, so typed text cannot be analysed:\n%1")
+            .arg(QString::fromStdString(d.model()->tokenizerError()));
+    if (d.text().trimmed().isEmpty())
+        return tr("Type a sentence above to see how every head attends.");
+    if (!d.computeError().isEmpty()) return tr("Could not analyse this sentence:\n%1").arg(d.computeError());
+    if (!d.snapshot()) return tr("Computing…");
+    return {};
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,86 @@
+#include "ui/views/head_picker.h"
+
+#include <QButtonGroup>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QToolButton>
+
+#include "ui/document/lab_document.h"
+
+namespace qkv::ui {
+
+HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
+    : QWidget(parent), m_document(document) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(new QLabel(tr("Layer"), this));
+    m_layer = new QSpinBox(this);
+    m_layer->setToolTip(tr("Layer (PageUp / PageDown)"));
+    layout->addWidget(m_layer);
+    layout->addWidget(new QLabel(tr("Head"), this));
+    m_head = new QSpinBox(this);
+    m_head->setToolTip(tr("Head (← / →)"));
+    layout->addWidget(m_head);
+    m_range = new QLabel(this);
+    m_range->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    layout->addWidget(m_range);
+    layout->addSpacing(16);
+
+    m_modes = new QButtonGroup(this);
+    for (HeatmapMode mode : {HeatmapMode::Attention, HeatmapMode::Scores, HeatmapMode::Asymmetry}) {
+        auto* button = new QToolButton(this);
+        button->setText(heatmapModeLabel(mode));
+        button->setCheckable(true);
+        button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        m_modes->addButton(button, static_cast<int>(mode));
+        layout->addWidget(button);
+    }
+    m_modes->button(static_cast<int>(HeatmapMode::Attention))
+        ->setToolTip(tr("Attention probabilities A = softmax(mask(S))"));
+    m_modes->button(static_cast<int>(HeatmapMode::Scores))
+        ->setToolTip(tr("Raw scaled scores S = q kᵀ/√d_k, before masking"));
+    m_modes->button(static_cast<int>(HeatmapMode::Asymmetry))
+        ->setToolTip(tr("S − Sᵀ: zero everywhere when the scores are symmetric (shared-qk)"));
+    layout->addStretch(1);
+
+    connect(m_layer, &QSpinBox::valueChanged, this, &HeadPicker::onSpinChanged);
+    connect(m_head, &QSpinBox::valueChanged, this, &HeadPicker::onSpinChanged);
+    connect(m_modes, &QButtonGroup::idClicked, this,
+            [this](int id) { m_document.setMode(static_cast<HeatmapMode>(id)); });
+    connect(&document, &LabDocument::modelChanged, this, &HeadPicker::onModelChanged);
+    connect(&document, &LabDocument::headChanged, this, &HeadPicker::onHeadChanged);
+    connect(&document, &LabDocument::modeChanged, this, &HeadPicker::onModeChanged);
+    onModelChanged();
+    onModeChanged();
+}
+
+QAbstractButton* HeadPicker::modeButton(int mode) const { return m_modes->button(mode); }
+
+void HeadPicker::onModelChanged() {
+    const Model* model = m_document.model();
+    const QSignalBlocker b1(m_layer), b2(m_head);
+    m_layer->setRange(0, model ? model->config().layers - 1 : 0);
+    m_head->setRange(0, model ? model->config().heads - 1 : 0);
+    m_range->setText(model ? tr("of %1 layers × %2 heads")
+                                 .arg(model->config().layers)
+                                 .arg(model->config().heads)
+                           : QString());
+    setEnabled(model != nullptr);
+    onHeadChanged(m_document.layer(), m_document.head());
+}
+
+void HeadPicker::onHeadChanged(int layer, int head) {
+    const QSignalBlocker b1(m_layer), b2(m_head);
+    m_layer->setValue(layer);
+    m_head->setValue(head);
+}
+
+void HeadPicker::onModeChanged() {
+    m_modes->button(static_cast<int>(m_document.mode()))->setChecked(true);
+}
+
+void HeadPicker::onSpinChanged() { m_document.setHead(m_layer->value(), m_head->value()); }
+
+}  // namespace qkv::ui

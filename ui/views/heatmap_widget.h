@@ -1,0 +1,60 @@
+#pragma once
+// A QCustomPlot showing a HeatmapFigure, or a placeholder sentence when there is nothing to show
+// (no model, empty sentence, an error). Keeps cells square on resize, shows a tooltip for the cell
+// under the mouse and reports clicks.
+#include <QString>
+#include <QWidget>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "ui/plot/heatmap_figure.h"
+
+class QCustomPlot;
+class QLabel;
+class QStackedLayout;
+
+namespace qkv::ui {
+
+class HeatmapWidget : public QWidget {
+    Q_OBJECT
+public:
+    using ToolTipProvider = std::function<QString(const HeatmapCell&)>;
+
+    explicit HeatmapWidget(QWidget* parent = nullptr);
+    ~HeatmapWidget() override;
+
+    HeatmapFigure& figure() { return *m_figure; }
+    QCustomPlot* plot() const { return m_plot; }
+
+    // `highlight` outlines one (row, col) cell in every panel.
+    void showFigure(const FigureSpec& spec, const ColorScheme& colors,
+                    std::optional<std::pair<int, int>> highlight = std::nullopt);
+    void showPlaceholder(const QString& text);
+    bool isShowingFigure() const;
+    QString placeholderText() const;
+
+    void setToolTipProvider(ToolTipProvider provider) { m_toolTip = std::move(provider); }
+    QString lastToolTip() const { return m_lastToolTip; }
+
+signals:
+    void cellClicked(qkv::ui::HeatmapCell cell);
+    void figureShown();  // after the new figure was painted into the plot's buffer
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void onMouseMove(QMouseEvent* event);
+    void onMousePress(QMouseEvent* event);
+
+    QStackedLayout* m_stack;
+    QLabel* m_placeholder;
+    QCustomPlot* m_plot;
+    std::unique_ptr<HeatmapFigure> m_figure;
+    ToolTipProvider m_toolTip;
+    QString m_lastToolTip;
+};
+
+}  // namespace qkv::ui

@@ -1,0 +1,34 @@
+#pragma once
+// The sentence's tokens as chips, numbered as on the heatmap axes: special tokens greyed, the
+// selected pair highlighted (query orange, key blue), and a visible note when the sentence was cut
+// to the model's context.
+#include <QStringList>
+#include <QWidget>
+
+class QLabel;
+
+namespace qkv::ui {
+
+class FlowLayout;
+class LabDocument;
+
+class TokenChips : public QWidget {
+    Q_OBJECT
+public:
+    explicit TokenChips(LabDocument& document, QWidget* parent = nullptr);
+
+    QStringList chipTexts() const;  // what the chips show, in order
+    QString noticeText() const;     // truncation note, or empty
+
+private:
+    void rebuild();
+    void highlight();
+
+    LabDocument& m_document;
+    QWidget* m_chipArea;
+    FlowLayout* m_flow;
+    QLabel* m_notice;
+    QList<QLabel*> m_chips;
+};
+
+}  // namespace qkv::ui

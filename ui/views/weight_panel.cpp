@@ -1,0 +1,189 @@
+#include "ui/views/weight_panel.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "core/analysis/head_metrics.h"
+#include "ui/document/lab_document.h"
+#include "ui/plot/head_figures.h"
+#include "ui/views/cell_tooltip.h"
+
+namespace qkv::ui {
+namespace {
+
+QLabel* sectionLabel(const QString& text, QWidget* parent) {
+    auto* label = new QLabel(text, parent);
+    label->setStyleSheet(QStringLiteral("font-weight: bold; margin-top: 8px;"));
+    label->setWordWrap(true);
+    return label;
+}
+
+}  // namespace
+
+WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
+    auto* layout = new QVBoxLayout(this);
+    m_title = new QLabel(this);
+    m_title->setStyleSheet(QStringLiteral("font-size: 14px; font-weight: bold;"));
+    m_title->setWordWrap(true);
+    layout->addWidget(m_title);
+
+    layout->addWidget(sectionLabel(tr("Bilinear form M = W_Q W_Kᵀ"), this));
+    m_spectrum = new QCustomPlot(this);
+    m_spectrum->setMinimumHeight(150);
+    m_spectrum->setMaximumHeight(190);
+    m_spectrum->xAxis->setLabel(tr("singular value index"));
+    m_spectrum->yAxis->setLabel(tr("σ"));
+    new QCPBars(m_spectrum->xAxis, m_spectrum->yAxis);
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1);  // singular values are numbered 1, 2, ...
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    m_spectrum->xAxis->setTicker(ticker);
+    m_spectrum->xAxis->setSubTicks(false);
+    layout->addWidget(m_spectrum);
+
+    auto* form = new QFormLayout;
+    addValue(form, tr("rank"), "rank");
+    addValue(form, tr("parameters"), "parameters");
+    addValue(form, tr("symmetry s(M)"), "symmetry");
+    addValue(form, tr("eigenvalue positivity"), "positivity");
+    addValue(form, tr("score symmetry s(S)"), "score-symmetry");
+    layout->addLayout(form);
+
+    layout->addWidget(sectionLabel(tr("Subspace similarity (mean cos² of principal angles)"), this));
+    auto* similarity = new QFormLayout;
+    addValue(similarity, tr("W_Q vs W_K"), "qk");
+    addValue(similarity, tr("W_Q vs W_V"), "qv");
+    addValue(similarity, tr("W_K vs W_V"), "kv");
+    addValue(similarity, tr("random baseline"), "baseline");
+    layout->addLayout(similarity);
+
+    layout->addWidget(sectionLabel(tr("Token pair"), this));
+    m_pairHint = new QLabel(tr("Click a heatmap cell to compare the keys and the values of "
+                               "its two tokens."),
+                            this);
+    m_pairHint->setWordWrap(true);
+    layout->addWidget(m_pairHint);
+    auto* pair = new QFormLayout;
+    addValue(pair, tr("pair"), "pair");
+    addValue(pair, tr("scores"), "pair-scores");
+    addValue(pair, tr("cosine of keys"), "key-cosine");
+    addValue(pair, tr("cosine of values"), "value-cosine");
+    layout->addLayout(pair);
+    m_pairVerdict = new QLabel(this);
+    m_pairVerdict->setWordWrap(true);
+    layout->addWidget(m_pairVerdict);
+    layout->addStretch(1);
+
+    connectRefresh();
+    connect(&document, &LabDocument::metricsChanged, this, &WeightPanel::scheduleRefresh);
+    connect(&document, &LabDocument::headChanged, this, &WeightPanel::scheduleRefresh);
+    connect(&document, &LabDocument::tokenPairChanged, this, &WeightPanel::scheduleRefresh);
+}
+
+QLabel* WeightPanel::addValue(QFormLayout* form, const QString& label, const QString& name) {
+    auto* value = new QLabel(QStringLiteral("—"), this);
+    value->setObjectName(name);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    value->setWordWrap(true);
+    form->addRow(label, value);
+    return value;
+}
+
+QString WeightPanel::valueText(const QString& name) const {
+    const auto* label = findChild<QLabel*>(name);
+    return label ? label->text() : QString();
+}
+
+void WeightPanel::refresh() {
+    for (QLabel* label : findChildren<QLabel*>())
+        if (!label->objectName().isEmpty()) label->setText(QStringLiteral("—"));
+    m_pairVerdict->clear();
+    const LabDocument& d = document();
+    if (!d.model()) {
+        m_title->setText(tr("No model open"));
+        showSpectrum({});
+        return;
+    }
+    m_title->setText(tr("Layer %1 · Head %2 · %3")
+                         .arg(d.layer())
+                         .arg(d.head())
+                         .arg(configTitle(d.config())));
+    showHeadMetrics();
+    showTokenPair();
+}
+
+void WeightPanel::showHeadMetrics() {
+    const LabDocument& d = document();
+    const ModelConfig& c = d.model()->config();
+    const BilinearParameterCount count = bilinearParameterCount(c);
+    const QLocale locale;
+    findChild<QLabel*>("parameters")
+        ->setText(tr("2·d_model·d_k = %1 vs d_model² = %2 (%3%)")
+                      .arg(locale.toString(count.factored), locale.toString(count.full))
+                      .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
+    findChild<QLabel*>("baseline")
+        ->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
+    const auto metrics = d.metrics();
+    if (!metrics || d.layer() >= static_cast<int>(metrics->metrics->layers.size())) {
+        showSpectrum({});
+        return;
+    }
+    const HeadMetrics& h = metrics->metrics->layers[d.layer()].heads.at(d.head());
+    showSpectrum(h.wqkSingularValues);
+    findChild<QLabel*>("rank")->setText(
+        tr("%1 of at most d_k = %2 (d_model = %3)").arg(h.wqkRank).arg(c.headDim).arg(c.dModel));
+    findChild<QLabel*>("symmetry")->setText(formatNumber(h.wqkSymmetry));
+    findChild<QLabel*>("positivity")->setText(formatNumber(h.eigenPositivity));
+    findChild<QLabel*>("score-symmetry")
+        ->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry) : tr("not captured"));
+    findChild<QLabel*>("qk")->setText(formatNumber(h.qkSimilarity));
+    findChild<QLabel*>("qv")->setText(formatNumber(h.qvSimilarity));
+    findChild<QLabel*>("kv")->setText(formatNumber(h.kvSimilarity));
+}
+
+void WeightPanel::showTokenPair() {
+    const LabDocument& d = document();
+    const auto pair = d.tokenPair();
+    const auto snapshot = d.snapshot();
+    m_pairHint->setVisible(!pair);
+    if (!pair || !snapshot || !snapshot->includes(d.layer(), d.head())) return;
+    findChild<QLabel*>("pair")->setText(tokenPairHeading(*snapshot, pair->query, pair->key));
+    const auto& trace = *snapshot->trace;
+    if (trace.hasScores(d.layer(), d.head())) {
+        const auto& s = trace.scores(d.layer(), d.head());
+        findChild<QLabel*>("pair-scores")
+            ->setText(QStringLiteral("S_ij = %1, S_ji = %2")
+                          .arg(formatNumber(s(pair->query, pair->key)),
+                               formatNumber(s(pair->key, pair->query))));
+    }
+    const TokenPairSimilarity sim =
+        tokenPairSimilarity(trace, d.layer(), d.head(), pair->query, pair->key);
+    findChild<QLabel*>("key-cosine")->setText(formatNumber(sim.keyCosine));
+    findChild<QLabel*>("value-cosine")->setText(formatNumber(sim.valueCosine));
+    if (pair->query != pair->key && sim.keyCosine - sim.valueCosine > 0.3)
+        m_pairVerdict->setText(tr("Their keys agree more than their values: a query finds both "
+                                  "alike, yet they contribute different content — why K and V "
+                                  "are separate matrices."));
+}
+
+void WeightPanel::showSpectrum(const std::vector<double>& singularValues) {
+    auto* bars = qobject_cast<QCPBars*>(m_spectrum->plottable(0));
+    QVector<double> keys, values;
+    for (size_t i = 0; i < singularValues.size(); ++i) {
+        keys << static_cast<double>(i + 1);
+        values << singularValues[i];
+    }
+    bars->setData(keys, values);
+    bars->setWidth(0.8);
+    bars->setBrush(QColor(0x21, 0x90, 0x8d));
+    bars->setPen(Qt::NoPen);
+    m_spectrum->xAxis->setRange(0.3, std::max<double>(singularValues.size(), 1) + 0.7);
+    const double top = singularValues.empty() ? 1.0 : singularValues.front();
+    m_spectrum->yAxis->setRange(0, top > 0 ? top * 1.08 : 1.0);
+    m_spectrum->replot();
+}
+
+}  // namespace qkv::ui

@@ -1,0 +1,39 @@
+#pragma once
+// The side panel for the current head: the bilinear form W_Q W_Kᵀ (singular values, rank,
+// parameter count against a full d_model² matrix, symmetry, eigenvalue positivity), the subspace
+// similarities of W_Q, W_K and W_V, and for the clicked token pair the cosine of their keys
+// versus of their values.
+#include "ui/views/document_view.h"
+
+class QCustomPlot;
+class QFormLayout;
+class QLabel;
+
+namespace qkv::ui {
+
+class WeightPanel : public DocumentView {
+    Q_OBJECT
+public:
+    explicit WeightPanel(LabDocument& document, QWidget* parent = nullptr);
+
+    // The value labels, by name ("rank", "parameters", "symmetry", "positivity", "score-symmetry",
+    // "qk", "qv", "kv", "pair", "key-cosine", "value-cosine"), for tests.
+    QString valueText(const QString& name) const;
+    QCustomPlot* spectrumPlot() const { return m_spectrum; }
+
+protected:
+    void refresh() override;
+
+private:
+    QLabel* addValue(QFormLayout* form, const QString& label, const QString& name);
+    void showHeadMetrics();
+    void showTokenPair();
+    void showSpectrum(const std::vector<double>& singularValues);
+
+    QLabel* m_title;
+    QCustomPlot* m_spectrum;
+    QLabel* m_pairHint;
+    QLabel* m_pairVerdict;
+};
+
+}  // namespace qkv::ui

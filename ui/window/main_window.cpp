@@ -1,0 +1,363 @@
+#include "ui/window/main_window.h"
+
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QLabel>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+#include "core/util/error.h"
+#include "ui/document/lab_document.h"
+#include "ui/export/export_all_job.h"
+#include "ui/support/message_sink.h"
+#include "ui/views/compare_view.h"
+#include "ui/views/config_panel.h"
+#include "ui/views/head_picker.h"
+#include "ui/views/head_view.h"
+#include "ui/views/heatmap_widget.h"
+#include "ui/views/overview_view.h"
+#include "ui/views/sentence_bar.h"
+#include "ui/views/token_chips.h"
+#include "ui/views/weight_panel.h"
+#include "ui/window/empty_state.h"
+#include "ui/window/model_locator.h"
+#include "ui/window/recent_models.h"
+#include "ui/window/window_settings.h"
+
+namespace qkv::ui {
+namespace {
+
+constexpr QSize kDefaultWindowSize(1400, 900);
+constexpr QSize kFallbackExportSize(1000, 820);
+
+std::optional<QString> droppedFolder(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls()) return std::nullopt;
+    for (const QUrl& url : mime->urls()) {
+        if (!url.isLocalFile()) continue;
+        const QFileInfo info(url.toLocalFile());
+        if (info.isDir()) return info.absoluteFilePath();
+        if (info.isFile()) return info.absolutePath();  // a file inside the model folder
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent),
+      m_document(std::make_unique<LabDocument>()),
+      m_dialogs(std::make_unique<DialogMessageSink>(this)),
+      m_sink(m_dialogs.get()) {
+    setWindowTitle(tr("QKV Lab"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/qkvlab.svg")));
+    setAcceptDrops(true);
+    resize(kDefaultWindowSize);
+    restoreSettings();
+    buildLayout();
+    buildStatusBar();
+    buildMenus();
+
+    LabDocument* d = m_document.get();
+    connect(d, &LabDocument::modelLoading, this, &MainWindow::onModelLoading);
+    connect(d, &LabDocument::modelChanged, this, &MainWindow::onModelChanged);
+    connect(d, &LabDocument::modelFailed, this, &MainWindow::onModelFailed);
+    connect(d, &LabDocument::snapshotChanged, this, &MainWindow::onSnapshotChanged);
+    connect(d, &LabDocument::busyChanged, this, &MainWindow::onBusyChanged);
+    connect(d, &LabDocument::backendChanged, this, &MainWindow::onBackendChanged);
+    connect(d, &LabDocument::backendFailed, this, &MainWindow::onBackendFailed);
+    connect(d, &LabDocument::computeFailed, this, &MainWindow::onComputeFailed);
+    connect(d, &LabDocument::textChanged, this,
+            [](const QString& text) { settings::kSentence.setValue(text); });
+    connect(d, &LabDocument::configChanged, this, [d] {
+        settings::kConfig.setValue(QString::fromStdString(d->config().name()));
+        settings::kScaleOutside.setValue(d->config().scaleOutside);
+        settings::kMaskSelf.setValue(d->config().maskSelf);
+    });
+    connect(d, &LabDocument::modeChanged, this,
+            [d] { settings::kMode.setValue(heatmapModeName(d->mode())); });
+    connect(d, &LabDocument::colorSchemeChanged, this, [d] {
+        settings::kSequentialMap.setValue(d->colorScheme().sequential);
+        settings::kDivergingMap.setValue(d->colorScheme().diverging);
+    });
+    showCentralPage();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::setMessageSink(MessageSink* sink) { m_sink = sink ? sink : m_dialogs.get(); }
+
+void MainWindow::restoreSettings() {
+    LabDocument& d = *m_document;
+    try {
+        AttentionConfig config = AttentionConfig::parse(settings::kConfig.value().toStdString());
+        config.scaleOutside = settings::kScaleOutside.value();
+        config.maskSelf = settings::kMaskSelf.value();
+        d.setConfig(config);
+    } catch (const Error&) {
+        // A setting from another version: keep the default configuration.
+    }
+    d.setMode(parseHeatmapMode(settings::kMode.value()).value_or(HeatmapMode::Attention));
+    d.setColorScheme({settings::kSequentialMap.value(), settings::kDivergingMap.value()});
+    if (settings::kBackend.value() != d.backendChoice())
+        d.setBackendChoice(settings::kBackend.value());
+    if (const QByteArray geometry = settings::kGeometry.value(); !geometry.isEmpty())
+        restoreGeometry(geometry);
+}
+
+void MainWindow::buildLayout() {
+    LabDocument& d = *m_document;
+    m_pages = new QStackedWidget(this);
+    m_emptyState = new EmptyState(m_pages);
+    connect(m_emptyState, &EmptyState::openRequested, this, &MainWindow::onOpen);
+    connect(m_emptyState, &EmptyState::modelChosen, this, &MainWindow::openModel);
+    m_pages->addWidget(m_emptyState);
+
+    auto* workspace = new QWidget(m_pages);
+    auto* layout = new QVBoxLayout(workspace);
+    layout->setContentsMargins(10, 8, 10, 4);
+    layout->setSpacing(6);
+    m_sentence = new SentenceBar(d, workspace);
+    m_configPanel = new ConfigPanel(d, workspace);
+    m_chips = new TokenChips(d, workspace);
+    m_headPicker = new HeadPicker(d, workspace);
+    layout->addWidget(m_sentence);
+    layout->addWidget(m_configPanel);
+    layout->addWidget(m_chips);
+    layout->addWidget(m_headPicker);
+
+    m_tabs = new QTabWidget(workspace);
+    m_tabs->setDocumentMode(true);
+    m_headView = new HeadView(d, m_tabs);
+    m_compareView = new CompareView(d, m_tabs);
+    m_overviewView = new OverviewView(d, m_tabs);
+    m_tabs->addTab(m_headView, tr("Head"));
+    m_tabs->addTab(m_compareView, tr("Compare"));
+    m_tabs->addTab(m_overviewView, tr("Overview"));
+    m_tabs->setCurrentIndex(std::clamp(settings::kTab.value(), 0, m_tabs->count() - 1));
+    connect(m_tabs, &QTabWidget::currentChanged, this,
+            [](int index) { settings::kTab.setValue(index); });
+    connect(m_overviewView, &OverviewView::headActivated, this, [this] { showTab(Tab::Head); });
+    layout->addWidget(m_tabs, 1);
+    m_pages->addWidget(workspace);
+    setCentralWidget(m_pages);
+
+    m_weightPanel = new WeightPanel(d);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_weightPanel);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    auto* dock = new QDockWidget(tr("Head details"), this);
+    dock->setObjectName(QStringLiteral("weightPanelDock"));
+    dock->setWidget(scroll);
+    dock->setMinimumWidth(320);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    if (const QByteArray state = settings::kWindowState.value(); !state.isEmpty())
+        restoreState(state);
+}
+
+void MainWindow::buildStatusBar() {
+    auto field = [this](const QString& name) {
+        auto* label = new QLabel(this);
+        label->setObjectName(name);
+        label->setContentsMargins(6, 0, 6, 0);
+        statusBar()->addPermanentWidget(label);
+        return label;
+    };
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0);  // busy indicator: loading and forwards report no fraction
+    m_busy->setMaximumWidth(120);
+    m_busy->setMaximumHeight(14);
+    m_busy->hide();
+    statusBar()->addPermanentWidget(m_busy);
+    m_modelStatus = field(QStringLiteral("model"));
+    m_tokenStatus = field(QStringLiteral("tokens"));
+    m_backendStatus = field(QStringLiteral("backend"));
+    m_timeStatus = field(QStringLiteral("time"));
+    m_modelStatus->setText(tr("no model"));
+}
+
+QString MainWindow::statusField(const QString& name) const {
+    const auto* label = statusBar()->findChild<QLabel*>(name);
+    return label ? label->text() : QString();
+}
+
+void MainWindow::showCentralPage() {
+    const bool empty = !m_document->model() && !m_document->isLoading();
+    m_pages->setCurrentIndex(empty ? 0 : 1);
+    if (empty) m_emptyState->refresh();
+}
+
+void MainWindow::startup(const QStringList& modelArguments) {
+    QString sentence = settings::kSentence.value();
+    if (sentence.trimmed().isEmpty()) sentence = exampleSentences().value(0);
+    m_sentence->editor()->setText(sentence);
+    if (!modelArguments.isEmpty()) {
+        openModel(modelArguments.first());
+    } else if (const QStringList recent = RecentModels::list(); !recent.isEmpty()) {
+        openModel(recent.first());
+    } else if (const auto example = defaultModel()) {
+        openModel(*example);
+    }
+}
+
+void MainWindow::openModel(const QString& folder) { m_document->openModel(folder); }
+
+void MainWindow::onModelLoading(const QString& folder) {
+    statusBar()->showMessage(tr("Opening %1…").arg(QDir::toNativeSeparators(folder)));
+    onBusyChanged(m_document->isBusy());
+    showCentralPage();
+}
+
+void MainWindow::onModelChanged() {
+    const Model& model = *m_document->model();
+    const ModelConfig& c = model.config();
+    RecentModels::add(QString::fromStdString(model.folder().string()));
+    rebuildRecentMenu();
+    const QString name = QString::fromStdString(model.name());
+    setWindowTitle(tr("%1 — QKV Lab").arg(name));
+    m_modelStatus->setText(tr("%1 · %2 · %3 layers × %4 heads · d_model %5")
+                               .arg(name, QString::fromUtf8(architectureName(c.architecture)))
+                               .arg(c.layers)
+                               .arg(c.heads)
+                               .arg(c.dModel));
+    m_modelStatus->setToolTip(QString::fromStdString(model.folder().string()));
+    statusBar()->showMessage(tr("Opened %1").arg(name), 4000);
+    if (!model.tokenizer())
+        m_sink->information(tr("No tokenizer"),
+                            tr("%1 opened, but its tokenizer could not be loaded, so typed text "
+                               "cannot be analysed:\n\n%2")
+                                .arg(name, QString::fromStdString(model.tokenizerError())));
+    onBusyChanged(m_document->isBusy());
+    showCentralPage();
+}
+
+void MainWindow::onModelFailed(const QString& folder, const QString& message) {
+    statusBar()->clearMessage();
+    onBusyChanged(m_document->isBusy());
+    showCentralPage();
+    m_sink->error(tr("Cannot open the model"),
+                  tr("%1\n\n%2").arg(QDir::toNativeSeparators(folder), message));
+}
+
+void MainWindow::onSnapshotChanged() {
+    const auto snapshot = m_document->snapshot();
+    if (!snapshot) {
+        m_tokenStatus->clear();
+        return;
+    }
+    const int shown = static_cast<int>(snapshot->tokens.size());
+    if (snapshot->truncatedFrom) {
+        m_tokenStatus->setText(tr("%1 tokens (%2 dropped)")
+                                   .arg(shown)
+                                   .arg(*snapshot->truncatedFrom - shown));
+        statusBar()->showMessage(tr("The sentence is longer than the model's context: only its "
+                                    "first %1 of %2 tokens are analysed.")
+                                     .arg(shown)
+                                     .arg(*snapshot->truncatedFrom),
+                                 10000);
+    } else {
+        m_tokenStatus->setText(shown == 1 ? tr("1 token") : tr("%1 tokens").arg(shown));
+    }
+    m_timeStatus->setText(tr("computed in %1 ms at %2")
+                              .arg(snapshot->milliseconds, 0, 'f', 1)
+                              .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
+}
+
+void MainWindow::onBusyChanged(bool busy) {
+    m_busy->setVisible(busy || m_document->isLoading());
+}
+
+void MainWindow::onComputeFailed(const QString& message) {
+    statusBar()->showMessage(tr("Could not analyse the sentence: %1").arg(message), 10000);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    settings::kGeometry.setValue(saveGeometry());
+    settings::kWindowState.setValue(saveState());
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (droppedFolder(event->mimeData())) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    if (const auto folder = droppedFolder(event->mimeData())) {
+        event->acceptProposedAction();
+        openModel(*folder);
+    }
+}
+
+void MainWindow::showTab(Tab tab) { m_tabs->setCurrentIndex(static_cast<int>(tab)); }
+
+MainWindow::Tab MainWindow::currentTab() const { return static_cast<Tab>(m_tabs->currentIndex()); }
+
+HeatmapWidget* MainWindow::currentHeatmap() const {
+    switch (currentTab()) {
+        case Tab::Head: return m_headView->heatmap();
+        case Tab::Compare: return m_compareView->heatmap();
+        case Tab::Overview: return m_overviewView->heatmap();
+    }
+    return m_headView->heatmap();
+}
+
+QSize MainWindow::exportSize() const {
+    const QSize size = currentHeatmap()->size();
+    return size.width() >= 300 && size.height() >= 300 ? size : kFallbackExportSize;
+}
+
+bool MainWindow::exportCurrentView(const QString& path) {
+    HeatmapWidget* heatmap = currentHeatmap();
+    if (!heatmap->isShowingFigure()) {
+        m_sink->error(tr("Nothing to export"),
+                      tr("This view shows no figure yet: open a model and type a sentence."));
+        return false;
+    }
+    try {
+        exportFigure(heatmap->figure(), path, exportSize());
+    } catch (const Error& e) {
+        heatmap->plot()->replot();
+        m_sink->error(tr("Export failed"), QString::fromStdString(e.what()));
+        return false;
+    }
+    heatmap->plot()->replot();
+    settings::kExportFolder.setValue(QFileInfo(path).absolutePath());
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 6000);
+    return true;
+}
+
+bool MainWindow::copyCurrentViewToClipboard() {
+    HeatmapWidget* heatmap = currentHeatmap();
+    if (!heatmap->isShowingFigure()) return false;
+    QGuiApplication::clipboard()->setImage(figureImage(heatmap->figure(), exportSize()));
+    heatmap->plot()->replot();
+    statusBar()->showMessage(tr("Copied the figure to the clipboard"), 4000);
+    return true;
+}
+
+ExportAllJob* MainWindow::exportAllHeads(const QString& folder, ImageFormat format) {
+    auto* job = new ExportAllJob(*m_document, folder, format, exportSize(), this);
+    connect(job, &ExportAllJob::finished, this,
+            [this, job, folder](bool completed, const QString& error) {
+                if (!error.isEmpty()) m_sink->error(tr("Export failed"), error);
+                else if (completed)
+                    statusBar()->showMessage(
+                        tr("Exported %1 files to %2").arg(job->total()).arg(folder), 8000);
+                job->deleteLater();
+            });
+    QTimer::singleShot(0, job, &ExportAllJob::start);  // callers connect to it first
+    return job;
+}
+
+}  // namespace qkv::ui

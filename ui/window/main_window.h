@@ -1,0 +1,129 @@
+#pragma once
+// The QKV Lab window: sentence, configuration and token chips on top; the Head, Compare and
+// Overview tabs (room for more); the weight panel docked at the side; menus, shortcuts, export,
+// drag-and-drop, persisted settings and a status bar (model, tokens, backend, last computation).
+// Dialogs go through a MessageSink so tests can run it without blocking.
+#include <QMainWindow>
+#include <memory>
+
+#include "ui/export/figure_export.h"
+
+class QActionGroup;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+
+namespace qkv::ui {
+
+class CompareView;
+class ConfigPanel;
+class EmptyState;
+class ExportAllJob;
+class HeadPicker;
+class HeadView;
+class HeatmapWidget;
+class LabDocument;
+class MessageSink;
+class OverviewView;
+class SentenceBar;
+class TokenChips;
+class WeightPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    enum class Tab { Head = 0, Compare = 1, Overview = 2 };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    LabDocument& document() const { return *m_document; }
+    // Not owned; the default shows message boxes.
+    void setMessageSink(MessageSink* sink);
+
+    // Opens PATH from the command line, else the most recent model, else the bundled
+    // "*-learned" example, and restores the last sentence (or an example one).
+    void startup(const QStringList& modelArguments);
+    void openModel(const QString& folder);
+
+    // The current tab's figure. Errors (nothing shown, unwritable folder, full disk) go to the
+    // message sink and leave no file behind; returns whether the file was written.
+    bool exportCurrentView(const QString& path);
+    bool copyCurrentViewToClipboard();
+    // Starts exporting every head into `folder`; the job reports progress and can be cancelled.
+    ExportAllJob* exportAllHeads(const QString& folder, ImageFormat format);
+
+    void showTab(Tab tab);
+    Tab currentTab() const;
+    HeatmapWidget* currentHeatmap() const;
+    QSize exportSize() const;
+
+    HeadView* headView() const { return m_headView; }
+    CompareView* compareView() const { return m_compareView; }
+    OverviewView* overviewView() const { return m_overviewView; }
+    WeightPanel* weightPanel() const { return m_weightPanel; }
+    TokenChips* tokenChips() const { return m_chips; }
+    SentenceBar* sentenceBar() const { return m_sentence; }
+    ConfigPanel* configPanel() const { return m_configPanel; }
+    HeadPicker* headPicker() const { return m_headPicker; }
+    EmptyState* emptyState() const { return m_emptyState; }
+    // The status bar's fields: "model", "tokens", "backend", "time".
+    QString statusField(const QString& name) const;
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildLayout();
+    void buildStatusBar();
+    void buildMenus();
+    void buildFileMenu();
+    void buildViewMenu();
+    void buildComputeMenu();
+    void restoreSettings();
+    void rebuildRecentMenu();
+    void showCentralPage();
+
+    void onOpen();
+    void onExport();
+    void onExportAll(ImageFormat format);
+    void onModelLoading(const QString& folder);
+    void onModelChanged();
+    void onModelFailed(const QString& folder, const QString& message);
+    void onSnapshotChanged();
+    void onBusyChanged(bool busy);
+    void onBackendChanged(const QString& name);
+    void onBackendFailed(const QString& choice, const QString& message);
+    void onComputeFailed(const QString& message);
+
+    std::unique_ptr<LabDocument> m_document;
+    std::unique_ptr<MessageSink> m_dialogs;
+    MessageSink* m_sink = nullptr;
+
+    QStackedWidget* m_pages = nullptr;
+    EmptyState* m_emptyState = nullptr;
+    SentenceBar* m_sentence = nullptr;
+    ConfigPanel* m_configPanel = nullptr;
+    TokenChips* m_chips = nullptr;
+    HeadPicker* m_headPicker = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    HeadView* m_headView = nullptr;
+    CompareView* m_compareView = nullptr;
+    OverviewView* m_overviewView = nullptr;
+    WeightPanel* m_weightPanel = nullptr;
+
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_examplesMenu = nullptr;
+    QActionGroup* m_backendGroup = nullptr;
+    QLabel* m_modelStatus = nullptr;
+    QLabel* m_tokenStatus = nullptr;
+    QLabel* m_backendStatus = nullptr;
+    QLabel* m_timeStatus = nullptr;
+    QProgressBar* m_busy = nullptr;
+};
+
+}  // namespace qkv::ui

@@ -1,0 +1,25 @@
+#pragma once
+// The window's persisted settings, shared by main_window.cpp and main_window_menus.cpp.
+#include <QByteArray>
+#include <QString>
+
+#include "ui/support/setting.h"
+
+namespace qkv::ui::settings {
+
+inline const Setting<QByteArray> kGeometry{QStringLiteral("window/geometry"), {}};
+inline const Setting<QByteArray> kWindowState{QStringLiteral("window/state"), {}};
+inline const Setting<int> kTab{QStringLiteral("window/tab"), 0};
+inline const Setting<QString> kSentence{QStringLiteral("input/sentence"), {}};  // empty: example
+inline const Setting<QString> kConfig{QStringLiteral("input/config"), QStringLiteral("learned")};
+inline const Setting<bool> kScaleOutside{QStringLiteral("input/scale-outside"), false};
+inline const Setting<bool> kMaskSelf{QStringLiteral("input/mask-self"), false};
+inline const Setting<QString> kMode{QStringLiteral("view/mode"), QStringLiteral("attention")};
+inline const Setting<QString> kSequentialMap{QStringLiteral("view/sequential-map"),
+                                             QStringLiteral("viridis")};
+inline const Setting<QString> kDivergingMap{QStringLiteral("view/diverging-map"),
+                                            QStringLiteral("blue-white-red")};
+inline const Setting<QString> kBackend{QStringLiteral("compute/backend"), QStringLiteral("auto")};
+inline const Setting<QString> kExportFolder{QStringLiteral("export/folder"), {}};
+
+}  // namespace qkv::ui::settings
