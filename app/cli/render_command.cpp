@@ -1,7 +1,6 @@
 // qkvlab-cli render: one head's heatmap to PNG, SVG or PDF without a display, drawn by the app's
 // own figure builder. Built only with the GUI (QKV_BUILD_GUI), since it needs Qt.
 #include <QApplication>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +8,7 @@
 #include "app/cli/command.h"
 #include "core/util/error.h"
 #include "ui/compute/token_list.h"
+#include "ui/plot/color_maps.h"
 #include "ui/render/head_render.h"
 
 namespace qkv::cli {
@@ -43,8 +43,16 @@ int runRender(const Arguments& args) {
     request.compare = args.flag("compare");
     request.size = QSize(args.integer("width", 200, 10000).value_or(request.size.width()),
                          args.integer("height", 200, 10000).value_or(request.size.height()));
-    if (auto map = args.value("colormap")) request.colors.sequential = QString::fromStdString(*map);
-    if (auto map = args.value("diverging")) request.colors.diverging = QString::fromStdString(*map);
+    auto colorMap = [&](const char* option, const QStringList& names, QString& target) {
+        if (auto name = args.value(option)) {
+            target = QString::fromStdString(*name);
+            if (!names.contains(target))
+                throw UsageError(std::string("--") + option + " must be one of " +
+                                 names.join(", ").toStdString());
+        }
+    };
+    colorMap("colormap", ui::sequentialMapNames(), request.colors.sequential);
+    colorMap("diverging", ui::divergingMapNames(), request.colors.diverging);
 
     auto backend = openBackend(args);
     const QString out = QString::fromStdString(args.required("out"));
