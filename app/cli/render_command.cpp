@@ -69,7 +69,8 @@ Command renderCommand() {
     for (auto& o : configOptions()) options.push_back(o);
     options.push_back({"layer", "L", "layer (0-based, default 0)"});
     options.push_back({"head", "H", "head (0-based, default 0)"});
-    options.push_back({"view", "attention|scores|asymmetry", "what the heatmap shows (default attention)"});
+    options.push_back(
+        {"view", "attention|scores|asymmetry", "what the heatmap shows (default attention)"});
     options.push_back({"compare", "", "learned | configuration | difference, as the Compare tab"});
     options.push_back({"out", "FILE", "output image: .png, .svg or .pdf"});
     options.push_back({"width", "PX", "figure width in logical pixels (default 1000; PNG at 2x)"});

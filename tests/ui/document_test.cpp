@@ -53,11 +53,13 @@ TEST_F(MainWindowTest, BrokenModelFolderGivesADialogNamingTheProblem) {
     ASSERT_TRUE(waitFor([&] { return !doc().isLoading(); }));
     EXPECT_EQ(doc().model(), nullptr);
     ASSERT_EQ(sink.errors.size(), 1);
-    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("config.json"))) << sink.errors[0].toStdString();
+    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("config.json")))
+        << sink.errors[0].toStdString();
 
     window->openModel(QDir(dir.path()).filePath("missing"));
     ASSERT_TRUE(waitFor([&] { return sink.errors.size() == 2; }));
-    EXPECT_TRUE(sink.errors[1].contains(QStringLiteral("not a folder"))) << sink.errors[1].toStdString();
+    EXPECT_TRUE(sink.errors[1].contains(QStringLiteral("not a folder")))
+        << sink.errors[1].toStdString();
 }
 
 TEST_F(MainWindowTest, MissingWeightsKeepThePreviousModelOpen) {
@@ -68,7 +70,8 @@ TEST_F(MainWindowTest, MissingWeightsKeepThePreviousModelOpen) {
                             QDir(dir.path()).filePath("config.json")));
     window->openModel(dir.path());
     ASSERT_TRUE(waitFor([&] { return !doc().isLoading() && !sink.errors.isEmpty(); }));
-    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("safetensors"))) << sink.errors[0].toStdString();
+    EXPECT_TRUE(sink.errors[0].contains(QStringLiteral("safetensors")))
+        << sink.errors[0].toStdString();
     ASSERT_NE(doc().model(), nullptr);
     EXPECT_EQ(doc().model()->name(), "gpt2-random-tiny");
 }
@@ -102,7 +105,8 @@ TEST_F(MainWindowTest, ChoosingVulkanWhereADeviceExistsRunsOnIt) {
     ASSERT_TRUE(waitFor([&] {
         return !sink.errors.isEmpty() || doc().backendChoice() == QStringLiteral("vulkan");
     }));
-    if (!sink.errors.isEmpty()) GTEST_SKIP() << "no Vulkan device: " << sink.errors[0].toStdString();
+    if (!sink.errors.isEmpty())
+        GTEST_SKIP() << "no Vulkan device: " << sink.errors[0].toStdString();
     ASSERT_TRUE(settle());
     EXPECT_TRUE(window->statusField("backend").contains(QStringLiteral("vulkan")));
     EXPECT_EQ(doc().snapshot()->backend, doc().backendName());

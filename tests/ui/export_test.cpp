@@ -1,8 +1,10 @@
 // Export: the current view to PNG, SVG and PDF, failures leave no file, every head to a folder,
 // and `qkvlab-cli render`'s code path draws the same picture as the app.
+#include <QClipboard>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QImage>
 #include <QSignalSpy>
 #include <QSvgRenderer>
@@ -47,7 +49,8 @@ TEST_F(ExportTest, EveryViewExportsToPngSvgAndPdf) {
         const QString base = QDir(dir.path()).filePath(QStringLiteral("view%1").arg(int(tab)));
         const QSize size = window->exportSize();
 
-        ASSERT_TRUE(window->exportCurrentView(base + ".png")) << sink.errors.join("; ").toStdString();
+        ASSERT_TRUE(window->exportCurrentView(base + ".png"))
+            << sink.errors.join("; ").toStdString();
         QImage png(base + ".png");
         ASSERT_FALSE(png.isNull());
         EXPECT_EQ(png.size(), size * kPngScale);
@@ -63,6 +66,15 @@ TEST_F(ExportTest, EveryViewExportsToPngSvgAndPdf) {
     EXPECT_TRUE(sink.errors.isEmpty());
     // The on-screen layout is back after exporting at another size.
     EXPECT_TRUE(window->headView()->heatmap()->isShowingFigure());
+}
+
+TEST_F(ExportTest, CopiesTheViewToTheClipboard) {
+    QKV_REQUIRE_SHARED(shared);
+    openMovie();
+    QTest::keyClick(window.get(), Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+    const QImage image = QGuiApplication::clipboard()->image();
+    ASSERT_FALSE(image.isNull());
+    EXPECT_EQ(image.size(), window->exportSize() * kPngScale);
 }
 
 TEST_F(ExportTest, UnwritableFolderGivesAnErrorAndLeavesNoFile) {
@@ -110,7 +122,8 @@ TEST_F(ExportTest, ExportAllHeadsWritesAnImagePerHeadAndTheMetrics) {
 TEST_F(ExportTest, ExportAllCanBeCancelledAndReportsFailures) {
     QKV_REQUIRE_SHARED(shared);
     openMovie();
-    ExportAllJob* job = window->exportAllHeads(QDir(dir.path()).filePath("cancelled"), ImageFormat::Svg);
+    ExportAllJob* job =
+        window->exportAllHeads(QDir(dir.path()).filePath("cancelled"), ImageFormat::Svg);
     QSignalSpy finished(job, &ExportAllJob::finished);
     QObject::connect(job, &ExportAllJob::progressChanged, job, [job](int done, int) {
         if (done == 2) job->cancel();

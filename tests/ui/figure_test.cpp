@@ -1,6 +1,7 @@
 // The figure builder alone, on synthetic data (no model needed): masking, the asymmetry and
 // difference matrices, square cells at any size, colour ranges, and the three file formats.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QDir>
 #include <QFile>
@@ -8,7 +9,6 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "core/util/error.h"
 #include "ui/export/figure_export.h"
@@ -46,7 +46,8 @@ QStringList labels(int n) {
 
 TEST(HeadMatrices, AttentionMasksFutureCellsAndKeepsTheRest) {
     const AttentionTrace trace = syntheticTrace(4);
-    const HeatmapData d = headHeatmap(trace, labels(4), 0, 0, HeatmapMode::Attention, {true, false});
+    const HeatmapData d =
+        headHeatmap(trace, labels(4), 0, 0, HeatmapMode::Attention, {true, false});
     EXPECT_TRUE(std::isnan(d.at(0, 1)));
     EXPECT_DOUBLE_EQ(d.at(3, 1), 0.25);
     EXPECT_FALSE(d.diverging);

@@ -1,5 +1,9 @@
 // The Head tab against the core: the heatmap's cells are the core's attention, shared-qk makes
 // S - S^T vanish, the layer/head pickers and keyboard move through heads, hover and click work.
+#include "ui/views/head_view.h"
+
+#include <qcustomplot.h>
+
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QLineEdit>
@@ -7,14 +11,12 @@
 #include <QSpinBox>
 #include <QToolTip>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "core/analysis/head_metrics.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/config_panel.h"
 #include "ui/views/head_picker.h"
-#include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/token_chips.h"
@@ -46,8 +48,10 @@ TEST_F(MainWindowTest, HeadViewShowsTheCoresAttention) {
     for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
             const double shown = figure.shownValue({0, i, j});
-            if (j > i) EXPECT_TRUE(std::isnan(shown)) << "causally masked cell " << i << "," << j;
-            else EXPECT_NEAR(shown, a(i, j), 1e-6) << "cell " << i << "," << j;
+            if (j > i)
+                EXPECT_TRUE(std::isnan(shown)) << "causally masked cell " << i << "," << j;
+            else
+                EXPECT_NEAR(shown, a(i, j), 1e-6) << "cell " << i << "," << j;
         }
     EXPECT_EQ(window->statusField("tokens"), QStringLiteral("%1 tokens").arg(n));
     EXPECT_TRUE(window->statusField("backend").startsWith("backend: cpu"));
@@ -71,7 +75,8 @@ TEST_F(MainWindowTest, SharedQkMakesTheAsymmetryViewZero) {
     double largestScore = 0;
     const auto& s = doc().snapshot()->trace->scores(0, 0);
     for (int i = 0; i < s.rows(); ++i)
-        for (int j = 0; j < s.cols(); ++j) largestScore = std::max(largestScore, double(std::abs(s(i, j))));
+        for (int j = 0; j < s.cols(); ++j)
+            largestScore = std::max(largestScore, double(std::abs(s(i, j))));
     for (int i = 0; i < data.rows; ++i)
         for (int j = 0; j < data.cols; ++j)
             EXPECT_NEAR(figure.shownValue({0, i, j}), 0.0, 1e-5 * largestScore);
@@ -92,7 +97,8 @@ TEST_F(MainWindowTest, PickersAndKeyboardMoveThroughLayersAndHeads) {
     EXPECT_EQ(doc().layer(), 1);
     EXPECT_EQ(window->headPicker()->layerBox()->value(), 1);
     EXPECT_EQ(window->headPicker()->headBox()->value(), 1);
-    EXPECT_EQ(headFigure(*window).spec().title, QStringLiteral("Layer 1 · Head 1 · learned · attention"));
+    EXPECT_EQ(headFigure(*window).spec().title,
+              QStringLiteral("Layer 1 · Head 1 · learned · attention"));
     QTest::keyClick(window->headView()->heatmap()->plot(), Qt::Key_Left);
     QTest::keyClick(window->headView()->heatmap()->plot(), Qt::Key_Left);  // wraps to layer 0
     EXPECT_EQ(doc().layer(), 0);

@@ -7,7 +7,8 @@
 
 namespace qkv::ui::test {
 
-Reference referenceTrace(const QString& folder, const QString& text, const AttentionConfig& config) {
+Reference referenceTrace(const QString& folder, const QString& text,
+                         const AttentionConfig& config) {
     Reference ref;
     ref.model = Model::open(folder.toStdString());
     ref.tokens = ref.model->tokenize(text.toStdString());
@@ -36,7 +37,8 @@ void MainWindowTest::TearDown() { window.reset(); }
     if (!waitFor([&] { return !doc().isLoading(); }))
         return ::testing::AssertionFailure() << "model did not finish loading";
     if (!doc().model())
-        return ::testing::AssertionFailure() << "model failed: " << sink.errors.join("; ").toStdString();
+        return ::testing::AssertionFailure()
+               << "model failed: " << sink.errors.join("; ").toStdString();
     return ::testing::AssertionSuccess();
 }
 
@@ -46,7 +48,8 @@ void MainWindowTest::TearDown() { window.reset(); }
     QTest::keyClicks(editor, text);
     if (editor->text() != text)
         return ::testing::AssertionFailure() << "editor shows " << editor->text().toStdString();
-    if (!waitFor([&] { return !doc().isBusy() && doc().snapshot() && doc().snapshot()->text == text; }))
+    if (!waitFor(
+            [&] { return !doc().isBusy() && doc().snapshot() && doc().snapshot()->text == text; }))
         return ::testing::AssertionFailure() << "no result for '" << text.toStdString() << "'";
     return settle();
 }
@@ -55,8 +58,7 @@ void MainWindowTest::TearDown() { window.reset(); }
     const bool done = waitFor([&] {
         const auto s = doc().snapshot();
         const auto m = doc().metrics();
-        return !doc().isBusy() && !doc().isLoading() &&
-               (!s || (m && m->sequence == s->sequence));
+        return !doc().isBusy() && !doc().isLoading() && (!s || (m && m->sequence == s->sequence));
     });
     QTest::qWait(20);  // let queued repaints run
     return done ? ::testing::AssertionSuccess()

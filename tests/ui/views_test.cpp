@@ -1,7 +1,16 @@
 // The Compare and Overview tabs, placeholders, truncation, the empty state and tab shortcuts.
+#include <QAction>
+#include <QApplication>
 #include <QComboBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QStackedWidget>
+#include <QTemporaryDir>
+#include <QUrl>
 #include <cmath>
 
 #include "tests/ui/ui_test_support.h"
@@ -62,7 +71,8 @@ TEST_F(MainWindowTest, OverviewColoursHeadsAndOpensTheClickedOne) {
     ASSERT_EQ(grid.cols, 8);
     for (int l = 0; l < 5; ++l)
         for (int h = 0; h < 8; ++h)
-            EXPECT_DOUBLE_EQ(heatmap->figure().shownValue({0, l, h}), m.layers[l].heads[h].wqkSymmetry);
+            EXPECT_DOUBLE_EQ(heatmap->figure().shownValue({0, l, h}),
+                             m.layers[l].heads[h].wqkSymmetry);
 
     overview->setMetric(HeadMetric::ScoreSymmetry);
     const HeatmapData& scores = heatmap->figure().spec().panels.at(0).data;
@@ -84,7 +94,8 @@ TEST_F(MainWindowTest, EmptySentenceShowsAFriendlyPlaceholder) {
     window->sentenceBar()->editor()->clear();
     ASSERT_TRUE(settle());
     EXPECT_FALSE(window->headView()->heatmap()->isShowingFigure());
-    EXPECT_TRUE(window->headView()->heatmap()->placeholderText().contains(QStringLiteral("Type a sentence")));
+    EXPECT_TRUE(window->headView()->heatmap()->placeholderText().contains(
+        QStringLiteral("Type a sentence")));
     EXPECT_TRUE(window->tokenChips()->chipTexts().isEmpty());
     EXPECT_TRUE(sink.errors.isEmpty());
 }
@@ -110,6 +121,55 @@ TEST_F(MainWindowTest, StartsWithAnInvitingEmptyState) {
     ASSERT_NE(pages, nullptr);
     EXPECT_EQ(pages->currentWidget(), window->emptyState());
     EXPECT_EQ(window->statusField("model"), QStringLiteral("no model"));
+}
+
+TEST_F(MainWindowTest, StartupOpensTheGivenFolderWithAnExampleSentence) {
+    QKV_REQUIRE_SHARED(shared);
+    window->startup({modelPath(shared, "gpt2-random-tiny")});
+    ASSERT_TRUE(waitFor([&] { return doc().model() != nullptr; }));
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(doc().text(), exampleSentences().value(0));
+    EXPECT_TRUE(window->headView()->heatmap()->isShowingFigure());
+    EXPECT_TRUE(window->windowTitle().startsWith(QStringLiteral("gpt2-random-tiny")));
+}
+
+TEST_F(MainWindowTest, FirstLaunchOpensTheBundledLearnedModel) {
+    QKV_REQUIRE_SHARED(shared);
+    QTemporaryDir models;
+    ASSERT_TRUE(QFile::link(modelPath(shared, "gpt2-random-tiny"),
+                            QDir(models.path()).filePath(QStringLiteral("tiny-learned"))));
+    ASSERT_TRUE(QFile::link(modelPath(shared, "gpt2-random-tiny"),
+                            QDir(models.path()).filePath(QStringLiteral("tiny-shared-qk"))));
+    qputenv("QKV_MODELS_DIR", models.path().toUtf8());
+    window = std::make_unique<MainWindow>();  // reads the examples when building its menus
+    window->setMessageSink(&sink);
+    window->show();
+    window->startup({});
+    ASSERT_TRUE(waitFor([&] { return doc().model() != nullptr; }));
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(doc().model()->name(), "tiny-learned");
+    EXPECT_TRUE(doc().snapshot());
+    QStringList examples;
+    for (QAction* action : window->findChildren<QAction*>())
+        if (action->text().startsWith(QStringLiteral("tiny-"))) examples << action->text();
+    examples.sort();
+    EXPECT_EQ(examples,
+              (QStringList{QStringLiteral("tiny-learned"), QStringLiteral("tiny-shared-qk")}));
+    qunsetenv("QKV_MODELS_DIR");
+}
+
+TEST_F(MainWindowTest, DroppingAFolderOpensIt) {
+    QKV_REQUIRE_SHARED(shared);
+    QMimeData mime;
+    // A file inside the folder counts as the folder.
+    mime.setUrls({QUrl::fromLocalFile(modelPath(shared, "gpt2-random-tiny") + "/config.json")});
+    QDragEnterEvent enter(QPoint(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.get(), &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(200, 200), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window.get(), &drop);
+    ASSERT_TRUE(waitFor([&] { return doc().model() != nullptr; }));
+    EXPECT_EQ(doc().model()->name(), "gpt2-random-tiny");
 }
 
 TEST_F(MainWindowTest, SettingsPersistAcrossWindows) {

@@ -87,8 +87,9 @@ void ComputeWorker::compute(const ComputeRequest& request) {
     } catch (const Error& e) {
         emit computeFailed(request.sequence, QString::fromStdString(e.what()));
     } catch (const std::bad_alloc&) {
-        emit computeFailed(request.sequence,
-                           QStringLiteral("out of memory: the sentence is too long for this model"));
+        emit computeFailed(
+            request.sequence,
+            QStringLiteral("out of memory: the sentence is too long for this model"));
     } catch (const std::exception& e) {
         emit computeFailed(request.sequence, QStringLiteral("internal error: ") + e.what());
     }
@@ -114,9 +115,9 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     forward.logits = LogitsMode::None;
     forward.cancel = request.cancel.get();
     const bool compare = !(request.config == AttentionConfig{});
-    forward.capture = capturePolicy(m_model->config(), static_cast<int>(forward.ids.size()),
-                                    compare ? 2 : 1, request.layer, request.head,
-                                    request.captureAll);
+    forward.capture =
+        capturePolicy(m_model->config(), static_cast<int>(forward.ids.size()), compare ? 2 : 1,
+                      request.layer, request.head, request.captureAll);
     snapshot->capture = forward.capture;
     auto trace = std::make_shared<const AttentionTrace>(m_forward->run(forward).trace);
     snapshot->trace = trace;

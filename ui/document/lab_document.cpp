@@ -44,8 +44,7 @@ void LabDocument::openModel(const QString& folder) {
     m_worker->latestSequence() = ++m_sequence;  // results for the old model are stale
     emit modelLoading(folder);
     QMetaObject::invokeMethod(
-        m_worker, [worker = m_worker, folder] { worker->loadModel(folder); },
-        Qt::QueuedConnection);
+        m_worker, [worker = m_worker, folder] { worker->loadModel(folder); }, Qt::QueuedConnection);
 }
 
 void LabDocument::onModelLoaded(std::shared_ptr<const qkv::Model> model, QString backendChoice,
@@ -102,8 +101,8 @@ void LabDocument::setHead(int layer, int head) {
 void LabDocument::stepHead(int delta) {
     if (!m_model) return;
     const int heads = m_model->config().heads;
-    const int index = std::clamp(m_layer * heads + m_head + delta, 0,
-                                 m_model->config().layers * heads - 1);
+    const int index =
+        std::clamp(m_layer * heads + m_head + delta, 0, m_model->config().layers * heads - 1);
     setHead(index / heads, index % heads);
 }
 
@@ -189,8 +188,7 @@ void LabDocument::submit(bool captureAll) {
     request.cancel = m_cancel = std::make_shared<std::atomic<bool>>(false);
     setBusy(true);
     QMetaObject::invokeMethod(
-        m_worker, [worker = m_worker, request] { worker->compute(request); },
-        Qt::QueuedConnection);
+        m_worker, [worker = m_worker, request] { worker->compute(request); }, Qt::QueuedConnection);
 }
 
 void LabDocument::clearResults() {

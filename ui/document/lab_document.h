@@ -70,8 +70,8 @@ public:
     QString backendName() const { return m_backendName; }      // what actually runs
     void setBackendChoice(const QString& choice);
 
-    void recompute();         // now, without waiting for the debounce
-    void computeAllHeads();   // recompute keeping every head (batch export of long sentences)
+    void recompute();        // now, without waiting for the debounce
+    void computeAllHeads();  // recompute keeping every head (batch export of long sentences)
     void cancelComputation();
 
     TraceSnapshotPtr snapshot() const { return m_snapshot; }

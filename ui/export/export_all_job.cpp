@@ -1,8 +1,9 @@
 #include "ui/export/export_all_job.h"
 
+#include <qcustomplot.h>
+
 #include <QDir>
 #include <nlohmann/json.hpp>
-#include <qcustomplot.h>
 
 #include "core/report/json_report.h"
 #include "core/util/atomic_file.h"
@@ -104,8 +105,8 @@ void ExportAllJob::renderNext() {
         input.causal = model.config().causal;
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
-        exportFigure(*m_figure, QDir(m_folder).filePath(fileName(input.layer, input.head, m_format)),
-                     m_size);
+        exportFigure(*m_figure,
+                     QDir(m_folder).filePath(fileName(input.layer, input.head, m_format)), m_size);
         ++m_next;
         emit progressChanged(m_next, m_total);
     } catch (const Error& e) {

@@ -1,11 +1,12 @@
 #include "ui/export/figure_export.h"
 
+#include <qcustomplot.h>
+
 #include <QBuffer>
 #include <QFileInfo>
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSvgGenerator>
-#include <qcustomplot.h>
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -78,9 +79,12 @@ std::optional<ImageFormat> imageFormatForPath(const QString& path) {
 
 QString imageFormatExtension(ImageFormat format) {
     switch (format) {
-        case ImageFormat::Png: return QStringLiteral("png");
-        case ImageFormat::Svg: return QStringLiteral("svg");
-        case ImageFormat::Pdf: return QStringLiteral("pdf");
+        case ImageFormat::Png:
+            return QStringLiteral("png");
+        case ImageFormat::Svg:
+            return QStringLiteral("svg");
+        case ImageFormat::Pdf:
+            return QStringLiteral("pdf");
     }
     return {};
 }
@@ -107,8 +111,7 @@ QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& 
 
 void exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
     const auto format = imageFormatForPath(path);
-    if (!format)
-        throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
+    if (!format) throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
     const QByteArray bytes = renderFigure(figure, *format, size);
     writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), bytes.size()));
 }

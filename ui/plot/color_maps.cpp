@@ -37,10 +37,10 @@ QCPColorGradient sequentialGradient(const QString& name) {
 
 QCPColorGradient divergingGradient(const QString& name) {
     if (name == "purple-white-green")
-        return gradientFrom({"#40004b", "#762a83", "#c2a5cf", "#f7f7f7", "#a6dba0", "#1b7837",
-                             "#00441b"});
-    return gradientFrom({"#053061", "#2166ac", "#92c5de", "#f7f7f7", "#f4a582", "#b2182b",
-                         "#67001f"});
+        return gradientFrom(
+            {"#40004b", "#762a83", "#c2a5cf", "#f7f7f7", "#a6dba0", "#1b7837", "#00441b"});
+    return gradientFrom(
+        {"#053061", "#2166ac", "#92c5de", "#f7f7f7", "#f4a582", "#b2182b", "#67001f"});
 }
 
 }  // namespace qkv::ui

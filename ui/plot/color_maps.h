@@ -3,9 +3,10 @@
 // maps are defined here from matplotlib's stops: sequential maps for values >= 0 (attention,
 // similarities) and diverging maps, white at zero, for signed values (scores, S - S^T,
 // differences, symmetry scores). Masked cells (NaN) are drawn in a light grey.
+#include <qcustomplot.h>
+
 #include <QString>
 #include <QStringList>
-#include <qcustomplot.h>
 
 namespace qkv::ui {
 

@@ -22,9 +22,9 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     const HeadMatrixOptions options{input.causal, input.config.scaleOutside};
     FigureSpec spec;
     spec.title = headTitle(input.layer, input.head, input.config, input.mode);
-    spec.panels.push_back({headHeatmap(*input.trace, input.labels, input.layer, input.head,
-                                       input.mode, options),
-                           QString(), 0});
+    spec.panels.push_back(
+        {headHeatmap(*input.trace, input.labels, input.layer, input.head, input.mode, options),
+         QString(), 0});
     return spec;
 }
 

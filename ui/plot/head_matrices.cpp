@@ -21,8 +21,8 @@ HeatmapData frame(int n, const QStringList& labels) {
 
 }  // namespace
 
-HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer,
-                        int head, HeatmapMode mode, const HeadMatrixOptions& options) {
+HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer, int head,
+                        HeatmapMode mode, const HeadMatrixOptions& options) {
     const int n = trace.tokens();
     HeatmapData data = frame(n, labels);
     if (mode == HeatmapMode::Attention) {

@@ -16,8 +16,8 @@ struct HeadMatrixOptions {
 };
 
 // The head must have been captured (the trace throws qkv::Error otherwise).
-HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer,
-                        int head, HeatmapMode mode, const HeadMatrixOptions& options);
+HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer, int head,
+                        HeatmapMode mode, const HeadMatrixOptions& options);
 
 // config - learned, cell by cell (NaN where either is masked), diverging around zero.
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);

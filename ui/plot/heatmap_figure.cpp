@@ -275,7 +275,8 @@ bool HeatmapFigure::updateTickStrides() {
         const double lineHeight = QFontMetrics(y->tickLabelFont()).height() + 1;
         int widest = 0;
         for (const QString& label : d.colLabels)
-            widest = std::max(widest, QFontMetrics(x->tickLabelFont()).horizontalAdvance(elided(label)));
+            widest =
+                std::max(widest, QFontMetrics(x->tickLabelFont()).horizontalAdvance(elided(label)));
         // Rotated labels need their line height across the axis, upright ones their width.
         const double xNeed = x->tickLabelRotation() != 0 ? lineHeight * 1.15 : widest + 6.0;
         const int rowStride = strideFor(lineHeight, static_cast<double>(r.height()) / d.rows);

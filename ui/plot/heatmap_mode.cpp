@@ -4,9 +4,12 @@ namespace qkv::ui {
 
 QString heatmapModeName(HeatmapMode mode) {
     switch (mode) {
-        case HeatmapMode::Attention: return QStringLiteral("attention");
-        case HeatmapMode::Scores: return QStringLiteral("scores");
-        case HeatmapMode::Asymmetry: return QStringLiteral("asymmetry");
+        case HeatmapMode::Attention:
+            return QStringLiteral("attention");
+        case HeatmapMode::Scores:
+            return QStringLiteral("scores");
+        case HeatmapMode::Asymmetry:
+            return QStringLiteral("asymmetry");
     }
     return {};
 }
@@ -19,9 +22,12 @@ std::optional<HeatmapMode> parseHeatmapMode(const QString& name) {
 
 QString heatmapModeLabel(HeatmapMode mode) {
     switch (mode) {
-        case HeatmapMode::Attention: return QStringLiteral("Attention A");
-        case HeatmapMode::Scores: return QStringLiteral("Scores S");
-        case HeatmapMode::Asymmetry: return QStringLiteral("Asymmetry S − Sᵀ");
+        case HeatmapMode::Attention:
+            return QStringLiteral("Attention A");
+        case HeatmapMode::Scores:
+            return QStringLiteral("Scores S");
+        case HeatmapMode::Asymmetry:
+            return QStringLiteral("Asymmetry S − Sᵀ");
     }
     return {};
 }

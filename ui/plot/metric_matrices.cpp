@@ -36,13 +36,20 @@ const HeadMetricInfo& headMetricInfo(HeadMetric metric) {
 
 std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric) {
     switch (metric) {
-        case HeadMetric::WqkSymmetry: return head.wqkSymmetry;
-        case HeadMetric::ScoreSymmetry: return head.scoreSymmetry;
-        case HeadMetric::QkSimilarity: return head.qkSimilarity;
-        case HeadMetric::QvSimilarity: return head.qvSimilarity;
-        case HeadMetric::KvSimilarity: return head.kvSimilarity;
-        case HeadMetric::EigenPositivity: return head.eigenPositivity;
-        case HeadMetric::WqkRank: return head.wqkRank;
+        case HeadMetric::WqkSymmetry:
+            return head.wqkSymmetry;
+        case HeadMetric::ScoreSymmetry:
+            return head.scoreSymmetry;
+        case HeadMetric::QkSimilarity:
+            return head.qkSimilarity;
+        case HeadMetric::QvSimilarity:
+            return head.qvSimilarity;
+        case HeadMetric::KvSimilarity:
+            return head.kvSimilarity;
+        case HeadMetric::EigenPositivity:
+            return head.eigenPositivity;
+        case HeadMetric::WqkRank:
+            return head.wqkRank;
     }
     return std::nullopt;
 }

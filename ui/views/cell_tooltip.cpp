@@ -25,7 +25,8 @@ QString headCellValues(const AttentionTrace& trace, int layer, int head, int que
     if (trace.hasProbabilities(layer, head)) {
         const double a = trace.probabilities(layer, head)(query, key);
         lines << (causal && key > query
-                      ? QStringLiteral("A<sub>ij</sub> = 0 (masked: a token sees only earlier ones)")
+                      ? QStringLiteral(
+                            "A<sub>ij</sub> = 0 (masked: a token sees only earlier ones)")
                       : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
     }
     if (trace.hasScores(layer, head)) {

@@ -1,8 +1,8 @@
 #include "ui/views/compare_view.h"
 
 #include <QLabel>
-#include <cmath>
 #include <QVBoxLayout>
+#include <cmath>
 
 #include "ui/document/lab_document.h"
 #include "ui/plot/head_figures.h"
@@ -65,7 +65,7 @@ QString CompareView::cellToolTip(const HeatmapCell& cell) const {
     for (size_t i = 0; i < spec.panels.size(); ++i) {
         const double v = spec.panels[i].data.at(cell.row, cell.col);
         lines << QStringLiteral("%1: %2").arg(spec.panels[i].title.toHtmlEscaped(),
-                                               std::isnan(v) ? tr("masked") : formatNumber(v));
+                                              std::isnan(v) ? tr("masked") : formatNumber(v));
     }
     return lines.join(QStringLiteral("<br>"));
 }

@@ -35,7 +35,8 @@ ConfigPanel::ConfigPanel(LabDocument& document, QWidget* parent)
         layout->addWidget(new QLabel(tr("%1 ←").arg(slotNames[slot]), this));
         m_slots[slot] = new QComboBox(this);
         m_slots[slot]->addItems({"W_Q", "W_K", "W_V"});
-        m_slots[slot]->setToolTip(tr("The learned matrix that fills the %1 slot").arg(slotNames[slot]));
+        m_slots[slot]->setToolTip(
+            tr("The learned matrix that fills the %1 slot").arg(slotNames[slot]));
         layout->addWidget(m_slots[slot]);
         connect(m_slots[slot], &QComboBox::currentIndexChanged, this, &ConfigPanel::onSlotsChanged);
     }

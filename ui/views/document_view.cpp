@@ -43,8 +43,7 @@ std::optional<std::pair<int, int>> DocumentView::selectedCell(const LabDocument&
 
 QString DocumentView::placeholder() const {
     const LabDocument& d = m_document;
-    if (d.isLoading())
-        return tr("Opening %1…").arg(QFileInfo(d.loadingFolder()).fileName());
+    if (d.isLoading()) return tr("Opening %1…").arg(QFileInfo(d.loadingFolder()).fileName());
     if (!d.model())
         return tr("Open a model folder to begin: File ▸ Open (Ctrl+O), or drop a folder here.");
     if (!d.model()->tokenizer())
@@ -52,7 +51,8 @@ QString DocumentView::placeholder() const {
             .arg(QString::fromStdString(d.model()->tokenizerError()));
     if (d.text().trimmed().isEmpty())
         return tr("Type a sentence above to see how every head attends.");
-    if (!d.computeError().isEmpty()) return tr("Could not analyse this sentence:\n%1").arg(d.computeError());
+    if (!d.computeError().isEmpty())
+        return tr("Could not analyse this sentence:\n%1").arg(d.computeError());
     if (!d.snapshot()) return tr("Computing…");
     return {};
 }

@@ -1,10 +1,11 @@
 #include "ui/views/heatmap_widget.h"
 
+#include <qcustomplot.h>
+
 #include <QLabel>
 #include <QResizeEvent>
 #include <QStackedLayout>
 #include <QToolTip>
-#include <qcustomplot.h>
 
 namespace qkv::ui {
 

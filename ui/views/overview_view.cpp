@@ -27,8 +27,7 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     row->setContentsMargins(8, 0, 8, 0);
     row->addWidget(new QLabel(tr("Colour by"), this));
     m_metric = new QComboBox(this);
-    for (const HeadMetricInfo& info : headMetricInfos())
-        m_metric->addItem(info.title, info.key);
+    for (const HeadMetricInfo& info : headMetricInfos()) m_metric->addItem(info.title, info.key);
     const int saved = m_metric->findData(kMetricSetting.value());
     m_metric->setCurrentIndex(saved >= 0 ? saved : 0);
     row->addWidget(m_metric);
@@ -80,9 +79,9 @@ void OverviewView::refresh() {
     }
     const QString subtitle = QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
                              configTitle(metrics->config);
-    m_heatmap->showFigure(overviewFigure(*metrics->metrics, metric(), subtitle,
-                                         d.model()->config().headDim),
-                          d.colorScheme(), std::make_pair(d.layer(), d.head()));
+    m_heatmap->showFigure(
+        overviewFigure(*metrics->metrics, metric(), subtitle, d.model()->config().headDim),
+        d.colorScheme(), std::make_pair(d.layer(), d.head()));
 }
 
 QString OverviewView::cellToolTip(const HeatmapCell& cell) const {

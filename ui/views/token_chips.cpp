@@ -1,6 +1,7 @@
 #include "ui/views/token_chips.h"
 
 #include <QLabel>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
@@ -9,10 +10,21 @@
 namespace qkv::ui {
 namespace {
 
-QString chipStyle(const QString& background, const QString& border, const QString& color) {
-    return QStringLiteral("QLabel { background: %1; border: 1px solid %2; border-radius: 6px; "
-                          "padding: 2px 6px; color: %3; }")
-        .arg(background, border, color);
+// One style sheet for all chips; a chip's "kind" property picks its colours, so updating a
+// chip never re-parses a style sheet.
+const char* kChipStyle = R"(
+QLabel { border-radius: 6px; padding: 2px 6px; border: 1px solid #c5ccd8;
+         background: #eef1f6; color: #1f2a44; }
+QLabel[kind="special"] { border-color: #d0d0d0; background: #f2f2f2; color: #888888; }
+QLabel[kind="query"] { border-color: #e67e22; background: #ffe0b2; color: #4a2500; }
+QLabel[kind="key"] { border-color: #2e86c1; background: #d6eaf8; color: #0b2e4a; }
+)";
+
+void setKind(QLabel* chip, const char* kind) {
+    if (chip->property("kind").toString() == QLatin1String(kind)) return;
+    chip->setProperty("kind", kind);
+    chip->style()->unpolish(chip);
+    chip->style()->polish(chip);
 }
 
 }  // namespace
@@ -23,6 +35,7 @@ TokenChips::TokenChips(LabDocument& document, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     m_chipArea = new QWidget(this);
+    m_chipArea->setStyleSheet(QString::fromLatin1(kChipStyle));
     m_flow = new FlowLayout(m_chipArea, 4);
     m_flow->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_chipArea);
@@ -41,34 +54,42 @@ QStringList TokenChips::chipTexts() const {
     return texts;
 }
 
-QString TokenChips::noticeText() const { return m_notice->isVisible() ? m_notice->text() : QString(); }
+QString TokenChips::noticeText() const {
+    return m_notice->isVisible() ? m_notice->text() : QString();
+}
 
+// Chips are reused while typing: only the tokens past the old count are new widgets.
 void TokenChips::rebuild() {
-    qDeleteAll(m_chips);
-    m_chips.clear();
     const auto snapshot = m_document.snapshot();
+    const int count = snapshot ? static_cast<int>(snapshot->tokens.size()) : 0;
+    while (m_chips.size() > count) delete m_chips.takeLast();
+    while (m_chips.size() < count) {
+        auto* chip = new QLabel(m_chipArea);
+        chip->setTextFormat(Qt::PlainText);  // "<s>" is a token, not markup
+        m_flow->addWidget(chip);
+        chip->show();
+        m_chips.append(chip);
+    }
     m_notice->setVisible(snapshot && snapshot->truncatedFrom);
     if (!snapshot) return;
     if (snapshot->truncatedFrom)
         m_notice->setText(tr("The sentence has %1 tokens; the model reads at most %2, so the last "
                              "%3 were dropped.")
                               .arg(*snapshot->truncatedFrom)
-                              .arg(snapshot->tokens.size())
-                              .arg(*snapshot->truncatedFrom -
-                                   static_cast<int>(snapshot->tokens.size())));
-    for (size_t i = 0; i < snapshot->tokens.size(); ++i) {
+                              .arg(count)
+                              .arg(*snapshot->truncatedFrom - count));
+    for (int i = 0; i < count; ++i) {
         const ShownToken& token = snapshot->tokens[i];
-        auto* chip = new QLabel(token.label, m_chipArea);
-        chip->setTextFormat(Qt::PlainText);  // "<s>" is a token, not markup
+        QLabel* chip = m_chips[i];
+        chip->setText(token.label);
         chip->setToolTip(tr("token %1 · id %2 · piece %3")
                              .arg(i)
                              .arg(token.id)
                              .arg(token.piece.toHtmlEscaped()));
         chip->setProperty("special", token.special);
-        m_flow->addWidget(chip);
-        m_chips.append(chip);
     }
     highlight();
+    m_flow->invalidate();
     m_chipArea->updateGeometry();
 }
 
@@ -77,13 +98,13 @@ void TokenChips::highlight() {
     for (int i = 0; i < m_chips.size(); ++i) {
         QLabel* chip = m_chips[i];
         if (pair && i == pair->query)
-            chip->setStyleSheet(chipStyle("#ffe0b2", "#e67e22", "#4a2500"));
+            setKind(chip, "query");
         else if (pair && i == pair->key)
-            chip->setStyleSheet(chipStyle("#d6eaf8", "#2e86c1", "#0b2e4a"));
+            setKind(chip, "key");
         else if (chip->property("special").toBool())
-            chip->setStyleSheet(chipStyle("#f2f2f2", "#d0d0d0", "#888888"));
+            setKind(chip, "special");
         else
-            chip->setStyleSheet(chipStyle("#eef1f6", "#c5ccd8", "#1f2a44"));
+            setKind(chip, "plain");
     }
 }
 

@@ -1,10 +1,11 @@
 #include "ui/views/weight_panel.h"
 
+#include <qcustomplot.h>
+
 #include <QFormLayout>
 #include <QLabel>
 #include <QLocale>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "core/analysis/head_metrics.h"
 #include "ui/document/lab_document.h"
@@ -24,11 +25,16 @@ QLabel* sectionLabel(const QString& text, QWidget* parent) {
 }  // namespace
 
 WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
-    auto* layout = new QVBoxLayout(this);
+    auto* outer = new QVBoxLayout(this);
     m_title = new QLabel(this);
     m_title->setStyleSheet(QStringLiteral("font-size: 14px; font-weight: bold;"));
     m_title->setWordWrap(true);
-    layout->addWidget(m_title);
+    outer->addWidget(m_title);
+    m_body = new QWidget(this);
+    outer->addWidget(m_body);
+    outer->addStretch(1);
+    auto* layout = new QVBoxLayout(m_body);
+    layout->setContentsMargins(0, 0, 0, 0);
 
     layout->addWidget(sectionLabel(tr("Bilinear form M = W_Q W_Kᵀ"), this));
     m_spectrum = new QCustomPlot(this);
@@ -52,7 +58,8 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     addValue(form, tr("score symmetry s(S)"), "score-symmetry");
     layout->addLayout(form);
 
-    layout->addWidget(sectionLabel(tr("Subspace similarity (mean cos² of principal angles)"), this));
+    layout->addWidget(
+        sectionLabel(tr("Subspace similarity (mean cos² of principal angles)"), this));
     auto* similarity = new QFormLayout;
     addValue(similarity, tr("W_Q vs W_K"), "qk");
     addValue(similarity, tr("W_Q vs W_V"), "qv");
@@ -75,7 +82,6 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     m_pairVerdict = new QLabel(this);
     m_pairVerdict->setWordWrap(true);
     layout->addWidget(m_pairVerdict);
-    layout->addStretch(1);
 
     connectRefresh();
     connect(&document, &LabDocument::metricsChanged, this, &WeightPanel::scheduleRefresh);
@@ -102,15 +108,13 @@ void WeightPanel::refresh() {
         if (!label->objectName().isEmpty()) label->setText(QStringLiteral("—"));
     m_pairVerdict->clear();
     const LabDocument& d = document();
+    m_body->setVisible(d.model() != nullptr);
     if (!d.model()) {
         m_title->setText(tr("No model open"));
-        showSpectrum({});
         return;
     }
-    m_title->setText(tr("Layer %1 · Head %2 · %3")
-                         .arg(d.layer())
-                         .arg(d.head())
-                         .arg(configTitle(d.config())));
+    m_title->setText(
+        tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())));
     showHeadMetrics();
     showTokenPair();
 }
@@ -164,9 +168,10 @@ void WeightPanel::showTokenPair() {
     findChild<QLabel*>("key-cosine")->setText(formatNumber(sim.keyCosine));
     findChild<QLabel*>("value-cosine")->setText(formatNumber(sim.valueCosine));
     if (pair->query != pair->key && sim.keyCosine - sim.valueCosine > 0.3)
-        m_pairVerdict->setText(tr("Their keys agree more than their values: a query finds both "
-                                  "alike, yet they contribute different content — why K and V "
-                                  "are separate matrices."));
+        m_pairVerdict->setText(
+            tr("Their keys agree more than their values: a query finds both "
+               "alike, yet they contribute different content — why K and V "
+               "are separate matrices."));
 }
 
 void WeightPanel::showSpectrum(const std::vector<double>& singularValues) {

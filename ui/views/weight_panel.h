@@ -31,6 +31,7 @@ private:
     void showSpectrum(const std::vector<double>& singularValues);
 
     QLabel* m_title;
+    QWidget* m_body;  // hidden while no model is open
     QCustomPlot* m_spectrum;
     QLabel* m_pairHint;
     QLabel* m_pairVerdict;

@@ -62,7 +62,8 @@ void EmptyState::refresh() {
             button->setToolTip(folder);
             button->setCursor(Qt::PointingHandCursor);
             m_models->addWidget(button, 0, Qt::AlignHCenter);
-            connect(button, &QPushButton::clicked, this, [this, f = folder] { emit modelChosen(f); });
+            connect(button, &QPushButton::clicked, this,
+                    [this, f = folder] { emit modelChosen(f); });
         }
     };
     QList<QPair<QString, QString>> recent;

@@ -1,5 +1,7 @@
 #include "ui/window/main_window.h"
 
+#include <qcustomplot.h>
+
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
@@ -15,7 +17,6 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "core/util/error.h"
 #include "ui/document/lab_document.h"
@@ -258,9 +259,8 @@ void MainWindow::onSnapshotChanged() {
     }
     const int shown = static_cast<int>(snapshot->tokens.size());
     if (snapshot->truncatedFrom) {
-        m_tokenStatus->setText(tr("%1 tokens (%2 dropped)")
-                                   .arg(shown)
-                                   .arg(*snapshot->truncatedFrom - shown));
+        m_tokenStatus->setText(
+            tr("%1 tokens (%2 dropped)").arg(shown).arg(*snapshot->truncatedFrom - shown));
         statusBar()->showMessage(tr("The sentence is longer than the model's context: only its "
                                     "first %1 of %2 tokens are analysed.")
                                      .arg(shown)
@@ -274,9 +274,7 @@ void MainWindow::onSnapshotChanged() {
                               .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
 }
 
-void MainWindow::onBusyChanged(bool busy) {
-    m_busy->setVisible(busy || m_document->isLoading());
-}
+void MainWindow::onBusyChanged(bool busy) { m_busy->setVisible(busy || m_document->isLoading()); }
 
 void MainWindow::onComputeFailed(const QString& message) {
     statusBar()->showMessage(tr("Could not analyse the sentence: %1").arg(message), 10000);
@@ -305,9 +303,12 @@ MainWindow::Tab MainWindow::currentTab() const { return static_cast<Tab>(m_tabs-
 
 HeatmapWidget* MainWindow::currentHeatmap() const {
     switch (currentTab()) {
-        case Tab::Head: return m_headView->heatmap();
-        case Tab::Compare: return m_compareView->heatmap();
-        case Tab::Overview: return m_overviewView->heatmap();
+        case Tab::Head:
+            return m_headView->heatmap();
+        case Tab::Compare:
+            return m_compareView->heatmap();
+        case Tab::Overview:
+            return m_overviewView->heatmap();
     }
     return m_headView->heatmap();
 }
@@ -350,7 +351,8 @@ ExportAllJob* MainWindow::exportAllHeads(const QString& folder, ImageFormat form
     auto* job = new ExportAllJob(*m_document, folder, format, exportSize(), this);
     connect(job, &ExportAllJob::finished, this,
             [this, job, folder](bool completed, const QString& error) {
-                if (!error.isEmpty()) m_sink->error(tr("Export failed"), error);
+                if (!error.isEmpty())
+                    m_sink->error(tr("Export failed"), error);
                 else if (completed)
                     statusBar()->showMessage(
                         tr("Exported %1 files to %2").arg(job->total()).arg(folder), 8000);

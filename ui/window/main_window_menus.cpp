@@ -82,7 +82,8 @@ void MainWindow::buildViewMenu() {
                         [this, i] { showTab(static_cast<Tab>(i)); });
     view->addSeparator();
     // Text fields and spin boxes keep their own arrow keys (Qt's shortcut override).
-    view->addAction(tr("Previous Head"), QKeySequence(Qt::Key_Left), this, [d] { d->stepHead(-1); });
+    view->addAction(tr("Previous Head"), QKeySequence(Qt::Key_Left), this,
+                    [d] { d->stepHead(-1); });
     view->addAction(tr("Next Head"), QKeySequence(Qt::Key_Right), this, [d] { d->stepHead(1); });
     view->addAction(tr("Previous Layer"), QKeySequence(Qt::Key_PageUp), this,
                     [d] { d->stepLayer(-1); });
@@ -91,17 +92,18 @@ void MainWindow::buildViewMenu() {
     view->addSeparator();
     auto* modes = new QActionGroup(this);
     for (HeatmapMode mode : {HeatmapMode::Attention, HeatmapMode::Scores, HeatmapMode::Asymmetry}) {
-        QAction* action = view->addAction(heatmapModeLabel(mode), this, [d, mode] { d->setMode(mode); });
+        QAction* action =
+            view->addAction(heatmapModeLabel(mode), this, [d, mode] { d->setMode(mode); });
         action->setCheckable(true);
         action->setChecked(d->mode() == mode);
         action->setShortcut(QKeySequence(tr("Alt+%1").arg(static_cast<int>(mode) + 1)));
         modes->addAction(action);
-        connect(d, &LabDocument::modeChanged, action, [d, action, mode] {
-            action->setChecked(d->mode() == mode);
-        });
+        connect(d, &LabDocument::modeChanged, action,
+                [d, action, mode] { action->setChecked(d->mode() == mode); });
     }
     view->addSeparator();
-    auto addMapMenu = [this, d, view](const QString& title, const QStringList& names, bool diverging) {
+    auto addMapMenu = [this, d, view](const QString& title, const QStringList& names,
+                                      bool diverging) {
         QMenu* menu = view->addMenu(title);
         auto* group = new QActionGroup(menu);
         for (const QString& name : names) {
@@ -112,7 +114,8 @@ void MainWindow::buildViewMenu() {
             });
             action->setCheckable(true);
             auto isCurrent = [d, name, diverging] {
-                return name == (diverging ? d->colorScheme().diverging : d->colorScheme().sequential);
+                return name ==
+                       (diverging ? d->colorScheme().diverging : d->colorScheme().sequential);
             };
             action->setChecked(isCurrent());
             connect(d, &LabDocument::colorSchemeChanged, action,
@@ -141,8 +144,8 @@ void MainWindow::buildComputeMenu() {
     const QString choices[] = {QStringLiteral("auto"), QStringLiteral("cpu"),
                                QStringLiteral("vulkan")};
     for (int i = 0; i < 3; ++i) {
-        QAction* action = backend->addAction(choices[i], this,
-                                             [d, c = choices[i]] { d->setBackendChoice(c); });
+        QAction* action =
+            backend->addAction(choices[i], this, [d, c = choices[i]] { d->setBackendChoice(c); });
         action->setCheckable(true);
         action->setData(choices[i]);
         action->setToolTip(tips[i]);
@@ -180,12 +183,12 @@ void MainWindow::onExport() {
     const LabDocument& d = *m_document;
     QString base = QStringLiteral("figure");
     if (d.model())
-        base = safeFileName(QStringLiteral("%1_L%2H%3_%4_%5")
-                                .arg(QString::fromStdString(d.model()->name()))
-                                .arg(d.layer())
-                                .arg(d.head())
-                                .arg(QString::fromStdString(d.config().name()),
-                                     heatmapModeName(d.mode())));
+        base = safeFileName(
+            QStringLiteral("%1_L%2H%3_%4_%5")
+                .arg(QString::fromStdString(d.model()->name()))
+                .arg(d.layer())
+                .arg(d.head())
+                .arg(QString::fromStdString(d.config().name()), heatmapModeName(d.mode())));
     QString filter;
     QString path = QFileDialog::getSaveFileName(
         this, tr("Export the current view"), QDir(exportFolder()).filePath(base + ".png"),
@@ -225,11 +228,11 @@ void MainWindow::onBackendChanged(const QString& name) {
 
 void MainWindow::onBackendFailed(const QString& choice, const QString& message) {
     onBackendChanged(m_document->backendName());
-    m_sink->error(tr("Backend unavailable"),
-                  tr("The %1 backend cannot be used:\n%2\n\nComputing on %3 instead.")
-                      .arg(choice, message,
-                           m_document->backendName().isEmpty() ? tr("the CPU")
-                                                               : m_document->backendName()));
+    m_sink->error(
+        tr("Backend unavailable"),
+        tr("The %1 backend cannot be used:\n%2\n\nComputing on %3 instead.")
+            .arg(choice, message,
+                 m_document->backendName().isEmpty() ? tr("the CPU") : m_document->backendName()));
 }
 
 }  // namespace qkv::ui

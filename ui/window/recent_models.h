@@ -7,7 +7,7 @@ namespace qkv::ui {
 class RecentModels {
 public:
     static constexpr int kMaxCount = 8;
-    static QStringList list();     // only folders that still exist
+    static QStringList list();  // only folders that still exist
     static void add(const QString& folder);
     static void clear();
 };
