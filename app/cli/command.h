@@ -20,6 +20,8 @@ Command infoCommand();
 Command tokenizeCommand();
 Command attentionCommand();
 Command analyzeCommand();
+Command trainCommand();
+Command evaluateCommand();
 #ifdef QKV_HAS_RENDER
 Command renderCommand();  // needs Qt: built with QKV_BUILD_GUI
 #endif

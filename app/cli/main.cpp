@@ -13,6 +13,8 @@ using qkv::cli::Command;
 std::vector<Command> commands() {
     std::vector<Command> all{qkv::cli::infoCommand(), qkv::cli::tokenizeCommand(),
                              qkv::cli::attentionCommand(), qkv::cli::analyzeCommand()};
+    all.push_back(qkv::cli::trainCommand());
+    all.push_back(qkv::cli::evaluateCommand());
 #ifdef QKV_HAS_RENDER
     all.push_back(qkv::cli::renderCommand());
 #endif

@@ -1,0 +1,79 @@
+#include "core/train/gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+namespace qkv::train {
+namespace {
+
+CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+void blas(const GemmArgs& g, float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc) {
+    cblas_sgemm(CblasRowMajor, trans(g.transA), trans(g.transB), g.m, g.n, g.k, alpha, a, lda, b,
+                ldb, beta, c, ldc);
+}
+
+void blas(const GemmArgs& g, double alpha, const double* a, int lda, const double* b, int ldb,
+          double beta, double* c, int ldc) {
+    cblas_dgemm(CblasRowMajor, trans(g.transA), trans(g.transB), g.m, g.n, g.k, alpha, a, lda, b,
+                ldb, beta, c, ldc);
+}
+
+// Blocks narrower than this waste the micro-kernel's register tile.
+constexpr int kBlockAlign = 16;
+
+}  // namespace
+
+template <typename T>
+void gemm(const GemmArgs& g, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
+          int ldc) {
+    if (g.m <= 0 || g.n <= 0) return;
+    if (g.k <= 0) {  // BLAS leaves C alone when k = 0 only for beta = 1
+        for (int i = 0; i < g.m; ++i)
+            for (int j = 0; j < g.n; ++j) c[i * ldc + j] *= beta;
+        return;
+    }
+    blas(g, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+template <typename T>
+void parallelGemm(ThreadPool& pool, const GemmArgs& g, T alpha, const T* a, int lda, const T* b,
+                  int ldb, T beta, T* c, int ldc) {
+    // Split the longer side of C; blocks of whole register tiles.
+    const bool byRows = g.m >= g.n;
+    const int extent = byRows ? g.m : g.n;
+    const int tiles = (extent + kBlockAlign - 1) / kBlockAlign;
+    pool.parallelFor(tiles, [&](int, int first, int last) {
+        const int begin = first * kBlockAlign;
+        const int end = std::min(extent, last * kBlockAlign);
+        GemmArgs part = g;
+        if (byRows) {
+            part.m = end - begin;
+            const T* aPart = g.transA ? a + begin : a + static_cast<long>(begin) * lda;
+            gemm(part, alpha, aPart, lda, b, ldb, beta, c + static_cast<long>(begin) * ldc, ldc);
+        } else {
+            part.n = end - begin;
+            const T* bPart = g.transB ? b + static_cast<long>(begin) * ldb : b + begin;
+            gemm(part, alpha, a, lda, bPart, ldb, beta, c + begin, ldc);
+        }
+    });
+}
+
+template void gemm<float>(const GemmArgs&, float, const float*, int, const float*, int, float,
+                          float*, int);
+template void gemm<double>(const GemmArgs&, double, const double*, int, const double*, int, double,
+                           double*, int);
+template void parallelGemm<float>(ThreadPool&, const GemmArgs&, float, const float*, int,
+                                  const float*, int, float, float*, int);
+template void parallelGemm<double>(ThreadPool&, const GemmArgs&, double, const double*, int,
+                                   const double*, int, double, double*, int);
+
+BlasThreadsGuard::BlasThreadsGuard() : m_previous(openblas_get_num_threads()) {
+    openblas_set_num_threads(1);
+}
+
+BlasThreadsGuard::~BlasThreadsGuard() { openblas_set_num_threads(m_previous); }
+
+}  // namespace qkv::train
