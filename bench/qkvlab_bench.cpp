@@ -1,6 +1,7 @@
 // qkvlab-bench: speed and memory of the forward pass with attention capture on a
 // GPT-2-small-shaped checkpoint, with ratios against references measured in the same
-// invocation: the machine's SGEMM throughput (the physical limit) and a plain PyTorch forward.
+// invocation: the machine's SGEMM throughput (the physical limit) and a plain PyTorch forward;
+// then the training lab's throughput on the shape of the shipped default models.
 #include <cblas.h>
 #include <sys/wait.h>
 
@@ -18,6 +19,7 @@
 #include "bench/random_checkpoint.h"
 #include "bench/timing_backend.h"
 #include "core/model/forward.h"
+#include "core/train/trainer.h"
 #include "gpu/backend_factory.h"
 
 namespace {
@@ -87,6 +89,7 @@ struct Options {
     std::vector<std::string> backends = {"cpu"};
     int repeats = 5;
     bool torch = true;
+    bool train = true;
     bool profile = false;  // print where the forward's time goes, per backend operation
     std::string python = "/usr/bin/python3";
     std::string checkpoint;  // reuse instead of writing a new one
@@ -113,13 +116,16 @@ Options parseOptions(int argc, char** argv) {
             o.profile = true;
         } else if (arg == "--no-torch") {
             o.torch = false;
+        } else if (arg == "--no-train") {
+            o.train = false;
         } else if (arg == "--python") {
             o.python = next();
         } else if (arg == "--checkpoint") {
             o.checkpoint = next();
         } else {
             throw qkv::Error("usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
-                             "[--repeats N] [--no-torch] [--profile] [--python PATH] [--checkpoint DIR]");
+                             "[--repeats N] [--no-torch] [--no-train] [--profile] [--python PATH] "
+                             "[--checkpoint DIR]");
         }
     }
     return o;
@@ -200,6 +206,24 @@ std::string ms(double s) {
 }
 
 std::string verdict(bool ok) { return ok ? "met" : "MISSED"; }
+
+// Training steps of the shipped defaults' shape (4 layers, 4 heads, d_model 128, context 128,
+// their 706-token vocabulary, batches of 16) under each tying, on every core.
+void printTraining(double peakGflops) {
+    std::printf("\nTraining lab: default model shape (4 layers, 4 heads, d_model 128, context 128, "
+                "vocab 706, batch 16 x 128 tokens), every core\n");
+    std::printf("%-34s %14s %14s %8s\n", "tying", "tokens/s", "GFLOP/s", "of SGEMM");
+    for (const char* tying : qkv::train::AttentionTying::names()) {
+        std::cerr << "measuring training throughput (" << tying << ") ...\n";
+        qkv::train::TrainingOptions options;
+        options.shape.vocab = 706;
+        options.shape.tying = qkv::train::AttentionTying::parse(tying);
+        qkv::train::trainSteps(options, 2);  // warm-up: thread pool, first touch
+        const auto r = qkv::train::trainSteps(options, 20);
+        std::printf("%-34s %14.0f %14.1f %7.0f%%\n", ("train " + std::string(tying)).c_str(),
+                    r.tokensPerSecond, r.gflopsPerSecond, 100.0 * r.gflopsPerSecond / peakGflops);
+    }
+}
 
 }  // namespace
 
@@ -310,6 +334,7 @@ int main(int argc, char** argv) {
                             value, "", "", note);
             }
         }
+        if (o.train) printTraining(peakGflops);
         if (o.profile) {
             auto profiled = qkv::Model::open(dir);
             for (const auto& b : o.backends) printProfile(b, *profiled, o);

@@ -1,28 +1,69 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test suite: core_tests, gpu_tests (on Mesa's software Vulkan
-# device when no GPU exists) and ui_tests (offscreen), then the same core and GPU suites built
-# with AddressSanitizer + UndefinedBehaviorSanitizer.
+# device when no GPU exists), ui_tests (offscreen), cli_tests and fuzz_regression_tests; then
+#   - the core, GPU and CLI suites built with AddressSanitizer + UndefinedBehaviorSanitizer,
+#   - the threading tests (labels ui and threads) built with ThreadSanitizer,
+#   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
 #   scripts/test.sh            everything
-#   scripts/test.sh --quick    skip the sanitizer build
+#   scripts/test.sh --quick    only the first build and its tests
 # Reference checkpoints are read from ../shared (or $QKV_SHARED_DIR); without them those tests
-# skip with a message and the project's own fixtures still run.
+# skip with a message and the project's own fixtures still run. Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
-scripts/setup.sh
-jobs=$(nproc)
+timings=()
+step() {  # step NAME COMMAND...: runs and times one step
+  local name=$1 start=$SECONDS
+  shift
+  echo "=== $name"
+  "$@"
+  timings+=("$(printf '%-28s %5ds' "$name" $((SECONDS - start)))")
+}
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build -j "$jobs"
-ctest --test-dir build --output-on-failure -j "$jobs"
+release() {
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build build -j "$jobs"
+  ctest --test-dir build --output-on-failure -j "$jobs"
+}
 
-if [ "$quick" -eq 0 ]; then
+address_sanitizer() {
   cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug \
         -DQKV_SANITIZE=address,undefined -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF
   cmake --build build-sanitize -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+}
+
+# Qt is not built with ThreadSanitizer, so its own synchronisation is invisible to it;
+# tests/tsan.supp silences what that causes inside Qt's libraries, never project code.
+thread_sanitizer() {
+  cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DQKV_SANITIZE=thread \
+        -DQKV_BUILD_BENCH=OFF
+  local targets=() all
+  all=$(ninja -C build-tsan -t targets all)
+  for t in ui_tests; do
+    grep -q "^$t:" <<< "$all" && targets+=("$t")
+  done
+  if [ ${#targets[@]} -eq 0 ]; then
+    echo "no threading test targets (ui_tests) in this build; ThreadSanitizer step skipped"
+    return 0
+  fi
+  cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
+  local options="halt_on_error=1:history_size=7:second_deadlock_stack=1"
+  TSAN_OPTIONS="$options:suppressions=$PWD/tests/tsan.supp" \
+    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L '^(ui|threads)$'
+}
+
+step setup scripts/setup.sh
+jobs=$(nproc)
+step "release build + tests" release
+if [ "$quick" -eq 0 ]; then
+  step "asan+ubsan build + tests" address_sanitizer
+  step "tsan build + threading tests" thread_sanitizer
+  step "fuzz targets, 10 s each" scripts/fuzz.sh 10
 fi
+echo "Step times:"
+printf '  %s\n' "${timings[@]}"
 echo "All tests passed."

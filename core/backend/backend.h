@@ -100,4 +100,9 @@ public:
 // The CPU backend (Eigen + OpenBLAS). Always available.
 std::unique_ptr<Backend> createCpuBackend();
 
+// Caps the threads the CPU backend's matrix products use (process-wide; default: every core).
+// An interactive front end leaves one core to its GUI thread: OpenBLAS's idle threads spin, and
+// on a two-core machine they would otherwise take the core the event loop needs.
+void setCpuBackendThreads(int threads);
+
 }  // namespace qkv

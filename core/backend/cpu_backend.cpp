@@ -264,6 +264,8 @@ private:
             if (maskDiagonal) row(i) = -std::numeric_limits<float>::infinity();
             auto head = row.head(visible);
             head = (head - head.maxCoeff()).exp();
+            // Eigen's vectorised exp clamps its argument, so exp(-inf) can come out denormal.
+            if (maskDiagonal) row(i) = 0.0f;
             head *= postScale / head.sum();
             row.tail(n - visible).setZero();
         }
@@ -273,5 +275,7 @@ private:
 }  // namespace
 
 std::unique_ptr<Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+void setCpuBackendThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
 
 }  // namespace qkv

@@ -1,27 +1,43 @@
 #include "core/io/model_config.h"
 
-#include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "core/util/error.h"
+#include "core/util/mapped_file.h"
 
 namespace qkv {
 namespace {
 
 using json = nlohmann::json;
 
+// Limits far above any released model (d_model 18432, MLP width 53248, 2^23 positions) that keep
+// every size the forward computes representable.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 30;
+constexpr std::int64_t kMaxWidth = std::int64_t{1} << 24;
+// config.json files are kilobytes; a limit keeps a hostile one from exhausting memory.
+constexpr std::size_t kMaxConfigBytes = 16u << 20;
+
 class ConfigReader {
 public:
     ConfigReader(const json& doc, const std::string& where) : m_doc(doc), m_where(where) {}
 
-    int positiveInt(const char* key) const {
+    int positiveInt(const char* key, std::int64_t limit = kMaxCount) const {
         auto it = m_doc.find(key);
         if (it == m_doc.end() || it->is_null()) throw Error(m_where + ": missing \"" + key + "\"");
-        if (!it->is_number_integer() || it->get<std::int64_t>() <= 0 ||
-            it->get<std::int64_t>() > (1 << 30))
+        if (!it->is_number_integer() || it->get<std::int64_t>() <= 0)
             throw Error(m_where + ": \"" + key + "\" must be a positive integer");
+        if (it->get<std::int64_t>() > limit)
+            throw Error(m_where + ": \"" + key + "\" = " + it->dump() + " exceeds " +
+                        std::to_string(limit) + ", the largest QKV Lab supports");
         return it->get<int>();
+    }
+    // A layer width (d_model, MLP width, head size): bounded so that the products the forward
+    // forms from them (3·d_model, heads·d_k) stay far inside int.
+    int width(const char* key) const { return positiveInt(key, kMaxWidth); }
+    int widthOr(const char* key, int fallback) const {
+        auto it = m_doc.find(key);
+        return (it == m_doc.end() || it->is_null()) ? fallback : width(key);
     }
     int positiveIntOr(const char* key, int fallback) const {
         auto it = m_doc.find(key);
@@ -30,8 +46,10 @@ public:
     float numberOr(const char* key, float fallback) const {
         auto it = m_doc.find(key);
         if (it == m_doc.end() || it->is_null()) return fallback;
-        if (!it->is_number()) throw Error(m_where + ": \"" + key + "\" must be a number");
-        return it->get<float>();
+        const double value = it->is_number() ? it->get<double>() : -1.0;
+        if (!(value >= 0.0 && value <= std::numeric_limits<float>::max()))
+            throw Error(m_where + ": \"" + key + "\" must be a non-negative number");
+        return static_cast<float>(value);
     }
     bool boolOr(const char* key, bool fallback) const {
         auto it = m_doc.find(key);
@@ -64,8 +82,8 @@ void readGpt2(const ConfigReader& r, ModelConfig& c) {
     c.layers = r.positiveInt("n_layer");
     c.heads = r.positiveInt("n_head");
     c.kvHeads = c.heads;
-    c.dModel = r.positiveInt("n_embd");
-    c.dFF = r.positiveIntOr("n_inner", 4 * c.dModel);
+    c.dModel = r.width("n_embd");
+    c.dFF = r.widthOr("n_inner", 4 * c.dModel);
     c.vocabSize = r.positiveInt("vocab_size");
     c.contextLength = r.positiveIntOr("n_positions", r.positiveIntOr("n_ctx", 1024));
     c.normEps = r.numberOr("layer_norm_epsilon", 1e-5f);
@@ -82,8 +100,8 @@ void readBert(const ConfigReader& r, ModelConfig& c) {
     c.layers = r.positiveInt("num_hidden_layers");
     c.heads = r.positiveInt("num_attention_heads");
     c.kvHeads = c.heads;
-    c.dModel = r.positiveInt("hidden_size");
-    c.dFF = r.positiveInt("intermediate_size");
+    c.dModel = r.width("hidden_size");
+    c.dFF = r.width("intermediate_size");
     c.vocabSize = r.positiveInt("vocab_size");
     c.contextLength = r.positiveIntOr("max_position_embeddings", 512);
     c.typeVocabSize = r.positiveIntOr("type_vocab_size", 2);
@@ -102,11 +120,11 @@ void readLlama(const ConfigReader& r, ModelConfig& c) {
     c.layers = r.positiveInt("num_hidden_layers");
     c.heads = r.positiveInt("num_attention_heads");
     c.kvHeads = r.positiveIntOr("num_key_value_heads", c.heads);
-    c.dModel = r.positiveInt("hidden_size");
-    c.dFF = r.positiveInt("intermediate_size");
+    c.dModel = r.width("hidden_size");
+    c.dFF = r.width("intermediate_size");
     c.vocabSize = r.positiveInt("vocab_size");
     c.contextLength = r.positiveIntOr("max_position_embeddings", 2048);
-    c.headDim = r.positiveIntOr("head_dim", 0);  // 0: d_model / heads, derived by the caller
+    c.headDim = r.widthOr("head_dim", 0);  // 0: d_model / heads, derived by the caller
     c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
     c.ropeTheta = r.numberOr("rope_theta", 10000.0f);
     c.norm = NormKind::RmsNorm;
@@ -166,6 +184,10 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& whe
                         " is not divisible by " + std::to_string(config.heads) + " heads");
         config.headDim = config.dModel / config.heads;
     }
+    if (static_cast<std::int64_t>(config.heads) * config.headDim > kMaxWidth)
+        throw Error(where + ": " + std::to_string(config.heads) + " heads of " +
+                    std::to_string(config.headDim) + " dimensions exceed the " +
+                    std::to_string(kMaxWidth) + " attention width QKV Lab supports");
     if (config.heads % config.kvHeads != 0)
         throw Error(where + ": " + std::to_string(config.heads) + " query heads are not a " +
                     "multiple of " + std::to_string(config.kvHeads) + " key/value heads");
@@ -175,11 +197,16 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& whe
 }
 
 ModelConfig loadModelConfig(const std::filesystem::path& configJson) {
-    std::ifstream in(configJson, std::ios::binary);
-    if (!in) throw Error(configJson.string() + ": cannot read (missing config.json?)");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return parseModelConfig(buffer.str(), configJson.string());
+    std::error_code ec;
+    if (!std::filesystem::exists(configJson, ec))
+        throw Error(configJson.string() + ": cannot read (missing config.json?)");
+    const MappedFile file(configJson);
+    if (file.size() > kMaxConfigBytes)
+        throw Error(configJson.string() + ": " + std::to_string(file.size()) +
+                    " bytes exceeds the " + std::to_string(kMaxConfigBytes) +
+                    "-byte limit for a config.json");
+    return parseModelConfig(std::string(reinterpret_cast<const char*>(file.data()), file.size()),
+                            configJson.string());
 }
 
 }  // namespace qkv

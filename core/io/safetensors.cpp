@@ -40,6 +40,10 @@ std::uint64_t readU64LittleEndian(const std::uint8_t* p) {
     return v;
 }
 
+// Not allowed in a shard name: it must stay inside the model folder, and a NUL would cut the
+// name short when the file is opened.
+constexpr std::string_view kPathSeparatorsAndNul("/\\\0", 3);
+
 // Multiplies with an overflow check; element counts come from untrusted headers.
 bool multiplyChecked(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
     if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return false;
@@ -73,23 +77,23 @@ std::string TensorInfo::describe() const {
     return s + "] " + dtypeName(dtype);
 }
 
-SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
-    : m_file(std::make_unique<MappedFile>(path)) {
+SafetensorsTable parseSafetensors(const std::uint8_t* bytes, std::size_t fileSize,
+                                  const std::filesystem::path& path) {
     const std::string where = path.string();
-    const std::size_t fileSize = m_file->size();
     if (fileSize < 8)
         throw Error(where + ": not a safetensors file (" + std::to_string(fileSize) +
                     " bytes, shorter than the 8-byte header length)");
-    const std::uint64_t headerLength = readU64LittleEndian(m_file->data());
+    const std::uint64_t headerLength = readU64LittleEndian(bytes);
     if (headerLength > fileSize - 8)
         throw Error(where + ": header length " + std::to_string(headerLength) +
                     " runs past the end of the file (" + std::to_string(fileSize) +
                     " bytes); the file is truncated or not safetensors");
-    if (headerLength > kMaxHeaderBytes)
+    if (headerLength > SafetensorsFile::kMaxHeaderBytes)
         throw Error(where + ": header of " + std::to_string(headerLength) +
-                    " bytes exceeds the " + std::to_string(kMaxHeaderBytes) + "-byte limit");
+                    " bytes exceeds the " + std::to_string(SafetensorsFile::kMaxHeaderBytes) +
+                    "-byte limit");
 
-    const char* headerBegin = reinterpret_cast<const char*>(m_file->data() + 8);
+    const char* headerBegin = reinterpret_cast<const char*>(bytes + 8);
     json header;
     try {
         header = json::parse(headerBegin, headerBegin + headerLength);
@@ -98,8 +102,9 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
     }
     if (!header.is_object()) throw Error(where + ": header is not a JSON object");
 
-    const std::uint8_t* dataRegion = m_file->data() + 8 + headerLength;
+    const std::uint8_t* dataRegion = bytes + 8 + headerLength;
     const std::uint64_t dataSize = fileSize - 8 - headerLength;
+    SafetensorsTable table;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     std::vector<const std::string*> rangeOwners;
 
@@ -109,7 +114,8 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
         if (name == "__metadata__") {
             if (!entry.is_object()) throw Error(where + ": __metadata__ is not an object");
             for (auto m = entry.begin(); m != entry.end(); ++m)
-                if (m.value().is_string()) m_metadata[m.key()] = m.value().get<std::string>();
+                if (m.value().is_string())
+                    table.metadata[m.key()] = m.value().get<std::string>();
             continue;
         }
         const std::string at = where + ": tensor '" + name + "'";
@@ -159,7 +165,7 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
                         "and dtype need " + std::to_string(expectedBytes));
         info.data = dataRegion + begin;
         info.byteSize = static_cast<std::size_t>(expectedBytes);
-        auto [pos, inserted] = m_tensors.emplace(name, std::move(info));
+        auto [pos, inserted] = table.tensors.emplace(name, std::move(info));
         ranges.emplace_back(begin, end);
         rangeOwners.push_back(&pos->first);
     }
@@ -180,12 +186,21 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
         furthestEnd = ranges[i].second;
         furthestOwner = i;
     }
+    return table;
+}
+
+SafetensorsFile::SafetensorsFile(const std::filesystem::path& path)
+    : m_file(std::make_unique<MappedFile>(path)) {
+    SafetensorsTable table = parseSafetensors(m_file->data(), m_file->size(), path);
+    m_tensors = std::move(table.tensors);
+    m_metadata = std::move(table.metadata);
 }
 
 SafetensorsFile::~SafetensorsFile() = default;
 
 const std::filesystem::path& SafetensorsFile::path() const { return m_file->path(); }
 std::size_t SafetensorsFile::fileSize() const { return m_file->size(); }
+void SafetensorsFile::checkUnchanged() const { m_file->checkUnchanged(); }
 
 std::unique_ptr<TensorStore> TensorStore::openFile(const std::filesystem::path& file) {
     std::unique_ptr<TensorStore> store(new TensorStore());
@@ -208,40 +223,54 @@ std::unique_ptr<TensorStore> TensorStore::openFolder(const std::filesystem::path
     }
 
     MappedFile indexFile(indexPath);
-    json index;
-    try {
-        const char* p = reinterpret_cast<const char*>(indexFile.data());
-        index = json::parse(p, p + indexFile.size());
-    } catch (const json::exception& e) {
-        throw Error(indexPath.string() + ": not valid JSON (" + e.what() + ")");
-    }
-    auto weightMap = index.is_object() ? index.find("weight_map") : index.end();
-    if (!index.is_object() || weightMap == index.end() || !weightMap->is_object())
-        throw Error(indexPath.string() + ": no \"weight_map\" object");
+    if (indexFile.size() > SafetensorsFile::kMaxHeaderBytes)
+        throw Error(indexPath.string() + ": " + std::to_string(indexFile.size()) +
+                    " bytes exceeds the " + std::to_string(SafetensorsFile::kMaxHeaderBytes) +
+                    "-byte limit for an index");
+    const auto weightMap = parseShardIndex(
+        std::string_view(reinterpret_cast<const char*>(indexFile.data()), indexFile.size()),
+        indexPath);
 
     std::unique_ptr<TensorStore> store(new TensorStore());
     std::map<std::string, SafetensorsFile*> shards;
-    for (auto it = weightMap->begin(); it != weightMap->end(); ++it) {
-        if (!it.value().is_string())
-            throw Error(indexPath.string() + ": weight_map entry '" + it.key() +
-                        "' is not a file name");
-        const std::string shardName = it.value().get<std::string>();
-        if (shardName.empty() || shardName.find('/') != std::string::npos ||
-            shardName.find('\\') != std::string::npos || shardName == "." || shardName == "..")
-            throw Error(indexPath.string() + ": shard name '" + shardName +
-                        "' is not a plain file name in the model folder");
+    for (const auto& [tensorName, shardName] : weightMap) {
         auto shard = shards.find(shardName);
         if (shard == shards.end()) {
             store->m_files.push_back(std::make_unique<SafetensorsFile>(dir / shardName));
             shard = shards.emplace(shardName, store->m_files.back().get()).first;
         }
-        auto tensor = shard->second->tensors().find(it.key());
+        auto tensor = shard->second->tensors().find(tensorName);
         if (tensor == shard->second->tensors().end())
-            throw Error(indexPath.string() + ": tensor '" + it.key() + "' is listed in shard '" +
+            throw Error(indexPath.string() + ": tensor '" + tensorName + "' is listed in shard '" +
                         shardName + "' but that file does not contain it");
-        store->m_index[it.key()] = &tensor->second;
+        store->m_index[tensorName] = &tensor->second;
     }
     return store;
+}
+
+std::map<std::string, std::string> parseShardIndex(std::string_view text,
+                                                   const std::filesystem::path& path) {
+    json index;
+    try {
+        index = json::parse(text.begin(), text.end());
+    } catch (const json::exception& e) {
+        throw Error(path.string() + ": not valid JSON (" + e.what() + ")");
+    }
+    auto weightMap = index.is_object() ? index.find("weight_map") : index.end();
+    if (!index.is_object() || weightMap == index.end() || !weightMap->is_object())
+        throw Error(path.string() + ": no \"weight_map\" object");
+    std::map<std::string, std::string> shards;
+    for (auto it = weightMap->begin(); it != weightMap->end(); ++it) {
+        if (!it.value().is_string())
+            throw Error(path.string() + ": weight_map entry '" + it.key() + "' is not a file name");
+        const std::string shardName = it.value().get<std::string>();
+        if (shardName.empty() || shardName == "." || shardName == ".." ||
+            shardName.find_first_of(kPathSeparatorsAndNul) != std::string::npos)
+            throw Error(path.string() + ": shard name '" + shardName +
+                        "' is not a plain file name in the model folder");
+        shards.emplace(it.key(), shardName);
+    }
+    return shards;
 }
 
 TensorStore::~TensorStore() = default;
@@ -264,9 +293,30 @@ std::uint64_t TensorStore::totalBytes() const {
     return total;
 }
 
-const float* TensorStore::floats(const TensorInfo& tensor) {
+namespace {
+
+bool needsConversion(const TensorInfo& tensor) {
     const bool aligned = reinterpret_cast<std::uintptr_t>(tensor.data) % alignof(float) == 0;
-    if (tensor.dtype == DType::F32 && aligned) return reinterpret_cast<const float*>(tensor.data);
+    return (tensor.dtype == DType::F32 && !aligned) || tensor.dtype == DType::F16 ||
+           tensor.dtype == DType::BF16;
+}
+
+}  // namespace
+
+std::uint64_t TensorStore::conversionBytes() const {
+    std::uint64_t total = 0;
+    for (const auto& [name, info] : m_index)
+        if (needsConversion(*info)) total += static_cast<std::uint64_t>(info->elementCount()) * 4;
+    return total;
+}
+
+void TensorStore::checkUnchanged() const {
+    for (const auto& file : m_files) file->checkUnchanged();
+}
+
+const float* TensorStore::floats(const TensorInfo& tensor) {
+    if (tensor.dtype == DType::F32 && !needsConversion(tensor))
+        return reinterpret_cast<const float*>(tensor.data);
     if (tensor.dtype != DType::F32 && tensor.dtype != DType::F16 && tensor.dtype != DType::BF16)
         throw Error(tensor.file.string() + ": tensor '" + tensor.name + "' has dtype " +
                     dtypeName(tensor.dtype) + "; only F32, F16 and BF16 weights are supported");

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace qkv {
@@ -47,6 +48,21 @@ struct TensorInfo {
     std::string describe() const;  // e.g. "h.0.attn.c_attn.weight [64, 192] F32"
 };
 
+// The tensor table and metadata of a whole .safetensors file held in `bytes`, with every check
+// above; TensorInfo::data points into `bytes`, `path` names the file in errors. SafetensorsFile
+// runs it on its mapping; the fuzz target on plain memory.
+struct SafetensorsTable {
+    std::map<std::string, TensorInfo> tensors;
+    std::map<std::string, std::string> metadata;
+};
+SafetensorsTable parseSafetensors(const std::uint8_t* bytes, std::size_t size,
+                                  const std::filesystem::path& path);
+
+// The weight_map of a model.safetensors.index.json held in `text`: tensor name -> shard file
+// name, each a plain file name in the model folder. `path` names the index in errors.
+std::map<std::string, std::string> parseShardIndex(std::string_view text,
+                                                   const std::filesystem::path& path);
+
 // One .safetensors file.
 class SafetensorsFile {
 public:
@@ -60,6 +76,8 @@ public:
     const std::map<std::string, std::string>& metadata() const { return m_metadata; }
     const std::filesystem::path& path() const;
     std::size_t fileSize() const;
+    // Throws qkv::Error when the file changed on disk since it was opened (MappedFile).
+    void checkUnchanged() const;
 
 private:
     std::unique_ptr<MappedFile> m_file;
@@ -70,6 +88,7 @@ private:
 // All tensors of a checkpoint folder: `model.safetensors`, or the shards named by
 // `model.safetensors.index.json`. Converts F16/BF16 (and unaligned F32) to float32 on request,
 // keeping the converted copy for the store's lifetime; aligned F32 is returned in place.
+// The index is held to the same size limit as a header.
 class TensorStore {
 public:
     static std::unique_ptr<TensorStore> openFolder(const std::filesystem::path& dir);
@@ -80,6 +99,12 @@ public:
     std::vector<std::string> names() const;
     std::size_t tensorCount() const { return m_index.size(); }
     std::uint64_t totalBytes() const;  // sum of tensor byte sizes
+    // Memory floats() allocates if every float tensor is asked for: the float32 size of the
+    // F16/BF16 (and unaligned F32) tensors. Aligned F32 stays in the mapping.
+    std::uint64_t conversionBytes() const;
+    // Throws qkv::Error when any of the files changed on disk since it was opened; run it before
+    // reading tensor data after a pause (see MappedFile for the residual race).
+    void checkUnchanged() const;
 
     // float32 view of a tensor's elements (row-major). Throws for non-float dtypes.
     const float* floats(const TensorInfo& tensor);

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/util/memory.h"
+
 namespace qkv {
 namespace {
 
@@ -61,6 +63,14 @@ private:
     const ModelConfig& m_config;
 };
 
+int capturedHeads(const ModelConfig& c, const CaptureSelection& capture) {
+    if (!capture.scores && !capture.probabilities) return 0;
+    int count = 0;
+    for (int l = 0; l < c.layers; ++l)
+        for (int h = 0; h < c.heads; ++h) count += capture.includes(l, h) ? 1 : 0;
+    return count;
+}
+
 }  // namespace
 
 void validateIds(const ModelConfig& config, const std::vector<int>& ids) {
@@ -73,6 +83,23 @@ void validateIds(const ModelConfig& config, const std::vector<int>& ids) {
             throw Error("token id " + std::to_string(ids[i]) + " at position " + std::to_string(i) +
                         " is outside the vocabulary (0.." + std::to_string(config.vocabSize - 1) +
                         ")");
+}
+
+std::uint64_t forwardMemoryBytes(const ModelConfig& c, const ForwardRequest& request) {
+    const std::uint64_t n = request.ids.size();
+    const std::uint64_t f = sizeof(float);
+    const std::uint64_t qkvCols = static_cast<std::uint64_t>(c.heads + 2 * c.kvHeads) * c.headDim;
+    const std::uint64_t matrices = request.capture.scores + request.capture.probabilities;
+    const std::uint64_t trace =
+        c.layers * n * qkvCols * f + capturedHeads(c, request.capture) * matrices * n * n * f;
+    const std::uint64_t logitRows = request.logits == LogitsMode::AllPositions ? n
+                                    : request.logits == LogitsMode::LastPosition ? 1 : 0;
+    const std::uint64_t logits = 2 * logitRows * c.vocabSize * f;  // backend tensor + host copy
+    // Residual, norm output, projections (rotated copies included), attention output, MLP
+    // hidden and gate, and the backend's n x n score scratch (twice with a score transform).
+    const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + c.heads * c.headDim + 2ull * c.dFF;
+    const std::uint64_t activations = n * width * f + 2 * n * n * f;
+    return trace + logits + activations;
 }
 
 ForwardPass::ForwardPass(const Model& model, Backend& backend)
@@ -89,6 +116,13 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
                 throw Error("token type " + std::to_string(t) + " is outside the model's range");
     }
     const int n = static_cast<int>(request.ids.size());
+    const int heads = capturedHeads(c, request.capture);
+    requireMemory(forwardMemoryBytes(c, request),
+                  "a forward pass over " + std::to_string(n) + " tokens",
+                  heads == 0 ? "" : "(its capture holds " + std::to_string(heads) + " heads' " +
+                                        std::to_string(n) + "x" + std::to_string(n) + " matrices)",
+                  heads == 0 ? "" : "capture one layer or one head, or use a shorter input");
+    m_model.checkUnchanged();
     const AttentionConfig& config = request.config;
     Backend& be = m_backend;
     LayerRunner run(be, c);

@@ -44,8 +44,9 @@ public:
     // outlive this object.
     ForwardPass(const Model& model, Backend& backend);
 
-    // Throws qkv::Error for empty input, ids outside the vocabulary and sequences longer than
-    // the model's context.
+    // Throws qkv::Error for empty input, ids outside the vocabulary, sequences longer than the
+    // model's context, a request whose capture would not fit in available memory
+    // (forwardMemoryBytes) and weights files that changed on disk (Model::checkUnchanged).
     ForwardResult run(const ForwardRequest& request) const;
 
     const Model& model() const { return m_model; }
@@ -59,5 +60,10 @@ private:
 
 // Checks a request's ids against a model; the same checks run() makes, for early errors.
 void validateIds(const ModelConfig& config, const std::vector<int>& ids);
+
+// Host memory a request needs at its peak: the trace (q, k, v of every layer, and n x n scores
+// and probabilities of each captured head: n²·heads·layers·8 bytes for a full capture), the
+// logits and one layer's activations (weights excluded).
+std::uint64_t forwardMemoryBytes(const ModelConfig& config, const ForwardRequest& request);
 
 }  // namespace qkv

@@ -3,6 +3,7 @@
 #include "core/io/safetensors.h"
 #include "core/model/architecture_binders.h"
 #include "core/util/error.h"
+#include "core/util/memory.h"
 
 namespace qkv {
 namespace {
@@ -37,6 +38,8 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
     model->m_folder = folder;
     model->m_config = loadModelConfig(folder / "config.json");
     model->m_store = TensorStore::openFolder(folder);
+    requireMemory(model->m_store->conversionBytes(), folder.string() + ": the model",
+                  "as float32 (its F16/BF16 weights are converted when loaded)");
 
     TensorBinder binder(*model->m_store, tensorPrefixes(model->m_config.architecture),
                         folder.string());
@@ -58,6 +61,8 @@ std::string Model::name() const {
 }
 
 std::uint64_t Model::weightBytes() const { return m_store->totalBytes(); }
+
+void Model::checkUnchanged() const { m_store->checkUnchanged(); }
 
 std::vector<Token> Model::tokenize(std::string_view text) const {
     if (!m_tokenizer)

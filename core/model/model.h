@@ -17,7 +17,8 @@ class TensorStore;
 class Model {
 public:
     // Throws qkv::Error naming the file or tensor at fault. A folder without usable tokenizer
-    // files still opens (token ids can be given directly); tokenizerError() says why.
+    // files still opens (token ids can be given directly); tokenizerError() says why. A model
+    // whose F16/BF16 weights would not fit in memory as float32 is refused before converting.
     static std::unique_ptr<Model> open(const std::filesystem::path& folder);
     ~Model();
 
@@ -30,6 +31,11 @@ public:
     std::uint64_t parameterCount() const { return m_parameters; }
     std::uint64_t weightBytes() const;  // bytes of all tensors in the checkpoint files
     bool hasLogits() const { return !m_weights.lmHead.weight.empty(); }
+
+    // Throws qkv::Error when a weights file changed on disk since open() (truncated, rewritten or
+    // replaced): reading its mapping could then crash the process. Call before using weights();
+    // ForwardPass::run does. See MappedFile for the race that remains.
+    void checkUnchanged() const;
 
     // Ids for text via the folder's tokenizer; throws when there is none.
     std::vector<Token> tokenize(std::string_view text) const;

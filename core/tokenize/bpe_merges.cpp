@@ -11,7 +11,9 @@ BpeMerges::BpeMerges(const std::vector<std::pair<std::string, std::string>>& pai
                      std::string_view context) {
     m_merges.reserve(pairs.size());
     for (std::size_t rank = 0; rank < pairs.size(); ++rank) {
-        const auto& [left, right] = pairs[rank];
+        // Named references, not a structured binding: clang 14 cannot capture those in lambdas.
+        const std::string& left = pairs[rank].first;
+        const std::string& right = pairs[rank].second;
         const auto fail = [&](const std::string& problem) {
             throw Error(std::string(context) + ": merge " + std::to_string(rank + 1) + " '" + left +
                         " " + right + "' " + problem);

@@ -1,7 +1,8 @@
 #pragma once
 // Writes a file all-or-nothing: the bytes go to a temporary file in the same folder, are flushed
-// to disk, and the temporary is renamed over the target. A full disk or an unwritable folder
-// throws qkv::Error and leaves any previous file untouched.
+// to disk, and the temporary is renamed over the target (keeping a replaced file's permissions).
+// A full disk, an unwritable folder or an exception from the writer throws and leaves any
+// previous file untouched, with no temporary file left behind.
 #include <filesystem>
 #include <functional>
 #include <ostream>

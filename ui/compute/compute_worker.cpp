@@ -23,9 +23,11 @@ ComputeWorker::ComputeWorker() {
 // The forward pass refers to the model and backend: it goes first.
 ComputeWorker::~ComputeWorker() { m_forward.reset(); }
 
-void ComputeWorker::loadModel(const QString& folder) {
+void ComputeWorker::loadModel(const QString& folder, quint64 load) {
+    if (load < m_latestLoad.load()) return;
     try {
         std::shared_ptr<const Model> model = Model::open(folder.toStdString());
+        if (load < m_latestLoad.load()) return;
         std::unique_ptr<Backend> backend;
         const QString requested = m_backendChoice;
         QString backendError;
@@ -42,14 +44,15 @@ void ComputeWorker::loadModel(const QString& folder) {
         m_backend = std::move(backend);
         m_forward = std::move(forward);
         m_weightMetrics.clear();
-        emit modelLoaded(m_model, m_backendChoice, QString::fromStdString(m_backend->name()));
+        emit modelLoaded(load, m_model, m_backendChoice,
+                         QString::fromStdString(m_backend->name()));
         if (!backendError.isEmpty()) emit backendFailed(requested, backendError);
     } catch (const Error& e) {
-        emit modelFailed(folder, QString::fromStdString(e.what()));
+        emit modelFailed(load, folder, QString::fromStdString(e.what()));
     } catch (const std::bad_alloc&) {
-        emit modelFailed(folder, QStringLiteral("out of memory while opening the model"));
+        emit modelFailed(load, folder, QStringLiteral("out of memory while opening the model"));
     } catch (const std::exception& e) {
-        emit modelFailed(folder, QStringLiteral("internal error: ") + e.what());
+        emit modelFailed(load, folder, QStringLiteral("internal error: ") + e.what());
     }
 }
 

@@ -24,19 +24,24 @@ public:
     ComputeWorker();
     ~ComputeWorker() override;
 
-    // The GUI thread raises this before queueing a request; see class comment.
+    // The GUI thread raises these before queueing a request; see class comment. Loads are
+    // numbered apart from computations: typing while a model opens must not cancel the opening.
     std::atomic<quint64>& latestSequence() { return m_latest; }
+    std::atomic<quint64>& latestLoad() { return m_latestLoad; }
 
     // Run on the worker's thread (queued through QMetaObject::invokeMethod).
-    // The model gets the backend chosen last (falling back to the CPU, with backendFailed).
-    void loadModel(const QString& folder);
+    // The model gets the backend chosen last (falling back to the CPU, with backendFailed). A
+    // load older than latestLoad() is skipped, and one that became stale while the folder was
+    // being opened is thrown away: the model open before stays. Model::open itself cannot be
+    // interrupted, so a cancelled load still occupies this thread until it returns.
+    void loadModel(const QString& folder, quint64 load);
     void selectBackend(const QString& choice);
     void compute(const ComputeRequest& request);
 
 signals:
-    void modelLoaded(std::shared_ptr<const qkv::Model> model, QString backendChoice,
+    void modelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model, QString backendChoice,
                      QString backendName);
-    void modelFailed(QString folder, QString message);
+    void modelFailed(quint64 load, QString folder, QString message);
     void backendChanged(QString choice, QString backendName);
     void backendFailed(QString choice, QString message);
     void traceReady(qkv::ui::TraceSnapshotPtr snapshot);
@@ -49,6 +54,7 @@ private:
     MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);
 
     std::atomic<quint64> m_latest{0};
+    std::atomic<quint64> m_latestLoad{0};
     std::shared_ptr<const Model> m_model;
     QString m_backendChoice = QStringLiteral("auto");
     std::unique_ptr<Backend> m_backend;

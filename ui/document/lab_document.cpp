@@ -1,7 +1,9 @@
 #include "ui/document/lab_document.h"
 
+#include <QThread>
 #include <algorithm>
 
+#include "core/backend/backend.h"
 #include "ui/compute/compute_worker.h"
 
 namespace qkv::ui {
@@ -11,6 +13,8 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
     m_debounce.setInterval(kDefaultDebounceMs);
     connect(&m_debounce, &QTimer::timeout, this, [this] { submit(); });
 
+    // The GUI thread keeps a core of its own while the worker computes.
+    setCpuBackendThreads(QThread::idealThreadCount() - 1);
     m_worker = new ComputeWorker;
     m_worker->moveToThread(&m_thread);
     m_thread.setObjectName(QStringLiteral("qkv-compute"));
@@ -28,6 +32,7 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
 LabDocument::~LabDocument() {
     if (m_cancel) *m_cancel = true;
     m_worker->latestSequence() = ~quint64{0};  // skip whatever is still queued
+    m_worker->latestLoad() = ~quint64{0};
     m_thread.quit();
     m_thread.wait();
     delete m_worker;  // its thread has finished: nothing else touches it
@@ -42,15 +47,21 @@ void LabDocument::openModel(const QString& folder) {
     m_loadingFolder = folder;
     if (m_cancel) *m_cancel = true;
     m_worker->latestSequence() = ++m_sequence;  // results for the old model are stale
+    const quint64 load = ++m_load;
+    m_worker->latestLoad() = load;
+    setBusy(false);
     emit modelLoading(folder);
     QMetaObject::invokeMethod(
-        m_worker, [worker = m_worker, folder] { worker->loadModel(folder); }, Qt::QueuedConnection);
+        m_worker, [worker = m_worker, folder, load] { worker->loadModel(folder, load); },
+        Qt::QueuedConnection);
 }
 
-void LabDocument::onModelLoaded(std::shared_ptr<const qkv::Model> model, QString backendChoice,
-                                QString backendName) {
+// The worker holds the model it reports, so it is taken even when its opening was cancelled a
+// moment too late; only a newer opening still on its way keeps the document loading.
+void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model,
+                                QString backendChoice, QString backendName) {
     m_model = std::move(model);
-    m_loading = false;
+    m_loading = load != m_load;
     m_backendChoice = backendChoice;
     m_backendName = backendName;
     m_layer = m_head = 0;
@@ -62,9 +73,17 @@ void LabDocument::onModelLoaded(std::shared_ptr<const qkv::Model> model, QString
     submit();
 }
 
-void LabDocument::onModelFailed(QString folder, QString message) {
+void LabDocument::onModelFailed(quint64 load, QString folder, QString message) {
+    if (load != m_load || !m_loading) return;  // superseded or cancelled: nobody waits for it
     m_loading = false;
     emit modelFailed(folder, message);
+}
+
+void LabDocument::cancelLoading() {
+    m_worker->latestLoad() = ++m_load;
+    m_loading = false;
+    emit loadCancelled(m_loadingFolder);
+    if (m_model) recompute();  // what was typed while it loaded, for the model that stays
 }
 
 void LabDocument::setText(const QString& text) {
@@ -164,6 +183,7 @@ void LabDocument::cancelComputation() {
     if (m_cancel) *m_cancel = true;
     m_worker->latestSequence() = ++m_sequence;
     setBusy(false);
+    if (m_loading) cancelLoading();
 }
 
 void LabDocument::submit(bool captureAll) {

@@ -36,7 +36,8 @@ public:
     explicit LabDocument(QObject* parent = nullptr);
     ~LabDocument() override;
 
-    // Opening runs on the worker: modelLoading now, then modelChanged or modelFailed.
+    // Opening runs on the worker: modelLoading now, then modelChanged or modelFailed (or
+    // loadCancelled when cancelComputation() stops it; the model open before stays open).
     void openModel(const QString& folder);
     bool isLoading() const { return m_loading; }
     const Model* model() const { return m_model.get(); }
@@ -72,6 +73,7 @@ public:
 
     void recompute();        // now, without waiting for the debounce
     void computeAllHeads();  // recompute keeping every head (batch export of long sentences)
+    // Stops the running computation, or the opening of a model: the document is idle at once.
     void cancelComputation();
 
     TraceSnapshotPtr snapshot() const { return m_snapshot; }
@@ -84,6 +86,7 @@ signals:
     void modelLoading(QString folder);
     void modelChanged();
     void modelFailed(QString folder, QString message);
+    void loadCancelled(QString folder);
     void textChanged(QString text);
     void configChanged();
     void headChanged(int layer, int head);
@@ -101,9 +104,10 @@ private:
     void submit(bool captureAll = false);
     void clearResults();
     void setBusy(bool busy);
-    void onModelLoaded(std::shared_ptr<const qkv::Model> model, QString backendChoice,
-                       QString backendName);
-    void onModelFailed(QString folder, QString message);
+    void onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model,
+                       QString backendChoice, QString backendName);
+    void onModelFailed(quint64 load, QString folder, QString message);
+    void cancelLoading();
     void onBackendChanged(QString choice, QString name);
     void onBackendFailed(QString choice, QString message);
     void onTraceReady(TraceSnapshotPtr snapshot);
@@ -127,6 +131,7 @@ private:
     QString m_backendChoice = QStringLiteral("auto");
     QString m_backendName;
 
+    quint64 m_load = 0;      // the latest model opening requested
     quint64 m_sequence = 0;  // the latest request submitted
     std::shared_ptr<std::atomic<bool>> m_cancel;
     TraceSnapshotPtr m_snapshot;

@@ -95,14 +95,8 @@ void ExportAllJob::renderNext() {
             finish(true, QString());
             return;
         }
-        HeadFigureInput input;
-        input.trace = m_snapshot->trace.get();
-        input.labels = m_snapshot->labels();
-        input.config = m_snapshot->config;
-        input.layer = m_next / heads;
-        input.head = m_next % heads;
-        input.mode = m_document.mode();
-        input.causal = model.config().causal;
+        const HeadFigureInput input = headFigureInput(*m_snapshot, m_next / heads, m_next % heads,
+                                                      m_document.mode(), model.config().causal);
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
         exportFigure(*m_figure,

@@ -7,6 +7,7 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <cmath>
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
@@ -89,9 +90,26 @@ QString imageFormatExtension(ImageFormat format) {
     return {};
 }
 
+double rasterPixelScale(const QSize& size, double requested) {
+    const double logical = static_cast<double>(size.width()) * size.height();
+    if (logical * requested * requested <= static_cast<double>(kMaxRasterPixels)) return requested;
+    if (logical > static_cast<double>(kMaxRasterPixels))
+        throw Error(QStringLiteral("a %1 × %2 pixel image is larger than the %3 megapixels a "
+                                   "raster export may have: export as SVG or PDF, or smaller")
+                        .arg(size.width())
+                        .arg(size.height())
+                        .arg(kMaxRasterPixels / 1'000'000)
+                        .toStdString());
+    // Rounded down to a hundredth so the pixel count stays under the cap.
+    return std::floor(std::sqrt(kMaxRasterPixels / logical) * 100.0) / 100.0;
+}
+
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) {
+    const double scale = rasterPixelScale(size, pixelScale);
     ExportLayout layout(figure, size);
-    return figure.plot()->toPixmap(size.width(), size.height(), pixelScale).toImage();
+    const QImage image = figure.plot()->toPixmap(size.width(), size.height(), scale).toImage();
+    if (image.isNull()) throw Error("out of memory while drawing the image");
+    return image;
 }
 
 QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
@@ -101,7 +119,7 @@ QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& 
         const QImage image = figureImage(figure, size, pixelScale);
         QBuffer buffer;
         buffer.open(QIODevice::WriteOnly);
-        if (image.isNull() || !image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
+        if (!image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
         return buffer.data();
     }
     ExportLayout layout(figure, size);
@@ -109,11 +127,19 @@ QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& 
                                       : renderPdf(figure.plot(), size);
 }
 
-void exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
+std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path,
+                                   const QSize& size) {
     const auto format = imageFormatForPath(path);
     if (!format) throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
-    const QByteArray bytes = renderFigure(figure, *format, size);
+    QByteArray bytes;
+    try {
+        bytes = renderFigure(figure, *format, size);
+    } catch (const Error& e) {
+        throw Error(path.toStdString() + ": " + e.what());
+    }
     writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), bytes.size()));
+    if (*format != ImageFormat::Png) return std::nullopt;
+    return rasterPixelScale(size, kPngScale);
 }
 
 }  // namespace qkv::ui

@@ -19,13 +19,26 @@ QString imageFormatExtension(ImageFormat format);  // "png", "svg", "pdf"
 
 // Raster images are drawn at `pixelScale` device pixels per logical pixel (crisp in papers).
 constexpr double kPngScale = 2.0;
+// A raster image never has more pixels than this (144 MB as 32-bit pixels while it is encoded;
+// a 2x export of a maximised window on a 4K screen is 33 megapixels). Larger requests are drawn
+// at a smaller pixel scale, down to 1x; beyond that they are refused. Vector formats draw each
+// heatmap as one embedded image of the figure's size, so they grow with the figure's size, not
+// with the number of cells.
+constexpr qint64 kMaxRasterPixels = 36'000'000;
 
-// The figure laid out at `size` logical pixels, as the file's bytes. Throws qkv::Error.
+// `requested`, or the largest scale at which `size` stays within kMaxRasterPixels. Throws
+// qkv::Error saying so when even 1x does not fit.
+double rasterPixelScale(const QSize& size, double requested);
+
+// The figure laid out at `size` logical pixels, as the file's bytes. Raster images are drawn at
+// rasterPixelScale(size, pixelScale). Throws qkv::Error.
 QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
                         double pixelScale = kPngScale);
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale = kPngScale);
 
-// Throws qkv::Error naming the path (unknown extension, render or write failure).
-void exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size);
+// Throws qkv::Error naming the path (unknown extension, render or write failure). Returns the
+// pixel scale a PNG was drawn at (less than kPngScale for a very large figure), nullopt for SVG
+// and PDF.
+std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size);
 
 }  // namespace qkv::ui

@@ -1,5 +1,6 @@
 #include "ui/plot/head_figures.h"
 
+#include "ui/compute/compute_types.h"
 #include "ui/plot/head_matrices.h"
 
 namespace qkv::ui {
@@ -11,17 +12,42 @@ QString configTitle(const AttentionConfig& config) {
     return title;
 }
 
-QString headTitle(int layer, int head, const AttentionConfig& config, HeatmapMode mode) {
+namespace {
+
+QString truncationNote(const HeadFigureInput& input) {
+    if (!input.truncatedFrom) return {};
+    return QStringLiteral(" · first %1 of %2 tokens").arg(input.labels.size()).arg(*input.truncatedFrom);
+}
+
+}  // namespace
+
+HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
+                                HeatmapMode mode, bool causal) {
+    HeadFigureInput input;
+    input.trace = snapshot.trace.get();
+    input.learned = snapshot.learned.get();
+    input.labels = snapshot.labels();
+    input.config = snapshot.config;
+    input.layer = layer;
+    input.head = head;
+    input.mode = mode;
+    input.causal = causal;
+    input.truncatedFrom = snapshot.truncatedFrom;
+    return input;
+}
+
+QString headTitle(const HeadFigureInput& input) {
     return QStringLiteral("Layer %1 · Head %2 · %3 · %4")
-        .arg(layer)
-        .arg(head)
-        .arg(configTitle(config), heatmapModeName(mode));
+               .arg(input.layer)
+               .arg(input.head)
+               .arg(configTitle(input.config), heatmapModeName(input.mode)) +
+           truncationNote(input);
 }
 
 FigureSpec headFigure(const HeadFigureInput& input) {
     const HeadMatrixOptions options{input.causal, input.config.scaleOutside};
     FigureSpec spec;
-    spec.title = headTitle(input.layer, input.head, input.config, input.mode);
+    spec.title = headTitle(input);
     spec.panels.push_back(
         {headHeatmap(*input.trace, input.labels, input.layer, input.head, input.mode, options),
          QString(), 0});
@@ -40,7 +66,8 @@ FigureSpec compareFigure(const HeadFigureInput& input) {
     spec.title = QStringLiteral("Layer %1 · Head %2 · %3 · learned vs %4")
                      .arg(input.layer)
                      .arg(input.head)
-                     .arg(heatmapModeName(input.mode), name);
+                     .arg(heatmapModeName(input.mode), name) +
+                 truncationNote(input);
     spec.panels.push_back({std::move(learned), QStringLiteral("learned"), 0});
     spec.panels.push_back({std::move(chosen), name, 0});
     spec.panels.push_back({std::move(difference), name + QStringLiteral(" − learned"), 1});

@@ -4,6 +4,7 @@
 // configuration, and their difference).
 #include <QString>
 #include <QStringList>
+#include <optional>
 
 #include "core/model/attention_config.h"
 #include "core/model/attention_trace.h"
@@ -21,12 +22,19 @@ struct HeadFigureInput {
     int head = 0;
     HeatmapMode mode = HeatmapMode::Attention;
     bool causal = true;
+    std::optional<int> truncatedFrom;  // the sentence's token count before cutting to the context
 };
+
+struct TraceSnapshot;
+// The input for (layer, head) of a worker result.
+HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
+                                HeatmapMode mode, bool causal);
 
 // "shared-qk", with the options appended: "learned · scale outside · mask self".
 QString configTitle(const AttentionConfig& config);
-// "Layer 3 · Head 5 · shared-qk · attention"
-QString headTitle(int layer, int head, const AttentionConfig& config, HeatmapMode mode);
+// "Layer 3 · Head 5 · shared-qk · attention", and " · first 128 of 150 tokens" for a sentence
+// cut to the model's context, so that no exported figure hides the cut.
+QString headTitle(const HeadFigureInput& input);
 
 FigureSpec headFigure(const HeadFigureInput& input);
 FigureSpec compareFigure(const HeadFigureInput& input);

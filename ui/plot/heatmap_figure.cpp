@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <map>
 
 namespace qkv::ui {
 namespace {
@@ -100,9 +101,19 @@ void HeatmapFigure::show(const FigureSpec& spec) {
     m_marginGroup = new QCPMarginGroup(m_plot);
     m_sideGroup = new QCPMarginGroup(m_plot);
 
+    if (spec.columns > 0)
+        drawWrapped(spec);
+    else
+        drawRow(spec);
+    for (size_t i = 0; i < spec.panels.size(); ++i)
+        if (spec.panels[i].annotationDecimals >= 0) annotate(static_cast<int>(i));
+}
+
+// One row of panels; consecutive panels of a scale group share the scale after the last of them.
+void HeatmapFigure::drawRow(const FigureSpec& spec) {
     int column = 0;
     for (size_t i = 0; i < spec.panels.size(); ++i) {
-        drawPanel(spec.panels[i], column++);
+        drawPanel(spec.panels[i], 0, column++);
         const bool lastOfGroup = i + 1 == spec.panels.size() ||
                                  spec.panels[i + 1].scaleGroup != spec.panels[i].scaleGroup;
         if (lastOfGroup) {
@@ -113,14 +124,23 @@ void HeatmapFigure::show(const FigureSpec& spec) {
                     m_drawn[k].map->setColorScale(m_scales.back().scale);
         }
     }
-    for (size_t i = 0; i < spec.panels.size(); ++i)
-        if (spec.panels[i].annotationDecimals >= 0) annotate(static_cast<int>(i));
 }
 
-void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int column) {
+// Panels wrapped into rows of spec.columns, all on one colour scale.
+void HeatmapFigure::drawWrapped(const FigureSpec& spec) {
+    for (size_t i = 0; i < spec.panels.size(); ++i)
+        drawPanel(spec.panels[i], static_cast<int>(i) / spec.columns,
+                  static_cast<int>(i) % spec.columns);
+    if (spec.panels.empty()) return;
+    addScale(spec.panels.front().data, spec.columns);
+    m_grid->setColumnStretchFactor(spec.columns, 0.01);
+    for (Drawn& drawn : m_drawn) drawn.map->setColorScale(m_scales.back().scale);
+}
+
+void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int row, int column) {
     const HeatmapData& d = panel.data;
     auto* rect = new QCPAxisRect(m_plot, true);
-    m_grid->addElement(0, column, rect);
+    m_grid->addElement(row, column, rect);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
     // Equal side margins give side-by-side panels equal inner widths, so all can be square.
     rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_sideGroup);
@@ -158,7 +178,7 @@ void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int column) {
         for (int v = 0; v < values; ++v)
             map->data()->setCell(k, v, d.at(std::min(v, d.rows - 1), std::min(k, d.cols - 1)));
     map->setDataRange(QCPRange(d.low, d.high));
-    m_drawn.push_back({rect, map});
+    m_drawn.push_back({rect, map, row, column});
 }
 
 void HeatmapFigure::annotate(int panel) {
@@ -232,34 +252,49 @@ void HeatmapFigure::layoutNow() {
 void HeatmapFigure::fitCells(const QSize& size) {
     if (!m_grid || m_drawn.empty() || size.isEmpty()) return;
     m_plot->setViewport(QRect(QPoint(0, 0), size));
-    for (Drawn& drawn : m_drawn) {
-        drawn.rowStride = drawn.colStride = 1;
-    }
+    // No panel is larger than the viewport, so its one-line-per-label stride is a lower bound:
+    // starting there spares laying out hundreds of labels that would be thinned anyway.
     for (size_t i = 0; i < m_drawn.size(); ++i) {
-        setLabelTicks(m_drawn[i].rect->axis(QCPAxis::atBottom), m_spec.panels[i].data.colLabels, 1);
-        setLabelTicks(m_drawn[i].rect->axis(QCPAxis::atLeft), m_spec.panels[i].data.rowLabels, 1);
+        Drawn& drawn = m_drawn[i];
+        const HeatmapData& d = m_spec.panels[i].data;
+        const double lineHeight =
+            QFontMetrics(drawn.rect->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 1;
+        drawn.rowStride = strideFor(lineHeight, static_cast<double>(size.height()) / d.rows);
+        drawn.colStride = strideFor(lineHeight, static_cast<double>(size.width()) / d.cols);
+        setLabelTicks(drawn.rect->axis(QCPAxis::atBottom), d.colLabels, drawn.colStride);
+        setLabelTicks(drawn.rect->axis(QCPAxis::atLeft), d.rowLabels, drawn.rowStride);
     }
     // Fewer labels can narrow the margins, so pad once more after thinning them.
     padToAspect();
     if (updateTickStrides()) padToAspect();
 }
 
+// Pads the grid so every panel keeps its data's aspect: the width to spare is what every row can
+// give up (the least over rows of the sum in the row), the height what every column can.
 void HeatmapFigure::padToAspect() {
     m_grid->setMargins(QMargins());
     layoutNow();
-    int excessWidth = 0;
-    int excessHeight = INT_MAX;
+    std::map<int, int> rowExcess;
+    std::map<int, int> columnExcess;
     for (size_t i = 0; i < m_drawn.size(); ++i) {
         const HeatmapData& d = m_spec.panels[i].data;
         const double aspect = static_cast<double>(d.cols) / d.rows;
         const QRect r = m_drawn[i].rect->rect();
-        excessWidth += std::max(0, r.width() - static_cast<int>(std::lround(r.height() * aspect)));
-        excessHeight =
-            std::min(excessHeight, std::max(0, r.height() - static_cast<int>(r.width() / aspect)));
+        rowExcess[m_drawn[i].row] +=
+            std::max(0, r.width() - static_cast<int>(std::lround(r.height() * aspect)));
+        columnExcess[m_drawn[i].column] +=
+            std::max(0, r.height() - static_cast<int>(r.width() / aspect));
     }
+    auto least = [](const std::map<int, int>& excess) {
+        int m = INT_MAX;
+        for (const auto& [index, value] : excess) m = std::min(m, value);
+        return m == INT_MAX ? 0 : m;
+    };
+    const int excessWidth = least(rowExcess);
+    const int excessHeight = least(columnExcess);
     if (excessWidth > 0)
         m_grid->setMargins(QMargins(excessWidth / 2, 0, excessWidth - excessWidth / 2, 0));
-    else if (excessHeight > 0 && excessHeight != INT_MAX)
+    else if (excessHeight > 0)
         m_grid->setMargins(QMargins(0, excessHeight / 2, 0, excessHeight - excessHeight / 2));
     layoutNow();
 }
@@ -273,10 +308,10 @@ bool HeatmapFigure::updateTickStrides() {
         QCPAxis* y = drawn.rect->axis(QCPAxis::atLeft);
         const QRect r = drawn.rect->rect();
         const double lineHeight = QFontMetrics(y->tickLabelFont()).height() + 1;
+        const QFontMetrics xMetrics(x->tickLabelFont());
         int widest = 0;
         for (const QString& label : d.colLabels)
-            widest =
-                std::max(widest, QFontMetrics(x->tickLabelFont()).horizontalAdvance(elided(label)));
+            widest = std::max(widest, xMetrics.horizontalAdvance(elided(label)));
         // Rotated labels need their line height across the axis, upright ones their width.
         const double xNeed = x->tickLabelRotation() != 0 ? lineHeight * 1.15 : widest + 6.0;
         const int rowStride = strideFor(lineHeight, static_cast<double>(r.height()) / d.rows);

@@ -32,6 +32,9 @@ struct HeatmapPanel {
 struct FigureSpec {
     QString title;
     std::vector<HeatmapPanel> panels;
+    // Panels per row; 0 puts all in one row. Wrapped panels share one colour scale (the first
+    // panel's), drawn right of the first row.
+    int columns = 0;
 };
 
 struct HeatmapCell {
@@ -73,6 +76,8 @@ private:
     struct Drawn {
         QCPAxisRect* rect = nullptr;
         QCPColorMap* map = nullptr;
+        int row = 0;
+        int column = 0;
         int rowStride = 1;  // every k-th token labelled, so labels never overlap
         int colStride = 1;
     };
@@ -80,8 +85,10 @@ private:
         QCPColorScale* scale = nullptr;
         bool diverging = false;
     };
-    void drawPanel(const HeatmapPanel& panel, int column);
+    void drawPanel(const HeatmapPanel& panel, int row, int column);
     void addScale(const HeatmapData& data, int column);
+    void drawRow(const FigureSpec& spec);
+    void drawWrapped(const FigureSpec& spec);
     void annotate(int panel);
     void layoutNow();
     void padToAspect();

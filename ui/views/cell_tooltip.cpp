@@ -10,10 +10,10 @@ QString formatNumber(double value) {
     return text;
 }
 
-QString tokenPairHeading(const TraceSnapshot& snapshot, int query, int key) {
+QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int key) {
     auto name = [&](int i) {
         return QStringLiteral("<b>%1</b>&nbsp;(%2)")
-            .arg(snapshot.tokens.at(i).label.toHtmlEscaped())
+            .arg(tokens.at(i).label.toHtmlEscaped())
             .arg(i);
     };
     return name(query) + QStringLiteral(" → ") + name(key);

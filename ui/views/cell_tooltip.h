@@ -7,7 +7,7 @@
 namespace qkv::ui {
 
 // "bomb (6) → movie (1)" as rich text.
-QString tokenPairHeading(const TraceSnapshot& snapshot, int query, int key);
+QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int key);
 // A_ij, S_ij, S_ji and S_ij − S_ji of `trace` (whichever of them were captured).
 QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
                        bool causal);

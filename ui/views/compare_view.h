@@ -1,29 +1,24 @@
 #pragma once
 // The Compare tab: the same head under the learned weights and under the chosen configuration,
 // side by side on one colour scale, and their difference on a diverging scale.
-#include "ui/views/document_view.h"
+#include "ui/views/head_figure_view.h"
 
 class QLabel;
 
 namespace qkv::ui {
 
-class HeatmapWidget;
-struct HeatmapCell;
-
-class CompareView : public DocumentView {
+class CompareView : public HeadFigureView {
     Q_OBJECT
 public:
     explicit CompareView(LabDocument& document, QWidget* parent = nullptr);
-    HeatmapWidget* heatmap() const { return m_heatmap; }
 
 protected:
-    void refresh() override;
+    FigureSpec buildFigure(const HeadFigureInput& input) const override;
+    QString cellValues(const HeatmapCell& cell) const override;
+    void onFigureShown(bool shown) override;
 
 private:
-    QString cellToolTip(const HeatmapCell& cell) const;
-
     QLabel* m_hint;
-    HeatmapWidget* m_heatmap;
 };
 
 }  // namespace qkv::ui

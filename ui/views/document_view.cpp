@@ -14,6 +14,7 @@ void DocumentView::connectRefresh() {
     connect(d, &LabDocument::modelLoading, this, &DocumentView::scheduleRefresh);
     connect(d, &LabDocument::modelChanged, this, &DocumentView::scheduleRefresh);
     connect(d, &LabDocument::modelFailed, this, &DocumentView::scheduleRefresh);
+    connect(d, &LabDocument::loadCancelled, this, &DocumentView::scheduleRefresh);
     connect(d, &LabDocument::snapshotChanged, this, &DocumentView::scheduleRefresh);
     connect(d, &LabDocument::colorSchemeChanged, this, &DocumentView::scheduleRefresh);
 }

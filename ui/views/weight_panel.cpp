@@ -154,7 +154,7 @@ void WeightPanel::showTokenPair() {
     const auto snapshot = d.snapshot();
     m_pairHint->setVisible(!pair);
     if (!pair || !snapshot || !snapshot->includes(d.layer(), d.head())) return;
-    findChild<QLabel*>("pair")->setText(tokenPairHeading(*snapshot, pair->query, pair->key));
+    findChild<QLabel*>("pair")->setText(tokenPairHeading(snapshot->tokens, pair->query, pair->key));
     const auto& trace = *snapshot->trace;
     if (trace.hasScores(d.layer(), d.head())) {
         const auto& s = trace.scores(d.layer(), d.head());

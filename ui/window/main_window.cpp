@@ -30,6 +30,7 @@
 #include "ui/views/overview_view.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/token_chips.h"
+#include "ui/views/training_view.h"
 #include "ui/views/weight_panel.h"
 #include "ui/window/empty_state.h"
 #include "ui/window/model_locator.h"
@@ -41,6 +42,7 @@ namespace {
 
 constexpr QSize kDefaultWindowSize(1400, 900);
 constexpr QSize kFallbackExportSize(1000, 820);
+constexpr int kSentenceSaveDelayMs = 1000;
 
 std::optional<QString> droppedFolder(const QMimeData* mime) {
     if (!mime || !mime->hasUrls()) return std::nullopt;
@@ -51,6 +53,15 @@ std::optional<QString> droppedFolder(const QMimeData* mime) {
         if (info.isFile()) return info.absolutePath();  // a file inside the model folder
     }
     return std::nullopt;
+}
+
+// Says so when a raster image was drawn below the usual scale to stay within its size limit.
+QString reducedScaleNote(double scale) {
+    if (scale >= kPngScale) return {};
+    return MainWindow::tr(" (drawn at %1× instead of %2× to stay within %3 megapixels)")
+        .arg(scale)
+        .arg(kPngScale)
+        .arg(kMaxRasterPixels / 1'000'000);
 }
 
 }  // namespace
@@ -73,13 +84,17 @@ MainWindow::MainWindow(QWidget* parent)
     connect(d, &LabDocument::modelLoading, this, &MainWindow::onModelLoading);
     connect(d, &LabDocument::modelChanged, this, &MainWindow::onModelChanged);
     connect(d, &LabDocument::modelFailed, this, &MainWindow::onModelFailed);
+    connect(d, &LabDocument::loadCancelled, this, &MainWindow::onLoadCancelled);
     connect(d, &LabDocument::snapshotChanged, this, &MainWindow::onSnapshotChanged);
     connect(d, &LabDocument::busyChanged, this, &MainWindow::onBusyChanged);
     connect(d, &LabDocument::backendChanged, this, &MainWindow::onBackendChanged);
     connect(d, &LabDocument::backendFailed, this, &MainWindow::onBackendFailed);
     connect(d, &LabDocument::computeFailed, this, &MainWindow::onComputeFailed);
-    connect(d, &LabDocument::textChanged, this,
-            [](const QString& text) { settings::kSentence.setValue(text); });
+    // Typing would otherwise rewrite the settings file at every keystroke, on this thread.
+    m_sentenceSave.setSingleShot(true);
+    m_sentenceSave.setInterval(kSentenceSaveDelayMs);
+    connect(&m_sentenceSave, &QTimer::timeout, this, &MainWindow::saveSentence);
+    connect(d, &LabDocument::textChanged, &m_sentenceSave, qOverload<>(&QTimer::start));
     connect(d, &LabDocument::configChanged, this, [d] {
         settings::kConfig.setValue(QString::fromStdString(d->config().name()));
         settings::kScaleOutside.setValue(d->config().scaleOutside);
@@ -94,7 +109,14 @@ MainWindow::MainWindow(QWidget* parent)
     showCentralPage();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    if (m_sentenceSave.isActive()) saveSentence();
+}
+
+void MainWindow::saveSentence() {
+    m_sentenceSave.stop();
+    settings::kSentence.setValue(m_document->text());
+}
 
 void MainWindow::setMessageSink(MessageSink* sink) { m_sink = sink ? sink : m_dialogs.get(); }
 
@@ -142,13 +164,16 @@ void MainWindow::buildLayout() {
     m_headView = new HeadView(d, m_tabs);
     m_compareView = new CompareView(d, m_tabs);
     m_overviewView = new OverviewView(d, m_tabs);
+    m_trainingView = new TrainingView(d, m_tabs);
     m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(m_compareView, tr("Compare"));
     m_tabs->addTab(m_overviewView, tr("Overview"));
+    m_tabs->addTab(m_trainingView, tr("Training"));
     m_tabs->setCurrentIndex(std::clamp(settings::kTab.value(), 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
             [](int index) { settings::kTab.setValue(index); });
     connect(m_overviewView, &OverviewView::headActivated, this, [this] { showTab(Tab::Head); });
+    connect(m_trainingView, &TrainingView::openModelRequested, this, &MainWindow::openModel);
     layout->addWidget(m_tabs, 1);
     m_pages->addWidget(workspace);
     setCentralWidget(m_pages);
@@ -251,6 +276,12 @@ void MainWindow::onModelFailed(const QString& folder, const QString& message) {
                   tr("%1\n\n%2").arg(QDir::toNativeSeparators(folder), message));
 }
 
+void MainWindow::onLoadCancelled(const QString& folder) {
+    statusBar()->showMessage(tr("Stopped opening %1").arg(QDir::toNativeSeparators(folder)), 6000);
+    onBusyChanged(m_document->isBusy());
+    showCentralPage();
+}
+
 void MainWindow::onSnapshotChanged() {
     const auto snapshot = m_document->snapshot();
     if (!snapshot) {
@@ -281,6 +312,7 @@ void MainWindow::onComputeFailed(const QString& message) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSentence();
     settings::kGeometry.setValue(saveGeometry());
     settings::kWindowState.setValue(saveState());
     QMainWindow::closeEvent(event);
@@ -309,6 +341,8 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
             return m_compareView->heatmap();
         case Tab::Overview:
             return m_overviewView->heatmap();
+        case Tab::Training:
+            return m_trainingView->heatmap();
     }
     return m_headView->heatmap();
 }
@@ -325,8 +359,9 @@ bool MainWindow::exportCurrentView(const QString& path) {
                       tr("This view shows no figure yet: open a model and type a sentence."));
         return false;
     }
+    std::optional<double> scale;
     try {
-        exportFigure(heatmap->figure(), path, exportSize());
+        scale = exportFigure(heatmap->figure(), path, exportSize());
     } catch (const Error& e) {
         heatmap->plot()->replot();
         m_sink->error(tr("Export failed"), QString::fromStdString(e.what()));
@@ -334,16 +369,28 @@ bool MainWindow::exportCurrentView(const QString& path) {
     }
     heatmap->plot()->replot();
     settings::kExportFolder.setValue(QFileInfo(path).absolutePath());
-    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 6000);
+    statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)) +
+                                 (scale ? reducedScaleNote(*scale) : QString()),
+                             6000);
     return true;
 }
 
 bool MainWindow::copyCurrentViewToClipboard() {
     HeatmapWidget* heatmap = currentHeatmap();
     if (!heatmap->isShowingFigure()) return false;
-    QGuiApplication::clipboard()->setImage(figureImage(heatmap->figure(), exportSize()));
+    QImage image;
+    try {
+        image = figureImage(heatmap->figure(), exportSize());
+    } catch (const Error& e) {
+        heatmap->plot()->replot();
+        m_sink->error(tr("Copy failed"), QString::fromStdString(e.what()));
+        return false;
+    }
     heatmap->plot()->replot();
-    statusBar()->showMessage(tr("Copied the figure to the clipboard"), 4000);
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Copied the figure to the clipboard") +
+                                 reducedScaleNote(rasterPixelScale(exportSize(), kPngScale)),
+                             4000);
     return true;
 }
 

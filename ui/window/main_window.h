@@ -1,9 +1,10 @@
 #pragma once
-// The QKV Lab window: sentence, configuration and token chips on top; the Head, Compare and
-// Overview tabs (room for more); the weight panel docked at the side; menus, shortcuts, export,
+// The QKV Lab window: sentence, configuration and token chips on top; the Head, Compare,
+// Overview and Training tabs; the weight panel docked at the side; menus, shortcuts, export,
 // drag-and-drop, persisted settings and a status bar (model, tokens, backend, last computation).
 // Dialogs go through a MessageSink so tests can run it without blocking.
 #include <QMainWindow>
+#include <QTimer>
 #include <memory>
 
 #include "ui/export/figure_export.h"
@@ -29,12 +30,13 @@ class MessageSink;
 class OverviewView;
 class SentenceBar;
 class TokenChips;
+class TrainingView;
 class WeightPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    enum class Tab { Head = 0, Compare = 1, Overview = 2 };
+    enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3 };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -63,6 +65,7 @@ public:
     HeadView* headView() const { return m_headView; }
     CompareView* compareView() const { return m_compareView; }
     OverviewView* overviewView() const { return m_overviewView; }
+    TrainingView* trainingView() const { return m_trainingView; }
     WeightPanel* weightPanel() const { return m_weightPanel; }
     TokenChips* tokenChips() const { return m_chips; }
     SentenceBar* sentenceBar() const { return m_sentence; }
@@ -87,6 +90,7 @@ private:
     void restoreSettings();
     void rebuildRecentMenu();
     void showCentralPage();
+    void saveSentence();
 
     void onOpen();
     void onExport();
@@ -94,6 +98,7 @@ private:
     void onModelLoading(const QString& folder);
     void onModelChanged();
     void onModelFailed(const QString& folder, const QString& message);
+    void onLoadCancelled(const QString& folder);
     void onSnapshotChanged();
     void onBusyChanged(bool busy);
     void onBackendChanged(const QString& name);
@@ -103,6 +108,7 @@ private:
     std::unique_ptr<LabDocument> m_document;
     std::unique_ptr<MessageSink> m_dialogs;
     MessageSink* m_sink = nullptr;
+    QTimer m_sentenceSave;
 
     QStackedWidget* m_pages = nullptr;
     EmptyState* m_emptyState = nullptr;
@@ -114,6 +120,7 @@ private:
     HeadView* m_headView = nullptr;
     CompareView* m_compareView = nullptr;
     OverviewView* m_overviewView = nullptr;
+    TrainingView* m_trainingView = nullptr;
     WeightPanel* m_weightPanel = nullptr;
 
     QMenu* m_recentMenu = nullptr;

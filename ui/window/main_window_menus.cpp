@@ -76,8 +76,8 @@ void MainWindow::buildFileMenu() {
 void MainWindow::buildViewMenu() {
     LabDocument* d = m_document.get();
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString tabNames[] = {tr("&Head"), tr("&Compare"), tr("&Overview")};
-    for (int i = 0; i < 3; ++i)
+    const QString tabNames[] = {tr("&Head"), tr("&Compare"), tr("&Overview"), tr("&Training")};
+    for (int i = 0; i < 4; ++i)
         view->addAction(tabNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { showTab(static_cast<Tab>(i)); });
     view->addSeparator();

@@ -1,0 +1,28 @@
+#pragma once
+// How much memory the process may still allocate, so that work whose size is known up front
+// (float32 copies of F16/BF16 weights, a forward's attention capture) is refused with a clear
+// qkv::Error instead of ending in the kernel's out-of-memory kill.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace qkv {
+
+// /proc/meminfo's MemAvailable, lowered to what the process's cgroup (v1 or v2) still allows and
+// to the budget set below; nullopt where none of these is known (then nothing is refused).
+std::optional<std::uint64_t> availableMemory();
+
+// Caps availableMemory() for this process (nullopt: no cap). Front ends may expose it; tests use
+// it to exercise the refusals.
+void setMemoryBudget(std::optional<std::uint64_t> bytes);
+
+// "512 bytes", "1.5 MB", "14.2 GB" (decimal units).
+std::string formatBytes(std::uint64_t bytes);
+
+// Throws qkv::Error "<what> needs <bytes> <how>; <available> of memory is available<advice>"
+// when `bytes` exceed availableMemory(). `how` and `advice` may be empty.
+void requireMemory(std::uint64_t bytes, std::string_view what, std::string_view how = {},
+                   std::string_view advice = {});
+
+}  // namespace qkv

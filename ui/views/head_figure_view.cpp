@@ -1,0 +1,49 @@
+#include "ui/views/head_figure_view.h"
+
+#include <QVBoxLayout>
+
+#include "ui/document/lab_document.h"
+#include "ui/views/cell_tooltip.h"
+#include "ui/views/heatmap_widget.h"
+
+namespace qkv::ui {
+
+HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
+    : DocumentView(document, parent) {
+    m_layout = new QVBoxLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_heatmap = new HeatmapWidget(this);
+    m_layout->addWidget(m_heatmap, 1);
+    m_heatmap->setToolTipProvider([this](const HeatmapCell& cell) { return cellToolTip(cell); });
+    connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](const HeatmapCell& cell) {
+        this->document().setTokenPair(TokenPair{cell.row, cell.col});
+    });
+    connectRefresh();
+    connect(&document, &LabDocument::modeChanged, this, &HeadFigureView::scheduleRefresh);
+    connect(&document, &LabDocument::headChanged, this, &HeadFigureView::scheduleRefresh);
+    connect(&document, &LabDocument::tokenPairChanged, this, &HeadFigureView::scheduleRefresh);
+}
+
+void HeadFigureView::refresh() {
+    const LabDocument& d = document();
+    QString why = placeholder();
+    if (why.isEmpty() && !d.snapshot()->includes(d.layer(), d.head()))
+        why = tr("Computing layer %1, head %2…").arg(d.layer()).arg(d.head());
+    onFigureShown(why.isEmpty());
+    if (!why.isEmpty()) {
+        m_heatmap->showPlaceholder(why);
+        return;
+    }
+    const HeadFigureInput input = headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(),
+                                                  d.model()->config().causal);
+    m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d));
+}
+
+QString HeadFigureView::cellToolTip(const HeatmapCell& cell) const {
+    const auto snapshot = document().snapshot();
+    if (!snapshot) return {};
+    return tokenPairHeading(snapshot->tokens, cell.row, cell.col) + QStringLiteral("<br>") +
+           cellValues(cell);
+}
+
+}  // namespace qkv::ui

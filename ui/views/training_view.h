@@ -1,0 +1,67 @@
+#pragma once
+// The Training tab: the open model's trained variants (PREFIX-learned, -shared-qk, -tied-kv,
+// -single-w beside it) compared as an experiment: their training and validation loss curves,
+// a table of final losses, and the current sentence's attention at the chosen head under each
+// variant, run as trained on the lab's own worker thread. A model without variants or logs gets
+// an explanation of how to make some, and the shipped example one click away.
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "ui/views/document_view.h"
+
+class QCustomPlot;
+class QLabel;
+class QPushButton;
+class QStackedWidget;
+
+namespace qkv::ui {
+
+class HeatmapWidget;
+class TrainingLab;
+class TrainingTable;
+struct HeatmapCell;
+
+class TrainingView : public DocumentView {
+    Q_OBJECT
+public:
+    explicit TrainingView(LabDocument& document, QWidget* parent = nullptr);
+    ~TrainingView() override;
+
+    TrainingLab& lab() const { return *m_lab; }
+    HeatmapWidget* heatmap() const { return m_heatmap; }
+    QCustomPlot* lossPlot() const { return m_losses; }
+    TrainingTable* table() const { return m_table; }
+    bool isShowingEmptyState() const;
+    QString emptyStateText() const;
+    QString noticeText() const;  // truncated sentences and variants that could not run
+
+signals:
+    void openModelRequested(QString folder);
+
+protected:
+    void refresh() override;
+
+private:
+    QWidget* buildEmptyPage();
+    QWidget* buildLabPage();
+    void showEmptyState();
+    void refreshVariants();
+    void refreshAttention();
+    QString cellToolTip(const HeatmapCell& cell) const;
+
+    std::unique_ptr<TrainingLab> m_lab;
+    bool m_variantsDirty = true;
+    std::vector<int> m_panelVariants;  // heatmap panel -> index in the attention snapshot
+
+    QStackedWidget* m_pages = nullptr;
+    QLabel* m_emptyText = nullptr;
+    QPushButton* m_openExample = nullptr;
+    QLabel* m_banner = nullptr;
+    QCustomPlot* m_losses = nullptr;
+    TrainingTable* m_table = nullptr;
+    HeatmapWidget* m_heatmap = nullptr;
+    QLabel* m_notice = nullptr;
+};
+
+}  // namespace qkv::ui
