@@ -93,6 +93,7 @@ struct Options {
     bool profile = false;  // print where the forward's time goes, per backend operation
     std::string python = "/usr/bin/python3";
     std::string checkpoint;  // reuse instead of writing a new one
+    int vocab = qkv::bench::Gpt2Shape().vocab;  // smaller for devices that cannot hold wte whole
 };
 
 Options parseOptions(int argc, char** argv) {
@@ -122,10 +123,12 @@ Options parseOptions(int argc, char** argv) {
             o.python = next();
         } else if (arg == "--checkpoint") {
             o.checkpoint = next();
+        } else if (arg == "--vocab") {
+            o.vocab = std::clamp(std::stoi(next()), 256, 1 << 20);
         } else {
             throw qkv::Error("usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
                              "[--repeats N] [--no-torch] [--no-train] [--profile] [--python PATH] "
-                             "[--checkpoint DIR]");
+                             "[--checkpoint DIR] [--vocab N]");
         }
     }
     return o;
@@ -191,8 +194,12 @@ nlohmann::json runTorch(const Options& o, const std::string& dir, const std::str
     char buffer[4096];
     while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
     const int status = pclose(pipe);
-    const auto brace = output.rfind('{');
-    if (status != 0 || brace == std::string::npos) {
+    // The result is the script's last line (PyTorch may print warnings before it).
+    const auto end = output.find_last_not_of("\n");
+    const auto lineStart = end == std::string::npos ? end : output.rfind('\n', end);
+    const auto brace = end == std::string::npos ? end
+                       : lineStart == std::string::npos ? 0 : lineStart + 1;
+    if (status != 0 || brace == std::string::npos || output[brace] != '{') {
         std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
         return {};
     }
@@ -206,6 +213,14 @@ std::string ms(double s) {
 }
 
 std::string verdict(bool ok) { return ok ? "met" : "MISSED"; }
+
+// value / reference in `format`, or "-" without a reference.
+std::string ratio(double value, double reference, const char* format) {
+    if (reference <= 0) return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, format, value / reference);
+    return text;
+}
 
 // Training steps of the shipped defaults' shape (4 layers, 4 heads, d_model 128, context 128,
 // their 706-token vocabulary, batches of 16) under each tying, on every core.
@@ -230,7 +245,8 @@ void printTraining(double peakGflops) {
 int main(int argc, char** argv) {
     try {
         const Options o = parseOptions(argc, argv);
-        const Gpt2Shape shape;
+        Gpt2Shape shape;
+        shape.vocab = o.vocab;
         const std::string script = std::string(QKV_BENCH_SOURCE_DIR) + "/torch_reference.py";
         std::string dir = o.checkpoint;
         TemporaryFolder temporary;
@@ -259,9 +275,14 @@ int main(int argc, char** argv) {
         auto model = qkv::Model::open(dir);
         const double weightBytes = static_cast<double>(model->weightBytes());
         std::vector<BackendRun> runs;
+        std::vector<std::string> skipped;  // backends that could not run this model, and why
         for (const auto& b : o.backends) {
             std::cerr << "measuring forward with capture on " << b << " ...\n";
-            runs.push_back(measureBackend(b, *model, o));
+            try {
+                runs.push_back(measureBackend(b, *model, o));
+            } catch (const qkv::Error& e) {
+                skipped.push_back(b + ": " + e.what());
+            }
         }
         model.reset();
 
@@ -290,9 +311,9 @@ int main(int argc, char** argv) {
             return torch["forward_seconds"].value(std::to_string(n), 0.0);
         };
         const double torchLoad = torch.empty() ? 0 : torch.value("load_seconds", 0.0);
-        std::printf("%-34s %14s %12s %8.4f   <= 0.05x PyTorch load: %s\n", "open checkpoint",
+        std::printf("%-34s %14s %12s %8s   <= 0.05x PyTorch load: %s\n", "open checkpoint",
                     ms(openSeconds).c_str(), torch.empty() ? "-" : ms(torchLoad).c_str(),
-                    torchLoad > 0 ? openSeconds / torchLoad : 0.0,
+                    ratio(openSeconds, torchLoad, "%.4f").c_str(),
                     torchLoad > 0 ? verdict(openSeconds <= 0.05 * torchLoad).c_str() : "-");
         for (const auto& run : runs) {
             if (run.bindSeconds > 0.001)
@@ -305,10 +326,10 @@ int main(int argc, char** argv) {
                 std::string target = "-";
                 if (ref > 0 && (n == 64 || n == 256) && run.name == "cpu")
                     target = "<= 0.4x PyTorch: " + verdict(t <= 0.4 * ref);
-                std::printf("%-34s %14s %12s %8.3f   %s\n",
+                std::printf("%-34s %14s %12s %8s   %s\n",
                             ("forward+capture " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
-                            ms(t).c_str(), ref > 0 ? ms(ref).c_str() : "-", ref > 0 ? t / ref : 0.0,
-                            target.c_str());
+                            ms(t).c_str(), ref > 0 ? ms(ref).c_str() : "-",
+                            ratio(t, ref, "%.3f").c_str(), target.c_str());
             }
             for (size_t i = 0; i < o.tokens.size(); ++i) {
                 const int n = o.tokens[i];
@@ -334,6 +355,7 @@ int main(int argc, char** argv) {
                             value, "", "", note);
             }
         }
+        for (const auto& reason : skipped) std::printf("not measured: %s\n", reason.c_str());
         if (o.train) printTraining(peakGflops);
         if (o.profile) {
             auto profiled = qkv::Model::open(dir);
