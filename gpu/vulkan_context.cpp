@@ -78,7 +78,9 @@ class VulkanLibrary {
 #else
         const std::string name = overrideName ? overrideName : "libvulkan.so.1";
 #endif
-        void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+        // RTLD_NODELETE: the loader stays mapped after the last backend closes it, so its global
+        // state is initialised once per process rather than again for every new backend.
+        void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         const char* reason = handle ? nullptr : dlerror();
         const std::string why = reason ? reason : "dlopen failed";
 #endif

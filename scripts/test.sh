@@ -2,7 +2,7 @@
 # Sets up, builds and runs every test suite: core_tests, gpu_tests (on Mesa's software Vulkan
 # device when no GPU exists), ui_tests (offscreen), cli_tests and fuzz_regression_tests; then
 #   - the core, GPU and CLI suites built with AddressSanitizer + UndefinedBehaviorSanitizer,
-#   - the threading tests (labels ui and threads) built with ThreadSanitizer,
+#   - the worker/GUI threading tests (label threads) built with ThreadSanitizer,
 #   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
 #   scripts/test.sh            everything
 #   scripts/test.sh --quick    only the first build and its tests
@@ -53,7 +53,7 @@ thread_sanitizer() {
   cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
   local options="halt_on_error=1:history_size=7:second_deadlock_stack=1"
   TSAN_OPTIONS="$options:suppressions=$PWD/tests/tsan.supp" \
-    ctest --test-dir build-tsan --output-on-failure -j "$jobs" -L '^(ui|threads)$'
+    ctest --test-dir build-tsan --output-on-failure -L '^threads$'
 }
 
 step setup scripts/setup.sh

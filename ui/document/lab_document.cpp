@@ -5,6 +5,7 @@
 
 #include "core/backend/backend.h"
 #include "ui/compute/compute_worker.h"
+#include "ui/support/worker_thread.h"
 
 namespace qkv::ui {
 
@@ -33,9 +34,7 @@ LabDocument::~LabDocument() {
     if (m_cancel) *m_cancel = true;
     m_worker->latestSequence() = ~quint64{0};  // skip whatever is still queued
     m_worker->latestLoad() = ~quint64{0};
-    m_thread.quit();
-    m_thread.wait();
-    delete m_worker;  // its thread has finished: nothing else touches it
+    finishWorkerThread(m_thread, m_worker);
 }
 
 QString LabDocument::modelFolder() const {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ui/training/variant_worker.h"
+#include "ui/support/worker_thread.h"
 
 namespace qkv::ui {
 
@@ -26,9 +27,7 @@ TrainingLab::TrainingLab(QObject* parent) : QObject(parent) {
 TrainingLab::~TrainingLab() {
     if (m_cancel) *m_cancel = true;
     m_worker->latestSequence() = ~quint64{0};  // skip whatever is still queued
-    m_thread.quit();
-    m_thread.wait();
-    delete m_worker;  // its thread has finished: nothing else touches it
+    finishWorkerThread(m_thread, m_worker);
 }
 
 bool TrainingLab::hasTrainingLog() const {
