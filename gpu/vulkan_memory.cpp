@@ -8,6 +8,10 @@
 namespace qkv::gpu {
 namespace {
 
+// Activations shrink with the input; weights do not.
+const std::string kAdvice =
+    "use the cpu backend (or, if the tensor is an activation, a shorter input)";
+
 constexpr VkDeviceSize kBlockSize = VkDeviceSize{64} << 20;
 // Larger requests get a block of their own, so a big weight does not pin a mostly-empty block.
 constexpr VkDeviceSize kDedicatedThreshold = VkDeviceSize{16} << 20;
@@ -50,7 +54,7 @@ MemoryBlock* DeviceAllocator::createBlock(VkDeviceSize bytes, bool dedicated,
         return Error("out of GPU memory: " + what + " needs " + mib(bytes) + " (" + detail +
                      "; device-local heap " + mib(heap) + ", already allocated " +
                      mib(m_allocated) + " on " + m_context->info().name +
-                     "); use a shorter input or the cpu backend");
+                     "); " + kAdvice);
     };
 
     MemoryBlock block;
@@ -100,7 +104,7 @@ std::shared_ptr<BufferRegion> DeviceAllocator::allocate(VkDeviceSize bytes,
     if (bytes > range)
         throw Error(what + " needs " + mib(bytes) + ", more than the " + mib(range) +
                     " one shader can address on " + m_context->info().name +
-                    "; use a shorter input or the cpu backend");
+                    "; " + kAdvice);
     const VkDeviceSize size = alignUp(std::max<VkDeviceSize>(bytes, 4), m_alignment);
 
     // First fit among the shared blocks, else a new block.
