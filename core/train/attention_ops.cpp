@@ -9,6 +9,14 @@
 
 namespace qkv::train {
 
+AttentionShape AttentionShape::forTying(const AttentionTying& tying, int sequences, int length,
+                                        int heads, int headDim) {
+    const int d = heads * headDim;
+    const auto& slot = tying.slotSource;
+    return {sequences, length, heads, headDim, tying.sources * d, slot[0] * d, slot[1] * d,
+            slot[2] * d};
+}
+
 // Each (sequence, head) pair is independent: the pool splits those pairs, and each pair's
 // products run single-threaded.
 template <typename T>

@@ -4,6 +4,7 @@
 // tied weights two slots name the same block (e.g. shared-qk: kColumn == qColumn), and the
 // backward pass adds both slots' gradients into that block, which is exactly the gradient of a
 // parameter used twice.
+#include "core/train/model_shape.h"
 #include "core/train/thread_pool.h"
 
 namespace qkv::train {
@@ -19,6 +20,11 @@ struct AttentionShape {
     int vColumn = 0;
 
     int width() const { return heads * headDim; }
+
+    // The layout training uses: per token, the tying's sources side by side (heads x headDim
+    // columns each), each slot pointing at the source it shares.
+    static AttentionShape forTying(const AttentionTying& tying, int sequences, int length,
+                                   int heads, int headDim);
 };
 
 // probs: sequences * heads * length * length (row-major per sequence and head, zero above the

@@ -28,10 +28,8 @@ Gpt2Network<T>::Gpt2Network(const ModelShape& shape, ThreadPool& pool)
 
 template <typename T>
 AttentionShape Gpt2Network<T>::attentionShape() const {
-    const int d = m_shape.dModel;
-    const auto& slot = m_shape.tying.slotSource;
-    return {m_sequences, m_length,    m_shape.heads, m_shape.headDim(), m_shape.tying.sources * d,
-            slot[0] * d, slot[1] * d, slot[2] * d};
+    return AttentionShape::forTying(m_shape.tying, m_sequences, m_length, m_shape.heads,
+                                    m_shape.headDim());
 }
 
 template <typename T>

@@ -10,6 +10,7 @@
 #include "core/train/gpt2_network.h"
 #include "core/train/parameters.h"
 #include "core/train/random.h"
+#include "tests/support/tyings.h"
 
 namespace qkv::train {
 namespace {
@@ -73,13 +74,7 @@ TEST_P(TrainGradient, BackwardMatchesFiniteDifferences) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tyings, TrainGradient,
-                         ::testing::Values("learned", "shared-qk", "tied-kv", "single-w"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::erase(name, '-');
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Tyings, TrainGradient, test::allTyings(), test::tyingTestName);
 
 }  // namespace
 }  // namespace qkv::train

@@ -12,6 +12,7 @@
 #include "core/train/loss_ops.h"
 #include "core/train/model_shape.h"
 #include "core/train/random.h"
+#include "tests/support/tyings.h"
 
 namespace qkv::train {
 namespace {
@@ -156,14 +157,8 @@ class TrainAttentionOps : public TrainOps, public ::testing::WithParamInterface<
 TEST_P(TrainAttentionOps, BackwardMatchesFiniteDifferences) {
     const AttentionTying tying = AttentionTying::parse(GetParam());
     const int sequences = 2, length = 5, heads = 2, headDim = 3, d = heads * headDim;
-    const AttentionShape shape{sequences,
-                               length,
-                               heads,
-                               headDim,
-                               tying.sources * d,
-                               tying.slotSource[0] * d,
-                               tying.slotSource[1] * d,
-                               tying.slotSource[2] * d};
+    const AttentionShape shape =
+        AttentionShape::forTying(tying, sequences, length, heads, headDim);
     const int tokens = sequences * length;
     Vec p = randomVector(random, tokens * shape.projectionStride),
         weights = randomVector(random, tokens * d);
@@ -182,14 +177,7 @@ TEST_P(TrainAttentionOps, BackwardMatchesFiniteDifferences) {
 TEST_P(TrainAttentionOps, ProbabilitiesAreCausalAndNormalised) {
     const AttentionTying tying = AttentionTying::parse(GetParam());
     const int length = 6, heads = 2, headDim = 4, d = heads * headDim;
-    const AttentionShape shape{1,
-                               length,
-                               heads,
-                               headDim,
-                               tying.sources * d,
-                               tying.slotSource[0] * d,
-                               tying.slotSource[1] * d,
-                               tying.slotSource[2] * d};
+    const AttentionShape shape = AttentionShape::forTying(tying, 1, length, heads, headDim);
     Vec p = randomVector(random, length * shape.projectionStride);
     Vec probs(heads * length * length), out(length * d);
     attentionForward<double>(pool, shape, p.data(), probs.data(), out.data());
@@ -207,13 +195,7 @@ TEST_P(TrainAttentionOps, ProbabilitiesAreCausalAndNormalised) {
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tyings, TrainAttentionOps,
-                         ::testing::Values("learned", "shared-qk", "tied-kv", "single-w"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::erase(name, '-');
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Tyings, TrainAttentionOps, test::allTyings(), test::tyingTestName);
 
 }  // namespace
 }  // namespace qkv::train

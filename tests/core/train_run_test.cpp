@@ -18,6 +18,7 @@
 #include "core/train/training_job.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/tyings.h"
 
 namespace qkv::train {
 namespace {
@@ -174,13 +175,7 @@ TEST_P(TrainedModel, TiedMatricesAreSavedBytewiseIdentical) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Tyings, TrainedModel,
-                         ::testing::Values("learned", "shared-qk", "tied-kv", "single-w"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::erase(name, '-');
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Tyings, TrainedModel, test::allTyings(), test::tyingTestName);
 
 TEST_F(TrainRun, CancelledRunKeepsTheLastCompleteCheckpoint) {
     std::atomic<bool> cancel{false};
