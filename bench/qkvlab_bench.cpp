@@ -195,15 +195,15 @@ nlohmann::json runTorch(const Options& o, const std::string& dir, const std::str
     while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
     const int status = pclose(pipe);
     // The result is the script's last line (PyTorch may print warnings before it).
-    const auto end = output.find_last_not_of("\n");
-    const auto lineStart = end == std::string::npos ? end : output.rfind('\n', end);
-    const auto brace = end == std::string::npos ? end
-                       : lineStart == std::string::npos ? 0 : lineStart + 1;
-    if (status != 0 || brace == std::string::npos || output[brace] != '{') {
+    std::string last;
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) last = line;
+    if (status != 0 || last.empty() || last.front() != '{') {
         std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
         return {};
     }
-    return nlohmann::json::parse(output.substr(brace));
+    return nlohmann::json::parse(last);
 }
 
 std::string ms(double s) {
