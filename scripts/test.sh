@@ -14,6 +14,20 @@ quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 
 timings=()
+results=()
+# tested NAME CTEST-ARGS...: runs ctest and keeps its verdict line for the final summary
+tested() {
+  local name=$1 log
+  shift
+  log=$(mktemp)
+  ctest "$@" | tee "$log"
+  results+=("$(printf '%-28s %s' "$name" "$(grep -E 'tests passed|tests failed' "$log" | tail -1)")")
+  if grep -q 'did not run' "$log"; then
+    results+=("$(printf '%-28s %s' '' "skipped: $(grep -c '(Skipped)' "$log")")")
+  fi
+  rm -f "$log"
+}
+
 step() {  # step NAME COMMAND...: runs and times one step
   local name=$1 start=$SECONDS
   shift
@@ -25,7 +39,7 @@ step() {  # step NAME COMMAND...: runs and times one step
 release() {
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
   cmake --build build -j "$jobs"
-  ctest --test-dir build --output-on-failure -j "$jobs"
+  tested release --test-dir build --output-on-failure -j "$jobs"
 }
 
 address_sanitizer() {
@@ -33,7 +47,7 @@ address_sanitizer() {
         -DQKV_SANITIZE=address,undefined -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF
   cmake --build build-sanitize -j "$jobs"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+    tested asan+ubsan --test-dir build-sanitize --output-on-failure -j "$jobs"
 }
 
 # Qt is not built with ThreadSanitizer, so its own synchronisation is invisible to it;
@@ -53,7 +67,7 @@ thread_sanitizer() {
   cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
   local options="halt_on_error=1:history_size=7:second_deadlock_stack=1"
   TSAN_OPTIONS="$options:suppressions=$PWD/tests/tsan.supp" \
-    ctest --test-dir build-tsan --output-on-failure -L '^threads$'
+    tested tsan --test-dir build-tsan --output-on-failure -L '^threads$'
 }
 
 step setup scripts/setup.sh
@@ -66,4 +80,6 @@ if [ "$quick" -eq 0 ]; then
 fi
 echo "Step times:"
 printf '  %s\n' "${timings[@]}"
+echo "Test results:"
+printf '  %s\n' "${results[@]}"
 echo "All tests passed."

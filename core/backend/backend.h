@@ -100,9 +100,8 @@ public:
 // The CPU backend (Eigen + OpenBLAS). Always available.
 std::unique_ptr<Backend> createCpuBackend();
 
-// Caps the threads the CPU backend's matrix products use (process-wide; default: every core).
-// An interactive front end leaves one core to its GUI thread: OpenBLAS's idle threads spin, and
-// on a two-core machine they would otherwise take the core the event loop needs.
+// The threads each CPU backend created afterwards uses (default: every core). An interactive
+// front end leaves one core to its GUI thread, which draws while the backend computes.
 void setCpuBackendThreads(int threads);
 
 }  // namespace qkv

@@ -1,26 +1,31 @@
-// CPU backend: row-major host tensors; GEMMs through OpenBLAS (cblas_sgemm), element-wise work
-// with plain loops the compiler vectorises.
-#include <cblas.h>
-
+// CPU backend: row-major host tensors; GEMMs through OpenBLAS (cblas_sgemm) run single-threaded
+// per block on the backend's own thread pool, which also takes the per-head attention and the
+// element-wise work (OpenBLAS's threads would spin between calls and take the pool's cores).
 #include <Eigen/Core>
 #include <algorithm>
-#include <unsupported/Eigen/SpecialFunctions>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <thread>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <vector>
 
 #include "core/backend/backend.h"
+#include "core/backend/gemm.h"
 #include "core/util/error.h"
+#include "core/util/thread_pool.h"
 
 namespace qkv {
 namespace {
+
+std::atomic<int> g_threads{0};  // 0: every core
 
 // Either owns row-major storage (activations) or views host memory with any layout (weights).
 // Owned storage is left uninitialised: every op overwrites its whole output, and zero-filling
 // megabytes per layer showed up in profiles.
 class CpuTensor final : public Tensor {
-public:
+  public:
     CpuTensor(int rows, int cols)
         : Tensor(rows, cols),
           m_storage(new float[static_cast<size_t>(rows) * cols]),
@@ -32,7 +37,7 @@ public:
     const float* data() const { return m_view.data; }
     bool contiguous() const { return m_view.colStride == 1 && m_view.rowStride == m_view.cols; }
 
-private:
+  private:
     std::unique_ptr<float[]> m_storage;
     MatrixView m_view;
 };
@@ -44,37 +49,40 @@ void requireShape(bool ok, const char* op) {
     if (!ok) throw Error(std::string("internal error: shape mismatch in cpu ") + op);
 }
 
-// C (m x n, row-major, ldc) = alpha * A (m x k) * B (k x n) + beta * C for arbitrary-layout views.
-void gemm(const MatrixView& a, const MatrixView& b, float alpha, float beta, float* c, int ldc) {
-    auto layout = [](const MatrixView& v, CBLAS_TRANSPOSE& trans, int& ld) {
-        if (v.colStride == 1) {
-            trans = CblasNoTrans;
-            ld = static_cast<int>(std::max<std::ptrdiff_t>(v.rowStride, v.cols));
-        } else {
-            trans = CblasTrans;  // column-major view = transpose of a row-major one
-            ld = static_cast<int>(std::max<std::ptrdiff_t>(v.colStride, v.rows));
-        }
-    };
-    CBLAS_TRANSPOSE ta, tb;
+// A view as a BLAS operand: a column-major view is the transpose of a row-major one.
+void blasOperand(const MatrixView& v, bool& transposed, int& ld) {
+    transposed = v.colStride != 1;
+    ld = static_cast<int>(transposed ? std::max<std::ptrdiff_t>(v.colStride, v.rows)
+                                     : std::max<std::ptrdiff_t>(v.rowStride, v.cols));
+}
+
+// C (m x n, row-major, ldc) = alpha * A (m x k) * B (k x n) + beta * C for arbitrary-layout
+// views; on the pool's threads when one is given.
+void gemm(ThreadPool* pool, const MatrixView& a, const MatrixView& b, float alpha, float beta,
+          float* c, int ldc) {
+    GemmArgs args;
     int lda, ldb;
-    layout(a, ta, lda);
-    layout(b, tb, ldb);
-    cblas_sgemm(CblasRowMajor, ta, tb, a.rows, b.cols, a.cols, alpha, a.data, lda, b.data, ldb,
-                beta, c, ldc);
+    blasOperand(a, args.transA, lda);
+    blasOperand(b, args.transB, ldb);
+    args.m = a.rows;
+    args.n = b.cols;
+    args.k = a.cols;
+    if (pool)
+        parallelGemm(*pool, args, alpha, a.data, lda, b.data, ldb, beta, c, ldc);
+    else
+        gemm(args, alpha, a.data, lda, b.data, ldb, beta, c, ldc);
 }
 
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 
-ArrayMap elements(Tensor& t) {
-    return ArrayMap(cpu(t).data(), static_cast<Eigen::Index>(t.rows()) * t.cols());
-}
-ConstArrayMap elements(const Tensor& t) {
-    return ConstArrayMap(cpu(t).data(), static_cast<Eigen::Index>(t.rows()) * t.cols());
-}
+// Below this many elements (or rows of a norm) waking the pool costs more than it saves.
+constexpr int kElementGrain = 16384;
+constexpr int kRowGrain = 16;
 
 class CpuBackend final : public Backend {
-public:
+  public:
+    explicit CpuBackend(int threads) : m_pool(threads) { useSingleThreadedBlas(); }
     std::string name() const override { return "cpu"; }
 
     std::unique_ptr<Tensor> create(int rows, int cols) override {
@@ -108,13 +116,17 @@ public:
         requireShape(x.cols() == w.rows() && y.rows() == x.rows() && y.cols() == w.cols(),
                      "linear");
         float* out = cpu(y).data();
+        const int cols = y.cols();
         float beta = 0.0f;
         if (bias) {
             const float* b = cpu(*bias).data();
-            for (int r = 0; r < y.rows(); ++r) std::memcpy(out + r * y.cols(), b, sizeof(float) * y.cols());
+            split(y.rows(), kElementGrain / cols + 1, [&](int first, int last) {
+                for (int r = first; r < last; ++r)
+                    std::memcpy(out + static_cast<size_t>(r) * cols, b, sizeof(float) * cols);
+            });
             beta = 1.0f;
         }
-        gemm(cpu(x).view(), cpu(w).view(), 1.0f, beta, out, y.cols());
+        gemm(&m_pool, cpu(x).view(), cpu(w).view(), 1.0f, beta, out, cols);
     }
 
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
@@ -123,38 +135,47 @@ public:
         const int n = x.cols();
         const float* g = cpu(gamma).data();
         const float* b = beta ? cpu(*beta).data() : nullptr;
-        for (int r = 0; r < x.rows(); ++r) {
-            const float* in = cpu(x).data() + r * n;
-            float* out = cpu(y).data() + r * n;
-            double mean = 0.0;
-            for (int i = 0; i < n; ++i) mean += in[i];
-            mean /= n;
-            double var = 0.0;
-            for (int i = 0; i < n; ++i) var += (in[i] - mean) * (in[i] - mean);
-            var /= n;
-            const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
-            const float m = static_cast<float>(mean);
-            for (int i = 0; i < n; ++i) out[i] = (in[i] - m) * inv * g[i] + (b ? b[i] : 0.0f);
-        }
+        split(x.rows(), kRowGrain, [&](int first, int last) {
+            for (int r = first; r < last; ++r) {
+                const float* in = cpu(x).data() + r * n;
+                float* out = cpu(y).data() + r * n;
+                double mean = 0.0;
+                for (int i = 0; i < n; ++i) mean += in[i];
+                mean /= n;
+                double var = 0.0;
+                for (int i = 0; i < n; ++i) var += (in[i] - mean) * (in[i] - mean);
+                var /= n;
+                const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
+                const float m = static_cast<float>(mean);
+                for (int i = 0; i < n; ++i) out[i] = (in[i] - m) * inv * g[i] + (b ? b[i] : 0.0f);
+            }
+        });
     }
 
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override {
         requireShape(x.rows() == y.rows() && x.cols() == y.cols(), "rmsNorm");
         const int n = x.cols();
         const float* g = cpu(gamma).data();
-        for (int r = 0; r < x.rows(); ++r) {
-            const float* in = cpu(x).data() + r * n;
-            float* out = cpu(y).data() + r * n;
-            double sumSquares = 0.0;
-            for (int i = 0; i < n; ++i) sumSquares += static_cast<double>(in[i]) * in[i];
-            const float inv = static_cast<float>(1.0 / std::sqrt(sumSquares / n + eps));
-            for (int i = 0; i < n; ++i) out[i] = g[i] * (in[i] * inv);
-        }
+        split(x.rows(), kRowGrain, [&](int first, int last) {
+            for (int r = first; r < last; ++r) {
+                const float* in = cpu(x).data() + r * n;
+                float* out = cpu(y).data() + r * n;
+                double sumSquares = 0.0;
+                for (int i = 0; i < n; ++i) sumSquares += static_cast<double>(in[i]) * in[i];
+                const float inv = static_cast<float>(1.0 / std::sqrt(sumSquares / n + eps));
+                for (int i = 0; i < n; ++i) out[i] = g[i] * (in[i] * inv);
+            }
+        });
     }
 
     // Element-wise work goes through Eigen arrays, whose tanh/exp/erf are vectorised.
     void activate(Tensor& x, Activation activation) override {
-        ArrayMap a = elements(x);
+        if (activation == Activation::SwiGlu)
+            throw Error("internal error: SwiGLU is a two-input op (swiGlu)");
+        splitElements(x, [&](ArrayMap a) { activateRange(a, activation); });
+    }
+
+    static void activateRange(ArrayMap a, Activation activation) {
         switch (activation) {
             case Activation::GeluTanh: {
                 constexpr float kSqrt2OverPi = 0.7978845608028654f;
@@ -168,19 +189,25 @@ public:
                 a = a.max(0.0f);
                 break;
             case Activation::SwiGlu:
-                throw Error("internal error: SwiGLU is a two-input op (swiGlu)");
+                break;
         }
     }
 
     void swiGlu(const Tensor& gate, Tensor& up) override {
         requireShape(gate.rows() == up.rows() && gate.cols() == up.cols(), "swiGlu");
-        ConstArrayMap g = elements(gate);
-        elements(up) *= g / (1.0f + (-g).exp());
+        const float* g = cpu(gate).data();
+        splitElements(up, [&](ArrayMap u) {
+            ConstArrayMap gs(g + (u.data() - cpu(up).data()), u.size());
+            u *= gs / (1.0f + (-gs).exp());
+        });
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {
         requireShape(accumulator.rows() == x.rows() && accumulator.cols() == x.cols(), "add");
-        elements(accumulator) += elements(x);
+        const float* in = cpu(x).data();
+        splitElements(accumulator, [&](ArrayMap a) {
+            a += ConstArrayMap(in + (a.data() - cpu(accumulator).data()), a.size());
+        });
     }
 
     void rope(const Tensor& x, int headDim, float theta, Tensor& y) override {
@@ -196,7 +223,8 @@ public:
             float* out = cpu(y).data() + pos * cols;
             for (int i = 0; i < half; ++i) {
                 // HF computes the angle in float32 before cos/sin; match it.
-                const float angle = static_cast<float>(pos) * static_cast<float>(inverseFrequency[i]);
+                const float angle =
+                    static_cast<float>(pos) * static_cast<float>(inverseFrequency[i]);
                 const float c = std::cos(angle), s = std::sin(angle);
                 for (int h = 0; h < cols; h += headDim) {
                     const float a = in[h + i], b = in[h + i + half];
@@ -215,39 +243,76 @@ public:
                     sizeof(float) * count * source.cols());
     }
 
-    void attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                   const AttentionLayout& layout, const AttentionOptions& options, Tensor& out,
+    void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
+                   const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
         const int n = q.rows();
         const int dk = layout.headDim;
-        requireShape(k.rows() == n && v.rows() == n && out.rows() == n &&
-                         out.cols() == layout.heads * dk,
-                     "attention");
+        requireShape(
+            k.rows() == n && v.rows() == n && out.rows() == n && out.cols() == layout.heads * dk,
+            "attention");
         const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
-        std::vector<float> scores(static_cast<size_t>(n) * n);
-        std::vector<float> transposeScratch;
-        for (int h = 0; h < layout.heads; ++h) {
-            const MatrixView qh = cpu(q).view().columns(h / layout.queryGroup * dk, dk);
-            const MatrixView kh = cpu(k).view().columns(h / layout.keyGroup * dk, dk);
-            const MatrixView vh = cpu(v).view().columns(h / layout.valueGroup * dk, dk);
-            gemm(qh, kh.transposed(), options.scaleOutside ? 1.0f : scale, 0.0f, scores.data(), n);
-            applyTransform(options.transform, n, scores, transposeScratch);
-            if (capture && h < static_cast<int>(capture->scores.size()) && capture->scores[h])
-                std::memcpy(capture->scores[h], scores.data(), sizeof(float) * n * n);
-            softmaxRows(n, options, options.scaleOutside ? scale : 1.0f, scores.data());
-            if (capture && h < static_cast<int>(capture->probabilities.size()) &&
-                capture->probabilities[h])
-                std::memcpy(capture->probabilities[h], scores.data(), sizeof(float) * n * n);
-            gemm(MatrixView::rowMajor(scores.data(), n, n), vh, 1.0f, 0.0f,
-                 cpu(out).data() + h * dk, out.cols());
-        }
+        const size_t cells = static_cast<size_t>(n) * n;
+        auto captured = [&](std::vector<float*> AttentionCapture::*slots, int h) -> float* {
+            if (!capture || h >= static_cast<int>((capture->*slots).size())) return nullptr;
+            return (capture->*slots)[h];
+        };
+        // Heads are independent: each pool thread takes a run of them with its own scratch.
+        // Scores and probabilities are computed in the capture's buffers where there are some,
+        // so a captured head costs at most one n x n copy.
+        m_pool.parallelFor(layout.heads, [&](int, int firstHead, int lastHead) {
+            std::vector<float> scratch(cells);
+            std::vector<float> transposeScratch;
+            for (int h = firstHead; h < lastHead; ++h) {
+                const MatrixView qh = cpu(q).view().columns(h / layout.queryGroup * dk, dk);
+                const MatrixView kh = cpu(k).view().columns(h / layout.keyGroup * dk, dk);
+                const MatrixView vh = cpu(v).view().columns(h / layout.valueGroup * dk, dk);
+                float* scores = captured(&AttentionCapture::scores, h);
+                if (!scores) scores = scratch.data();
+                float* probabilities = captured(&AttentionCapture::probabilities, h);
+                if (!probabilities) probabilities = scratch.data();
+                gemm(nullptr, qh, kh.transposed(), options.scaleOutside ? 1.0f : scale, 0.0f,
+                     scores, n);
+                applyTransform(options.transform, n, scores, transposeScratch);
+                if (probabilities != scores)
+                    std::memcpy(probabilities, scores, sizeof(float) * cells);
+                softmaxRows(n, options, options.scaleOutside ? scale : 1.0f, probabilities);
+                gemm(nullptr, MatrixView::rowMajor(probabilities, n, n), vh, 1.0f, 0.0f,
+                     cpu(out).data() + h * dk, out.cols());
+            }
+        });
     }
 
-private:
-    static void applyTransform(ScoreTransform transform, int n, std::vector<float>& s,
+  private:
+    // Runs fn(first, last) over [0, count) on the pool, in one piece when there are fewer than
+    // two grains of work.
+    template <typename Fn>
+    void split(int count, int grain, const Fn& fn) {
+        if (count < 2 * grain) {
+            fn(0, count);
+            return;
+        }
+        m_pool.parallelFor(count, [&](int, int first, int last) { fn(first, last); });
+    }
+
+    // fn(ArrayMap) over consecutive ranges of t's elements (Eigen's tanh/exp/erf vectorise).
+    template <typename Fn>
+    void splitElements(Tensor& t, const Fn& fn) {
+        float* data = cpu(t).data();
+        const int blocks = (t.rows() * t.cols() + kElementGrain - 1) / kElementGrain;
+        const Eigen::Index size = static_cast<Eigen::Index>(t.rows()) * t.cols();
+        split(blocks, 1, [&](int first, int last) {
+            const Eigen::Index begin = static_cast<Eigen::Index>(first) * kElementGrain;
+            const Eigen::Index end =
+                std::min(size, static_cast<Eigen::Index>(last) * kElementGrain);
+            fn(ArrayMap(data + begin, end - begin));
+        });
+    }
+
+    static void applyTransform(ScoreTransform transform, int n, float* s,
                                std::vector<float>& scratch) {
         if (transform == ScoreTransform::None) return;
-        scratch = s;
+        scratch.assign(s, s + static_cast<size_t>(n) * n);
         const float sign = transform == ScoreTransform::Symmetric ? 1.0f : -1.0f;
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j)
@@ -270,12 +335,19 @@ private:
             row.tail(n - visible).setZero();
         }
     }
+
+    ThreadPool m_pool;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> createCpuBackend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> createCpuBackend() {
+    const int threads = g_threads.load();
+    return std::make_unique<CpuBackend>(
+        threads > 0 ? threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
 
-void setCpuBackendThreads(int threads) { openblas_set_num_threads(std::max(1, threads)); }
+void setCpuBackendThreads(int threads) { g_threads = std::max(1, threads); }
 
 }  // namespace qkv

@@ -5,7 +5,7 @@
 // backward pass adds both slots' gradients into that block, which is exactly the gradient of a
 // parameter used twice.
 #include "core/train/model_shape.h"
-#include "core/train/thread_pool.h"
+#include "core/util/thread_pool.h"
 
 namespace qkv::train {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/train/gemm.h"
+#include "core/backend/gemm.h"
 #include "core/train/layer_ops.h"
 #include "core/train/loss_ops.h"
 

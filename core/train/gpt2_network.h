@@ -7,7 +7,7 @@
 
 #include "core/train/attention_ops.h"
 #include "core/train/parameters.h"
-#include "core/train/thread_pool.h"
+#include "core/util/thread_pool.h"
 
 namespace qkv::train {
 

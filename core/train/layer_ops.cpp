@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/train/fast_math.h"
-#include "core/train/gemm.h"
+#include "core/backend/gemm.h"
 
 namespace qkv::train {
 namespace {

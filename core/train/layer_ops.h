@@ -6,7 +6,7 @@
 // gradients is stated per function. Instantiated for float (training) and double (checks).
 #include <cstddef>
 
-#include "core/train/thread_pool.h"
+#include "core/util/thread_pool.h"
 
 namespace qkv::train {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Next-token cross-entropy on logits (tokens x vocab), forward and backward.
-#include "core/train/thread_pool.h"
+#include "core/util/thread_pool.h"
 
 namespace qkv::train {
 

@@ -5,7 +5,7 @@
 #include <thread>
 
 #include "core/train/corpus.h"
-#include "core/train/gemm.h"
+#include "core/backend/gemm.h"
 #include "core/train/gpt2_network.h"
 #include "core/train/parameters.h"
 #include "core/train/random.h"
@@ -90,7 +90,7 @@ TrainingRun train(const TrainingOptions& options, const TrainingData& data,
                     std::to_string(shape.context + 1) + ")");
     if (data.validation.size() < 2) throw Error("the validation text is empty");
 
-    BlasThreadsGuard blasThreads;
+    useSingleThreadedBlas();
     ThreadPool pool(threadCount(options));
     Gpt2Network<float> network(shape, pool);
     OptimizerSettings optimizerSettings = options.optimizer;

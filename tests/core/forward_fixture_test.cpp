@@ -214,11 +214,10 @@ TEST_P(ForwardInvariants, TiedSlotsShareProjections) {
     }
 }
 
-// Swapping the Q and K slots transposes the score matrix (without rotary embeddings, whose
-// rotation direction depends on which side a token is on).
+// Swapping the Q and K slots transposes the score matrix. That holds with rotary embeddings
+// too (R_i^T R_j = R_(j-i) = R_(i-j)^T) and with grouped heads (query head h pairs its own
+// slot-Q head with slot-K head h / group either way).
 TEST_P(ForwardInvariants, SwappedSlotsTransposeScores) {
-    if (!m_model->config().learnedPositions) GTEST_SKIP() << "rotary positions";
-    if (m_model->config().kvGroup() != 1) GTEST_SKIP() << "grouped heads";
     const ForwardResult learned = run("learned");
     const ForwardResult swapped = run("q=K,k=Q,v=V");
     const RowMatrixXf& a = learned.trace.scores(0, 1);

@@ -2,8 +2,9 @@
 // 512-token context with every head kept and the overview's metrics, the event loop keeps
 // serving a 100 Hz timer at 20 Hz or more, and no single pause exceeds kMaxGapMs (drawing three
 // 505 x 505 heatmaps on the GUI thread takes 40-70 ms here); cancelling leaves the document idle
-// at once and the worker free for the next request within 200 ms. The measurements are printed; the time limits are asserted
-// in optimised builds without a sanitizer only (ThreadSanitizer slows everything ~10x).
+// at once and the worker free for the next request within 200 ms. Every build runs the same
+// steps and checks their results; the time limits are asserted in optimised builds without a
+// sanitizer only (ThreadSanitizer slows everything ~10x), the others print the measurements.
 #include <QElapsedTimer>
 #include <QLineEdit>
 #include <QTimer>
@@ -55,6 +56,10 @@ private:
     std::vector<qint64> m_ticks;
     qint64 m_end = 0;
 };
+
+void printUnasserted() {
+    std::cout << "[ measure  ] time limits not asserted in a sanitizer or debug build\n";
+}
 
 // Whole sentences of a story until the model's tokenizer gives close to `tokens`.
 QString sentenceOfLength(const Model& model, int tokens) {
@@ -122,7 +127,7 @@ TEST_F(ResponsivenessThreadTest, EventLoopKeepsTickingDuringALongComputation) {
               << " ms interval), longest gap " << ticks.longestGapMs() << " ms\n";
     RecordProperty("timer_hz", std::to_string(ticks.hz()));
     RecordProperty("longest_gap_ms", std::to_string(ticks.longestGapMs()));
-    if (!kTimingsMeaningful) GTEST_SKIP() << "timings are not asserted in this build";
+    if (!kTimingsMeaningful) return printUnasserted();
     EXPECT_GE(ticks.hz(), kMinTickHz);
     EXPECT_LE(ticks.longestGapMs(), kMaxGapMs) << "the event loop stalled";
 }
@@ -162,7 +167,7 @@ TEST_F(ResponsivenessThreadTest, CancelLeavesTheDocumentIdleAndTheWorkerFreeWith
               << " ms\n";
     RecordProperty("cancel_idle_ms", std::to_string(idleMs));
     RecordProperty("cancel_free_ms", std::to_string(freeMs));
-    if (!kTimingsMeaningful) GTEST_SKIP() << "timings are not asserted in this build";
+    if (!kTimingsMeaningful) return printUnasserted();
     EXPECT_LE(idleMs, kMaxCancelMs);
     EXPECT_LE(freeMs, kMaxCancelMs);
 }

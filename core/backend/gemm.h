@@ -3,9 +3,9 @@
 //   C (m x n) = alpha * op(A) op(B) + beta * C,  op(X) = X or X^T,
 // with leading dimensions (row strides) as in BLAS. Both go to OpenBLAS; parallelGemm splits C
 // into one block per pool thread and runs each block single-threaded (see BlasThreadsGuard).
-#include "core/train/thread_pool.h"
+#include "core/util/thread_pool.h"
 
-namespace qkv::train {
+namespace qkv {
 
 struct GemmArgs {
     bool transA = false;
@@ -21,18 +21,9 @@ template <typename T>
 void parallelGemm(ThreadPool& pool, const GemmArgs& g, T alpha, const T* a, int lda, const T* b,
                   int ldb, T beta, T* c, int ldc);
 
-// While alive, OpenBLAS runs each call on the calling thread only, so the pool's threads are
-// the only workers (OpenBLAS's own threads would otherwise spin between calls and compete with
-// them for the cores). Restores the previous thread count when destroyed.
-class BlasThreadsGuard {
-  public:
-    BlasThreadsGuard();
-    ~BlasThreadsGuard();
-    BlasThreadsGuard(const BlasThreadsGuard&) = delete;
-    BlasThreadsGuard& operator=(const BlasThreadsGuard&) = delete;
+// From the first call on, OpenBLAS runs each call on the calling thread only, so the thread
+// pools are the only workers: OpenBLAS's own threads spin for a while after every call and
+// would take the cores from a pool's per-head or element-wise work that follows.
+void useSingleThreadedBlas();
 
-  private:
-    int m_previous;
-};
-
-}  // namespace qkv::train
+}  // namespace qkv

@@ -1,10 +1,11 @@
-#include "core/train/gemm.h"
+#include "core/backend/gemm.h"
 
 #include <cblas.h>
 
 #include <algorithm>
+#include <mutex>
 
-namespace qkv::train {
+namespace qkv {
 namespace {
 
 CBLAS_TRANSPOSE trans(bool t) { return t ? CblasTrans : CblasNoTrans; }
@@ -70,10 +71,9 @@ template void parallelGemm<float>(ThreadPool&, const GemmArgs&, float, const flo
 template void parallelGemm<double>(ThreadPool&, const GemmArgs&, double, const double*, int,
                                    const double*, int, double, double*, int);
 
-BlasThreadsGuard::BlasThreadsGuard() : m_previous(openblas_get_num_threads()) {
-    openblas_set_num_threads(1);
+void useSingleThreadedBlas() {
+    static std::once_flag once;
+    std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
-BlasThreadsGuard::~BlasThreadsGuard() { openblas_set_num_threads(m_previous); }
-
-}  // namespace qkv::train
+}  // namespace qkv

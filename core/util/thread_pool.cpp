@@ -1,8 +1,8 @@
-#include "core/train/thread_pool.h"
+#include "core/util/thread_pool.h"
 
 #include <algorithm>
 
-namespace qkv::train {
+namespace qkv {
 
 ThreadPool::ThreadPool(int threads) {
     for (int i = 1; i < std::max(threads, 1); ++i)
@@ -67,4 +67,4 @@ void ThreadPool::workerLoop(int index) {
     }
 }
 
-}  // namespace qkv::train
+}  // namespace qkv

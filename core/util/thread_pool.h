@@ -1,14 +1,15 @@
 #pragma once
-// A fixed set of worker threads for the training kernels. Work is split into contiguous chunks
-// whose boundaries depend only on the count and the pool size, so reductions summed chunk by
-// chunk in order give the same bits on every run with the same thread count.
+// A fixed set of worker threads for the CPU backend and the training kernels. Work is split into
+// contiguous chunks whose boundaries depend only on the count and the pool size, so reductions
+// summed chunk by chunk in order give the same bits on every run with the same thread count.
+// Idle workers block on a condition variable (they never spin).
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
 
-namespace qkv::train {
+namespace qkv {
 
 class ThreadPool {
   public:
@@ -46,4 +47,4 @@ inline void chunkRange(int count, int chunks, int chunk, int& begin, int& end) {
     end = static_cast<int>(static_cast<long long>(count) * (chunk + 1) / chunks);
 }
 
-}  // namespace qkv::train
+}  // namespace qkv
