@@ -24,17 +24,37 @@ namespace qkv {
 namespace gpu {
 namespace {
 
+// Columns [firstColumn, firstColumn + columns) of a tensor, in one buffer region. A weight
+// larger than one shader can address (GPT-2's 147 MiB embedding used as the LM head, on a device
+// with a 128 MiB limit) is stored in several parts; everything else is one part.
+struct TensorPart {
+    std::shared_ptr<BufferRegion> region;
+    int firstColumn;
+    int columns;
+};
+using TensorParts = std::vector<TensorPart>;
+
 class VulkanTensor final : public Tensor {
   public:
     VulkanTensor(int rows, int cols, std::shared_ptr<BufferRegion> region, bool transposed)
-        : Tensor(rows, cols), m_region(std::move(region)), m_transposed(transposed) {}
+        : VulkanTensor(
+              rows, cols,
+              std::make_shared<const TensorParts>(TensorParts{{std::move(region), 0, cols}}),
+              transposed) {}
+    VulkanTensor(int rows, int cols, std::shared_ptr<const TensorParts> parts, bool transposed)
+        : Tensor(rows, cols), m_parts(std::move(parts)), m_transposed(transposed) {}
 
-    const BufferRegion& region() const { return *m_region; }
+    const BufferRegion& region() const {
+        if (m_parts->size() != 1)
+            throw Error("internal error: a weight stored in parts is only usable by linear");
+        return *m_parts->front().region;
+    }
+    const TensorParts& parts() const { return *m_parts; }
     // Stored as the row-major cols x rows transpose (a Linear [out, in] weight, kept as is).
     bool transposed() const { return m_transposed; }
 
   private:
-    std::shared_ptr<BufferRegion> m_region;
+    std::shared_ptr<const TensorParts> m_parts;
     bool m_transposed;
 };
 
@@ -165,17 +185,36 @@ class VulkanBackend final : public Backend {
         const bool transposed = w.rowStride == 1 && w.colStride != 1;
         const WeightKey key{w.data, w.rows, w.cols, w.rowStride, w.colStride};
         if (auto it = m_weights.find(key); it != m_weights.end())
-            if (auto region = it->second.lock())
-                return std::make_unique<VulkanTensor>(w.rows, w.cols, region, transposed);
+            if (auto parts = it->second.lock())
+                return std::make_unique<VulkanTensor>(w.rows, w.cols, parts, transposed);
 
-        auto region =
-            allocate(w.rows, w.cols,
-                     "a " + std::to_string(w.rows) + " x " + std::to_string(w.cols) + " weight");
-        // Pack into the stored layout: `inner` contiguous floats per outer index.
+        const std::string what =
+            "a " + std::to_string(w.rows) + " x " + std::to_string(w.cols) + " weight";
+        // A transposed weight keeps each column's floats together, so it splits into column
+        // ranges (whole 64-column GEMM tiles) that each fit one shader's addressable range.
+        const VkDeviceSize range = m_context->properties().limits.maxStorageBufferRange;
+        const VkDeviceSize columnBytes = VkDeviceSize{sizeof(float)} * w.rows;
+        int partColumns = w.cols;
+        if (transposed && columnBytes * w.cols > range)
+            partColumns = static_cast<int>(range / columnBytes / gemm::kTileN * gemm::kTileN);
+        if (partColumns <= 0) partColumns = w.cols;  // not splittable: allocate() explains
+        auto parts = std::make_shared<TensorParts>();
+        for (int first = 0; first < w.cols; first += partColumns) {
+            const int columns = std::min(partColumns, w.cols - first);
+            parts->push_back({allocate(w.rows, columns, what), first, columns});
+            upload(w.columns(first, columns), transposed, *parts->back().region);
+        }
+        std::erase_if(m_weights, [](const auto& entry) { return entry.second.expired(); });
+        m_weights.emplace(key, parts);
+        return std::make_unique<VulkanTensor>(w.rows, w.cols, std::move(parts), transposed);
+    }
+
+    // Packs a weight view into its stored layout: `inner` contiguous floats per outer index.
+    void upload(const MatrixView& w, bool transposed, const BufferRegion& region) {
         const size_t inner = transposed ? w.rows : w.cols;
         const std::ptrdiff_t innerStride = transposed ? w.rowStride : w.colStride;
         const std::ptrdiff_t outerStride = transposed ? w.colStride : w.rowStride;
-        stageUpload(*region, static_cast<size_t>(w.rows) * w.cols,
+        stageUpload(region, static_cast<size_t>(w.rows) * w.cols,
                     [=](float* out, size_t first, size_t count) {
                         while (count > 0) {
                             const size_t outer = first / inner;
@@ -192,9 +231,6 @@ class VulkanBackend final : public Backend {
                             count -= run;
                         }
                     });
-        std::erase_if(m_weights, [](const auto& entry) { return entry.second.expired(); });
-        m_weights.emplace(key, region);
-        return std::make_unique<VulkanTensor>(w.rows, w.cols, std::move(region), transposed);
     }
 
     std::unique_ptr<Tensor> vector(const VectorView& v) override {
@@ -232,20 +268,25 @@ class VulkanBackend final : public Backend {
                      "linear");
         const VulkanTensor& weights = vulkan(w);
         const uint32_t m = x.rows(), n = w.cols(), k = x.cols();
-        GemmParams p{};
-        p.m = m;
-        p.n = n;
-        p.k = k;
-        p.lda = k;
-        p.ldb = weights.transposed() ? k : n;
-        p.ldc = n;
-        p.aGroup = p.bGroup = 1;
-        p.alpha = 1.0f;
-        p.flags = (bias ? gemm::kBias : 0) | (k % 4 == 0 ? gemm::kVecA : 0) |
-                  ((weights.transposed() ? k : n) % 4 == 0 ? gemm::kVecB : 0) |
-                  (n % 4 == 0 ? gemm::kVecC : 0);
-        gemm(weights.transposed(), p, 1, rowMajor(x, "linear").region(), weights.region(),
-             rowMajor(y, "linear").region(), bias ? &vulkan(*bias).region() : nullptr);
+        for (const TensorPart& part : weights.parts()) {  // each writes its columns of y
+            const uint32_t columns = part.columns;
+            GemmParams p{};
+            p.m = m;
+            p.n = columns;
+            p.k = k;
+            p.lda = k;
+            p.ldb = weights.transposed() ? k : columns;
+            p.ldc = n;
+            p.cOffset = part.firstColumn;
+            p.biasOffset = part.firstColumn;
+            p.aGroup = p.bGroup = 1;
+            p.alpha = 1.0f;
+            p.flags = (bias ? gemm::kBias : 0) | (k % 4 == 0 ? gemm::kVecA : 0) |
+                      (p.ldb % 4 == 0 ? gemm::kVecB : 0) |
+                      (n % 4 == 0 && columns % 4 == 0 && p.cOffset % 4 == 0 ? gemm::kVecC : 0);
+            gemm(weights.transposed(), p, 1, rowMajor(x, "linear").region(), *part.region,
+                 rowMajor(y, "linear").region(), bias ? &vulkan(*bias).region() : nullptr);
+        }
     }
 
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
@@ -756,7 +797,7 @@ class VulkanBackend final : public Backend {
     VkDeviceSize m_readbackDemand = 0;
     VulkanCounters m_counters;
 
-    std::map<WeightKey, std::weak_ptr<BufferRegion>> m_weights;
+    std::map<WeightKey, std::weak_ptr<const TensorParts>> m_weights;
     std::shared_ptr<BufferRegion> m_unused;  // bound where a kernel's optional input is absent
     std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities;
     std::shared_ptr<BufferRegion> m_rope;

@@ -28,6 +28,9 @@ struct VulkanDeviceInfo {
 struct VulkanOptions {
     std::string device;    // index or name substring; empty: $QKV_VULKAN_DEVICE, else the best
     bool gpuOnly = false;  // refuse CPU implementations (for "auto" selection)
+    // Caps the bytes one shader may address (0: the device's maxStorageBufferRange). Weights
+    // larger than that are stored in several parts; tests use a small cap to exercise that.
+    std::uint64_t maxBufferRange = 0;
 };
 
 // The devices the Vulkan loader reports, in its order; empty (never throws) when there is no

@@ -318,6 +318,9 @@ Context::Context(const VulkanOptions& options) {
 
     m_physical = devices[chosen];
     m_properties = properties[chosen];
+    if (options.maxBufferRange > 0)
+        m_properties.limits.maxStorageBufferRange = static_cast<uint32_t>(std::min<std::uint64_t>(
+            m_properties.limits.maxStorageBufferRange, options.maxBufferRange));
     m_queueFamily = computeFamily[chosen];
     m_vk.vkGetPhysicalDeviceMemoryProperties(m_physical, &m_memory);
 

@@ -30,6 +30,7 @@ struct GemmParams {
     uint32_t batchBase;
     float alpha;
     uint32_t flags;
+    uint32_t biasOffset;
 };
 namespace gemm {
 constexpr uint32_t kBias = 1, kVecA = 2, kVecB = 4, kVecC = 8, kCausal = 16;

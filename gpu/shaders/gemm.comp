@@ -29,6 +29,7 @@ layout(push_constant) uniform Params {
     uint batchBase;  // first batch index of this dispatch (added to gl_WorkGroupID.z)
     float alpha;
     uint flags;
+    uint biasOffset;  // bias[biasOffset + column]: a weight stored in parts adds its slice
 } p;
 
 const uint kBias = 1u;
@@ -131,7 +132,7 @@ void main() {
     vec4 biasValue = vec4(0.0);
     if ((p.flags & kBias) != 0u)
         for (uint j = 0u; j < 4u; ++j)
-            if (col + j < p.N) biasValue[j] = bias[col + j];
+            if (col + j < p.N) biasValue[j] = bias[p.biasOffset + col + j];
     const bool vecC = (p.flags & kVecC) != 0u;
     for (uint i = 0u; i < 4u; ++i) {
         const uint row = m0 + ty * 4u + i;

@@ -21,6 +21,7 @@ layout(push_constant) uniform Params {
     uint batchBase;
     float alpha;
     uint flags;  // as in gemm.comp; the causal hint is not needed (it only skips zeros)
+    uint biasOffset;
 } p;
 
 const uint kBias = 1u;
@@ -75,7 +76,7 @@ void main() {
         barrier();
     }
     if (!inRange) return;
-    const float shift = (p.flags & kBias) != 0u ? bias[col] : 0.0;
+    const float shift = (p.flags & kBias) != 0u ? bias[p.biasOffset + col] : 0.0;
     for (uint r = 0u; r < MAX_M; ++r)
         if (r < p.M) c[cBase + r * p.ldc + col] = p.alpha * acc[r] + shift;
 }

@@ -94,6 +94,44 @@ TEST(VulkanOps, LinearMatchesCpuForEveryLayoutAndShape) {
     }
 }
 
+// A Linear [out, in] weight larger than one shader can address is stored in column parts and
+// the linear op runs one GEMM per part: checked on a backend whose range is capped at 128 KiB,
+// so a 96 x 1000 weight (375 KiB) becomes parts of 320, 320, 320 and 40 columns.
+TEST(VulkanOps, WeightsBeyondTheAddressableRangeAreSplitByColumns) {
+    QKV_REQUIRE_VULKAN(shared);
+    VulkanOptions options;
+    options.maxBufferRange = 128 << 10;
+    const auto gpu = createVulkanBackend(options);
+    Backend& cpu = test::sharedCpuBackend();
+    const int k = 96, n = 1000;
+    const auto w = randomValues(static_cast<size_t>(k) * n, 91);
+    const auto b = randomValues(n, 92);
+    const MatrixView view = MatrixView::colMajor(w.data(), k, n);
+    for (int m : {1, 20}) {  // the GEMV and the tiled GEMM path
+        for (bool withBias : {false, true}) {
+            SCOPED_TRACE(testing::Message() << m << " rows" << (withBias ? ", bias" : ""));
+            const auto x = randomValues(static_cast<size_t>(m) * k, 93 + m);
+            auto run = [&](Backend& be) {
+                auto xt = be.upload(x.data(), m, k);
+                auto wt = be.weight(view);
+                auto bt = be.vector({b.data(), n});
+                auto y = be.create(m, n);
+                be.linear(*xt, *wt, withBias ? bt.get() : nullptr, *y);
+                return download(be, *y);
+            };
+            const auto expected = run(cpu);
+            EXPECT_LE(maxAbsDifference(run(*gpu), expected), gemmTolerance(expected));
+        }
+    }
+    // A row-major weight keeps its columns apart in memory: too large is a clear error.
+    try {
+        gpu->weight(MatrixView::rowMajor(w.data(), k, n));
+        FAIL() << "expected qkv::Error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("one shader can address"), std::string::npos) << e.what();
+    }
+}
+
 TEST(VulkanOps, WeightsDownloadInTheirLogicalLayout) {
     QKV_REQUIRE_VULKAN(gpu);
     const auto w = randomValues(13 * 7 * 3, 7);
