@@ -51,8 +51,8 @@ double sgemmGflops() {
     const int n = 768;
     std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
     auto gemm = [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n,
-                    b.data(), n, 0.0f, c.data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                    n, 0.0f, c.data(), n);
     };
     for (int i = 0; i < 5; ++i) gemm();
     std::vector<double> rates;
@@ -88,11 +88,12 @@ struct Options {
     std::vector<int> tokens = {16, 64, 256, 1024};
     std::vector<std::string> backends = {"cpu"};
     int repeats = 5;
+    int rounds = 3;  // qkvlab then PyTorch, alternated: load that drifts hits both sides alike
     bool torch = true;
     bool train = true;
     bool profile = false;  // print where the forward's time goes, per backend operation
     std::string python = "/usr/bin/python3";
-    std::string checkpoint;  // reuse instead of writing a new one
+    std::string checkpoint;                     // reuse instead of writing a new one
     int vocab = qkv::bench::Gpt2Shape().vocab;  // smaller for devices that cannot hold wte whole
 };
 
@@ -110,9 +111,12 @@ Options parseOptions(int argc, char** argv) {
         } else if (arg == "--tokens") {
             o.tokens.clear();
             std::stringstream list(next());
-            for (std::string item; std::getline(list, item, ',');) o.tokens.push_back(std::stoi(item));
+            for (std::string item; std::getline(list, item, ',');)
+                o.tokens.push_back(std::stoi(item));
         } else if (arg == "--repeats") {
             o.repeats = std::max(1, std::stoi(next()));
+        } else if (arg == "--rounds") {
+            o.rounds = std::max(1, std::stoi(next()));
         } else if (arg == "--profile") {
             o.profile = true;
         } else if (arg == "--no-torch") {
@@ -126,9 +130,10 @@ Options parseOptions(int argc, char** argv) {
         } else if (arg == "--vocab") {
             o.vocab = std::clamp(std::stoi(next()), 256, 1 << 20);
         } else {
-            throw qkv::Error("usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
-                             "[--repeats N] [--no-torch] [--no-train] [--profile] [--python PATH] "
-                             "[--checkpoint DIR] [--vocab N]");
+            throw qkv::Error(
+                "usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
+                "[--repeats N] [--rounds N] [--no-torch] [--no-train] [--profile] [--python PATH] "
+                "[--checkpoint DIR] [--vocab N]");
         }
     }
     return o;
@@ -139,6 +144,14 @@ struct BackendRun {
     std::vector<double> forwardSeconds;  // per token count
     std::vector<std::uint64_t> peakRss;  // per token count, since the previous reset
     double bindSeconds = 0;              // weight upload
+};
+
+// One round's measurements of every backend (a backend that cannot run the model is skipped
+// with its reason) and of PyTorch.
+struct Round {
+    std::vector<BackendRun> runs;
+    std::vector<std::string> skipped;
+    nlohmann::json torch;
 };
 
 BackendRun measureBackend(const std::string& choice, const qkv::Model& model, const Options& o) {
@@ -170,7 +183,8 @@ BackendRun measureBackend(const std::string& choice, const qkv::Model& model, co
 void printProfile(const std::string& choice, const qkv::Model& model, const Options& o) {
     qkv::bench::TimingBackend backend(qkv::createBackend(choice));
     qkv::ForwardPass pass(model, backend);
-    std::printf("\nwhere the time goes [%s] (ms per forward, each op synchronised)\n", backend.name().c_str());
+    std::printf("\nwhere the time goes [%s] (ms per forward, each op synchronised)\n",
+                backend.name().c_str());
     for (int n : o.tokens) {
         qkv::ForwardRequest request;
         request.ids.assign(n, 1);
@@ -225,8 +239,9 @@ std::string ratio(double value, double reference, const char* format) {
 // Training steps of the shipped defaults' shape (4 layers, 4 heads, d_model 128, context 128,
 // their 706-token vocabulary, batches of 16) under each tying, on every core.
 void printTraining(double peakGflops) {
-    std::printf("\nTraining lab: default model shape (4 layers, 4 heads, d_model 128, context 128, "
-                "vocab 706, batch 16 x 128 tokens), every core\n");
+    std::printf(
+        "\nTraining lab: default model shape (4 layers, 4 heads, d_model 128, context 128, "
+        "vocab 706, batch 16 x 128 tokens), every core\n");
     std::printf("%-34s %14s %14s %8s\n", "tying", "tokens/s", "GFLOP/s", "of SGEMM");
     for (const char* tying : qkv::train::AttentionTying::names()) {
         std::cerr << "measuring training throughput (" << tying << ") ...\n";
@@ -271,32 +286,49 @@ int main(int argc, char** argv) {
         }
         const double openSeconds = median(openTimes);
 
-        resetPeak();
-        auto model = qkv::Model::open(dir);
-        const double weightBytes = static_cast<double>(model->weightBytes());
-        std::vector<BackendRun> runs;
-        std::vector<std::string> skipped;  // backends that could not run this model, and why
-        for (const auto& b : o.backends) {
-            std::cerr << "measuring forward with capture on " << b << " ...\n";
-            try {
-                runs.push_back(measureBackend(b, *model, o));
-            } catch (const qkv::Error& e) {
-                skipped.push_back(b + ": " + e.what());
+        double weightBytes = 0;
+        std::vector<Round> rounds(o.rounds);
+        for (int r = 0; r < o.rounds; ++r) {
+            Round& round = rounds[r];
+            const std::string label =
+                "round " + std::to_string(r + 1) + "/" + std::to_string(o.rounds) + ": ";
+            resetPeak();
+            auto model = qkv::Model::open(dir);
+            weightBytes = static_cast<double>(model->weightBytes());
+            for (const auto& b : o.backends) {
+                std::cerr << label << "measuring forward with capture on " << b << " ...\n";
+                try {
+                    round.runs.push_back(measureBackend(b, *model, o));
+                } catch (const qkv::Error& e) {
+                    round.skipped.push_back(b + ": " + e.what());
+                }
+            }
+            model.reset();
+            if (o.torch) {
+                std::cerr << label << "running the PyTorch reference ...\n";
+                round.torch = runTorch(o, dir, script);
             }
         }
-        model.reset();
+        const nlohmann::json& torch = rounds.front().torch;
+        const std::vector<std::string>& skipped = rounds.front().skipped;
+        // Values of one measure in every round (each side's median is taken over these).
+        auto acrossRounds = [&](const auto& value) {
+            std::vector<double> values;
+            for (const Round& round : rounds) values.push_back(value(round));
+            return values;
+        };
+        auto torchSecondsIn = [](const Round& round, int n) -> double {
+            if (round.torch.empty()) return 0;
+            return round.torch["forward_seconds"].value(std::to_string(n), 0.0);
+        };
 
-        nlohmann::json torch;
-        if (o.torch) {
-            std::cerr << "running the PyTorch reference ...\n";
-            torch = runTorch(o, dir, script);
-        }
-
-        std::printf("\nQKV Lab benchmark: GPT-2-small-shaped random checkpoint (%d layers, %d heads, "
-                    "d_model %d, vocab %d), %.1f MB float32\n",
-                    shape.layers, shape.heads, shape.dModel, shape.vocab, weightBytes / 1e6);
-        std::printf("Forward with capture = all layers, every head's scores and probabilities kept, "
-                    "logits of the last position.\n");
+        std::printf(
+            "\nQKV Lab benchmark: GPT-2-small-shaped random checkpoint (%d layers, %d heads, "
+            "d_model %d, vocab %d), %.1f MB float32\n",
+            shape.layers, shape.heads, shape.dModel, shape.vocab, weightBytes / 1e6);
+        std::printf(
+            "Forward with capture = all layers, every head's scores and probabilities kept, "
+            "logits of the last position.\n");
         std::printf("Physical limit: OpenBLAS SGEMM 768x768x768 = %.1f GFLOP/s on this machine.\n",
                     peakGflops);
         if (!torch.empty())
@@ -305,53 +337,78 @@ int main(int argc, char** argv) {
         else
             std::printf("PyTorch reference not run.\n\n");
 
-        std::printf("%-34s %14s %12s %8s   %s\n", "measure", "qkvlab", "PyTorch", "ratio", "target");
-        auto torchSeconds = [&](int n) -> double {
-            if (torch.empty()) return 0;
-            return torch["forward_seconds"].value(std::to_string(n), 0.0);
-        };
-        const double torchLoad = torch.empty() ? 0 : torch.value("load_seconds", 0.0);
+        std::printf(
+            "Times: median of %d repeats after a warm-up, then the median over %d rounds "
+            "(qkvlab, then PyTorch, alternated); ratio: the median of the rounds' ratios.\n\n",
+            o.repeats, o.rounds);
+        std::printf("%-34s %14s %12s %8s   %s\n", "measure", "qkvlab", "PyTorch", "ratio",
+                    "target");
+        const double torchLoad = median(acrossRounds([](const Round& r) {
+            return r.torch.empty() ? 0.0 : r.torch.value("load_seconds", 0.0);
+        }));
         std::printf("%-34s %14s %12s %8s   <= 0.05x PyTorch load: %s\n", "open checkpoint",
                     ms(openSeconds).c_str(), torch.empty() ? "-" : ms(torchLoad).c_str(),
                     ratio(openSeconds, torchLoad, "%.4f").c_str(),
                     torchLoad > 0 ? verdict(openSeconds <= 0.05 * torchLoad).c_str() : "-");
-        for (const auto& run : runs) {
-            if (run.bindSeconds > 0.001)
-                std::printf("%-34s %14s\n", ("bind weights [" + run.name + "]").c_str(),
-                            ms(run.bindSeconds).c_str());
+        for (size_t b = 0; b < rounds.front().runs.size(); ++b) {
+            const std::string& name = rounds.front().runs[b].name;
+            auto forwardSeconds = [&](size_t i) {
+                return median(
+                    acrossRounds([&](const Round& r) { return r.runs[b].forwardSeconds[i]; }));
+            };
+            const double bindSeconds =
+                median(acrossRounds([&](const Round& r) { return r.runs[b].bindSeconds; }));
+            if (bindSeconds > 0.001)
+                std::printf("%-34s %14s\n", ("bind weights [" + name + "]").c_str(),
+                            ms(bindSeconds).c_str());
             for (size_t i = 0; i < o.tokens.size(); ++i) {
                 const int n = o.tokens[i];
-                const double t = run.forwardSeconds[i];
-                const double ref = torchSeconds(n);
-                std::string target = "-";
-                if (ref > 0 && (n == 64 || n == 256) && run.name == "cpu")
-                    target = "<= 0.4x PyTorch: " + verdict(t <= 0.4 * ref);
-                std::printf("%-34s %14s %12s %8s   %s\n",
-                            ("forward+capture " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
-                            ms(t).c_str(), ref > 0 ? ms(ref).c_str() : "-",
-                            ratio(t, ref, "%.3f").c_str(), target.c_str());
+                const double t = forwardSeconds(i);
+                const double ref =
+                    median(acrossRounds([&](const Round& r) { return torchSecondsIn(r, n); }));
+                std::string value = "-", target = "-";
+                if (ref > 0) {
+                    const auto ratios = acrossRounds([&](const Round& r) {
+                        return r.runs[b].forwardSeconds[i] / torchSecondsIn(r, n);
+                    });
+                    value = ratio(median(ratios), 1.0, "%.3f");
+                    if ((n == 64 || n == 256) && name == "cpu")
+                        target = "<= 0.4x PyTorch: " + verdict(median(ratios) <= 0.4);
+                    if (ratios.size() > 1) {
+                        target += "  (rounds:";
+                        for (double x : ratios) target += " " + ratio(x, 1.0, "%.3f");
+                        target += ")";
+                    }
+                }
+                std::printf(
+                    "%-34s %14s %12s %8s   %s\n",
+                    ("forward+capture " + std::to_string(n) + " tok [" + name + "]").c_str(),
+                    ms(t).c_str(), ref > 0 ? ms(ref).c_str() : "-", value.c_str(), target.c_str());
             }
             for (size_t i = 0; i < o.tokens.size(); ++i) {
                 const int n = o.tokens[i];
-                const double rate = forwardFlops(shape, n) / run.forwardSeconds[i] / 1e9;
+                const double rate = forwardFlops(shape, n) / forwardSeconds(i) / 1e9;
                 std::string target = "-";
-                if (n == 256 && run.name == "cpu")
+                if (n == 256 && name == "cpu")
                     target = ">= 60% of SGEMM: " + verdict(rate >= 0.6 * peakGflops);
                 char value[64];
                 std::snprintf(value, sizeof value, "%.1f GFLOP/s", rate);
                 std::printf("%-34s %14s %12s %7.0f%%   %s\n",
-                            ("throughput " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
+                            ("throughput " + std::to_string(n) + " tok [" + name + "]").c_str(),
                             value, "", 100.0 * rate / peakGflops, target.c_str());
             }
             for (size_t i = 0; i < o.tokens.size(); ++i) {
                 const int n = o.tokens[i];
                 const double traceBytes = 2.0 * shape.layers * shape.heads * n * n * 4;
+                const auto peaks = acrossRounds(
+                    [&](const Round& r) { return static_cast<double>(r.runs[b].peakRss[i]); });
+                const double peak = *std::max_element(peaks.begin(), peaks.end());
                 char value[32], note[96];
-                std::snprintf(value, sizeof value, "%.0f MB", run.peakRss[i] / 1e6);
+                std::snprintf(value, sizeof value, "%.0f MB", peak / 1e6);
                 std::snprintf(note, sizeof note, "%.2fx weights (trace %.0f MB)",
-                              run.peakRss[i] / weightBytes, traceBytes / 1e6);
+                              peak / weightBytes, traceBytes / 1e6);
                 std::printf("%-34s %14s %12s %8s   %s\n",
-                            ("peak RSS " + std::to_string(n) + " tok [" + run.name + "]").c_str(),
+                            ("peak RSS " + std::to_string(n) + " tok [" + name + "]").c_str(),
                             value, "", "", note);
             }
         }
