@@ -4,9 +4,14 @@
 # per target over every run so far.
 #   scripts/fuzz.sh [seconds-per-target] [target...]     default: 600 s, every target
 #   QKV_FUZZ_PARALLEL=N scripts/fuzz.sh ...               run N targets at a time (default 1)
+#   QKV_FUZZ_RUNS=N scripts/fuzz.sh ...                   stop each target after N executions
+#                                                         (or the time limit, whichever is first)
+#   QKV_FUZZ_TIMEOUT=S scripts/fuzz.sh ...                a unit running S seconds is a hang
+#                                                         (default 10; raise it for runs that
+#                                                         share the machine with other work)
 # Each target keeps a growing corpus in build-fuzz/corpus/<target>, seeded from the committed
 # tests/fuzz/corpus/<target> and, when present, small files of the shared models (../shared or
-# $QKV_SHARED_DIR). Crashes, leaks, timeouts (-timeout=10) and allocations over 2 GB
+# $QKV_SHARED_DIR). Crashes, leaks, timeouts (see QKV_FUZZ_TIMEOUT) and allocations over 2 GB
 # (-rss_limit_mb) are written to build-fuzz/artifacts/<target>/ and fail the run; once fixed,
 # copy the input to tests/fuzz/regressions/<target>/ so fuzz_regression_tests replays it.
 # Runs at the lowest CPU priority so interactive builds keep theirs.
@@ -28,6 +33,8 @@ nice -n 19 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz
 
 shared=${QKV_SHARED_DIR:-../shared}
 log=build-fuzz/fuzz-log.tsv
+timeout=${QKV_FUZZ_TIMEOUT:-10}
+runs=${QKV_FUZZ_RUNS:--1}
 
 # Small real files from the shared models as extra seeds (never committed).
 seed_from_shared() {
@@ -66,7 +73,8 @@ run_target() {
   local dict; dict=$(dict_for "$target")
   local rc=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    nice -n 19 "build-fuzz/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout=10 \
+    nice -n 19 "build-fuzz/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout="$timeout" \
+      -runs="$runs" \
       -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts" \
       ${dict:+-dict="$dict"} "$corpus" "tests/fuzz/corpus/$target" "$seeds" > "$out" 2>&1 || rc=$?
   local execs seconds_run
@@ -80,7 +88,7 @@ run_target() {
     echo "$target" >> "$failures"
     return 0
   fi
-  echo "ok   $target: ${execs:-0} executions in ${seconds}s, corpus $units inputs"
+  echo "ok   $target: ${execs:-0} executions in ${seconds_run:-$seconds}s, corpus $units inputs"
 }
 
 failures=build-fuzz/failures.$$

@@ -1,6 +1,8 @@
 #include "core/model/forward.h"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
 
 #include "core/util/memory.h"
 
@@ -96,9 +98,11 @@ std::uint64_t forwardMemoryBytes(const ModelConfig& c, const ForwardRequest& req
                                     : request.logits == LogitsMode::LastPosition ? 1 : 0;
     const std::uint64_t logits = 2 * logitRows * c.vocabSize * f;  // backend tensor + host copy
     // Residual, norm output, projections (rotated copies included), attention output, MLP
-    // hidden and gate, and the backend's n x n score scratch (twice with a score transform).
+    // hidden and gate, and the backend's n x n score scratch per worker thread (twice with a
+    // score transform).
     const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + c.heads * c.headDim + 2ull * c.dFF;
-    const std::uint64_t activations = n * width * f + 2 * n * n * f;
+    const std::uint64_t workers = std::max(1u, std::thread::hardware_concurrency());
+    const std::uint64_t activations = n * width * f + 2 * workers * n * n * f;
     return trace + logits + activations;
 }
 
