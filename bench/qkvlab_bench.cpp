@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench/random_checkpoint.h"
@@ -46,8 +47,11 @@ std::uint64_t peakRss() {
 }
 void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
-// Single-precision GEMM throughput at 768x768x768 through OpenBLAS (all threads).
+// Single-precision GEMM throughput at 768x768x768 through OpenBLAS on every core: the best of
+// five 0.2 s windows (other load on the machine only ever lowers it). The CPU backend makes
+// OpenBLAS single-threaded for its own pool, so the thread count is set for the measurement.
 double sgemmGflops() {
+    openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     const int n = 768;
     std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
     auto gemm = [&] {
@@ -65,7 +69,8 @@ double sgemmGflops() {
         }
         rates.push_back(2.0 * n * n * n * runs / seconds(start) / 1e9);
     }
-    return median(rates);
+    openblas_set_num_threads(1);
+    return *std::max_element(rates.begin(), rates.end());
 }
 
 // Floating-point operations of the forward (GEMMs and attention products; element-wise work
@@ -275,7 +280,7 @@ int main(int argc, char** argv) {
         }
 
         std::cerr << "measuring SGEMM throughput ...\n";
-        const double peakGflops = sgemmGflops();
+        double peakGflops = sgemmGflops();
 
         std::cerr << "measuring open time ...\n";
         std::vector<double> openTimes;
@@ -290,6 +295,7 @@ int main(int argc, char** argv) {
         std::vector<Round> rounds(o.rounds);
         for (int r = 0; r < o.rounds; ++r) {
             Round& round = rounds[r];
+            if (r > 0) peakGflops = std::max(peakGflops, sgemmGflops());
             const std::string label =
                 "round " + std::to_string(r + 1) + "/" + std::to_string(o.rounds) + ": ";
             resetPeak();
@@ -329,8 +335,10 @@ int main(int argc, char** argv) {
         std::printf(
             "Forward with capture = all layers, every head's scores and probabilities kept, "
             "logits of the last position.\n");
-        std::printf("Physical limit: OpenBLAS SGEMM 768x768x768 = %.1f GFLOP/s on this machine.\n",
-                    peakGflops);
+        std::printf(
+            "Physical limit: OpenBLAS SGEMM 768x768x768 on every core = %.1f GFLOP/s (best window "
+            "of all rounds).\n",
+            peakGflops);
         if (!torch.empty())
             std::printf("PyTorch %s, %d threads (same weights, same work, same invocation).\n\n",
                         torch.value("torch", "?").c_str(), torch.value("threads", 0));
