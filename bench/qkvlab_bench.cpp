@@ -21,6 +21,7 @@
 #include "bench/timing_backend.h"
 #include "core/model/forward.h"
 #include "core/train/trainer.h"
+#include "core/util/memory.h"
 #include "gpu/backend_factory.h"
 
 namespace {
@@ -263,6 +264,7 @@ void printTraining(double peakGflops) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    qkv::keepFreedMemoryForReuse();  // as the app and the CLI do
     try {
         const Options o = parseOptions(argc, argv);
         Gpt2Shape shape;

@@ -5,6 +5,7 @@
 
 #include "app/cli/command.h"
 #include "core/util/error.h"
+#include "core/util/memory.h"
 
 namespace {
 
@@ -35,6 +36,7 @@ void printHelp(const std::vector<Command>& all) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    qkv::keepFreedMemoryForReuse();
     const auto all = commands();
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

@@ -2,9 +2,11 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "core/util/memory.h"
 #include "ui/window/main_window.h"
 
 int main(int argc, char** argv) {
+    qkv::keepFreedMemoryForReuse();
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("QKVLab"));
     QApplication::setApplicationName(QStringLiteral("qkvlab"));

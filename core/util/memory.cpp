@@ -8,6 +8,10 @@
 
 #include "core/util/error.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace qkv {
 namespace {
 
@@ -105,6 +109,13 @@ void requireMemory(std::uint64_t bytes, std::string_view what, std::string_view 
     message += "; " + formatBytes(*available) + " of memory is available";
     if (!advice.empty()) message += " (" + std::string(advice) + ")";
     throw Error(message);
+}
+
+void keepFreedMemoryForReuse() {
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 }  // namespace qkv
