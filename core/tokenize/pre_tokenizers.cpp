@@ -221,6 +221,17 @@ MetaspacePreTokenizer::Prepend parsePrependScheme(const nlohmann::json& spec,
     return json::boolOr(spec, "add_prefix_space", true, where) ? Prepend::Always : Prepend::Never;
 }
 
+// Hugging Face's Metaspace replaces each space with one character; an empty replacement would
+// make every position a delimiter.
+std::string parseReplacement(const nlohmann::json& spec, const std::string& where) {
+    const std::string replacement = json::stringOr(spec, "replacement", "\u2581", where);
+    std::size_t end = 0;
+    if (!replacement.empty()) utf8::decode(replacement, end);
+    if (replacement.empty() || end != replacement.size())
+        json::fail(where + ".replacement", "must be exactly one character");
+    return replacement;
+}
+
 std::unique_ptr<PreTokenizer> parse(const nlohmann::json& spec, const std::string& where,
                                     int depth) {
     if (spec.is_null()) return nullptr;
@@ -242,7 +253,7 @@ std::unique_ptr<PreTokenizer> parse(const nlohmann::json& spec, const std::strin
             json::boolOr(spec, "use_regex", true, where));
     if (type == "Metaspace")
         return std::make_unique<MetaspacePreTokenizer>(
-            json::stringOr(spec, "replacement", "\u2581", where), parsePrependScheme(spec, where),
+            parseReplacement(spec, where), parsePrependScheme(spec, where),
             json::boolOr(spec, "split", true, where));
     if (type == "Split")
         return std::make_unique<PatternPreTokenizer>(
