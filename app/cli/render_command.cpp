@@ -8,6 +8,7 @@
 #include "app/cli/command.h"
 #include "core/util/error.h"
 #include "ui/compute/token_list.h"
+#include "ui/export/figure_export.h"
 #include "ui/plot/color_maps.h"
 #include "ui/render/head_render.h"
 
@@ -56,8 +57,9 @@ int runRender(const Arguments& args) {
 
     auto backend = openBackend(args);
     const QString out = QString::fromStdString(args.required("out"));
-    ui::renderHeadToFile(*model, *backend, request, out);
-    std::cout << "wrote " << out.toStdString() << "\n";
+    const auto pngScale = ui::renderHeadToFile(*model, *backend, request, out);
+    std::cout << "wrote " << out.toStdString()
+              << (pngScale ? ui::reducedScaleNote(*pngScale).toStdString() : std::string()) << "\n";
     return 0;
 }
 
@@ -73,7 +75,7 @@ Command renderCommand() {
         {"view", "attention|scores|asymmetry", "what the heatmap shows (default attention)"});
     options.push_back({"compare", "", "learned | configuration | difference, as the Compare tab"});
     options.push_back({"out", "FILE", "output image: .png, .svg or .pdf"});
-    options.push_back({"width", "PX", "figure width in logical pixels (default 1000; PNG at 2x)"});
+    options.push_back({"width", "PX", "figure width in logical pixels (default 1000; PNG at 2x, less above 36 megapixels)"});
     options.push_back({"height", "PX", "figure height in logical pixels (default 820)"});
     options.push_back({"colormap", "NAME", "viridis (default), magma or greys"});
     options.push_back({"diverging", "NAME", "blue-white-red (default) or purple-white-green"});

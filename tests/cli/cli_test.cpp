@@ -133,6 +133,43 @@ TEST_F(CliFixture, InputLongerThanTheContext) {
     EXPECT_NE(r.err.find("truncated from 21 to 16"), std::string::npos);
 }
 
+// Width and height of a PNG, from its IHDR chunk.
+std::pair<uint32_t, uint32_t> pngSize(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    unsigned char header[24] = {};
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    auto be32 = [&](int at) {
+        return uint32_t(header[at]) << 24 | uint32_t(header[at + 1]) << 16 |
+               uint32_t(header[at + 2]) << 8 | uint32_t(header[at + 3]);
+    };
+    return {be32(16), be32(20)};
+}
+
+TEST_F(CliFixture, RenderOfAHugeViewSaysItsReducedScaleOrRefuses) {
+    const auto out = m_dir.path() / "head.png";
+    auto render = [&](const std::string& width, const std::string& height) {
+        return cli({"render", "--model", model(), "--ids", "1,2,3", "--out", out.string(),
+                    "--width", width, "--height", height});
+    };
+    CliRun r = render("1000", "820");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out, "wrote " + out.string() + "\n");
+    EXPECT_EQ(pngSize(out), std::make_pair(2000u, 1640u));
+
+    // 20 megapixels at 2x would be 80: drawn at 1.34x, just under the 36 megapixel cap, and said.
+    r = render("5000", "4000");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("drawn at 1.34× instead of 2× to stay within 36 megapixels"),
+              std::string::npos) << r.out;
+    EXPECT_EQ(pngSize(out), std::make_pair(6700u, 5360u));
+
+    // 49 megapixels do not fit even at 1x: refused, and the previous picture is left intact.
+    r = render("7000", "7000");
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("larger than the 36 megapixels"), std::string::npos) << r.err;
+    EXPECT_EQ(pngSize(out), std::make_pair(6700u, 5360u));
+}
+
 TEST_F(CliFixture, ErrorsAreOneLineWithExitCodes) {
     struct Case {
         std::vector<std::string> args;

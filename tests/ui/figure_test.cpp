@@ -132,6 +132,22 @@ TEST_F(FigureTest, SingleTokenFillsItsCell) {
     EXPECT_DOUBLE_EQ(figure.shownValue({0, 0, 0}), 1.0);
 }
 
+TEST(RasterPixelScale, ShrinksHugeImagesToTheCapAndRefusesWhatDoesNotFitAt1x) {
+    EXPECT_EQ(rasterPixelScale(QSize(1000, 820), kPngScale), kPngScale);
+    EXPECT_TRUE(reducedScaleNote(kPngScale).isEmpty());
+
+    const QSize huge(5000, 4000);  // 80 megapixels at 2x
+    const double scale = rasterPixelScale(huge, kPngScale);
+    EXPECT_DOUBLE_EQ(scale, 1.34);
+    EXPECT_LE(huge.width() * scale * huge.height() * scale, double(kMaxRasterPixels));
+    EXPECT_GT(huge.width() * (scale + 0.01) * huge.height() * (scale + 0.01),
+              double(kMaxRasterPixels)) << "the largest scale that fits, to a hundredth";
+    EXPECT_EQ(reducedScaleNote(scale),
+              QStringLiteral(" (drawn at 1.34× instead of 2× to stay within 36 megapixels)"));
+
+    EXPECT_THROW(rasterPixelScale(QSize(7000, 7000), kPngScale), Error);
+}
+
 TEST_F(FigureTest, RendersEachFormat) {
     const QSize size(700, 560);
     const QByteArray png = renderFigure(figure, ImageFormat::Png, size);

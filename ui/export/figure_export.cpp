@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QPageSize>
 #include <QPdfWriter>
@@ -102,6 +103,15 @@ double rasterPixelScale(const QSize& size, double requested) {
                         .toStdString());
     // Rounded down to a hundredth so the pixel count stays under the cap.
     return std::floor(std::sqrt(kMaxRasterPixels / logical) * 100.0) / 100.0;
+}
+
+QString reducedScaleNote(double scale) {
+    if (scale >= kPngScale) return {};
+    return QCoreApplication::translate("qkv::ui::FigureExport",
+                                       " (drawn at %1× instead of %2× to stay within %3 megapixels)")
+        .arg(scale)
+        .arg(kPngScale)
+        .arg(kMaxRasterPixels / 1'000'000);
 }
 
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) {

@@ -29,6 +29,9 @@ constexpr qint64 kMaxRasterPixels = 36'000'000;
 // `requested`, or the largest scale at which `size` stays within kMaxRasterPixels. Throws
 // qkv::Error saying so when even 1x does not fit.
 double rasterPixelScale(const QSize& size, double requested);
+// " (drawn at 1.34× instead of 2× to stay within 36 megapixels)" when `scale` is below
+// kPngScale, so a smaller picture is never a silent one; empty otherwise.
+QString reducedScaleNote(double scale);
 
 // The figure laid out at `size` logical pixels, as the file's bytes. Raster images are drawn at
 // rasterPixelScale(size, pixelScale). Throws qkv::Error.

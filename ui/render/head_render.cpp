@@ -9,7 +9,7 @@
 
 namespace qkv::ui {
 
-void renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
+std::optional<double> renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
                       const QString& path) {
     const ModelConfig& c = model.config();
     if (request.layer < 0 || request.layer >= c.layers)
@@ -54,7 +54,7 @@ void renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequ
     HeatmapFigure figure(&plot);
     figure.setColorScheme(request.colors);
     figure.show(request.compare ? compareFigure(input) : headFigure(input));
-    exportFigure(figure, path, request.size);
+    return exportFigure(figure, path, request.size);
 }
 
 }  // namespace qkv::ui

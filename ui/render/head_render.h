@@ -5,6 +5,7 @@
 // QApplication (the offscreen platform is enough).
 #include <QSize>
 #include <QString>
+#include <optional>
 #include <vector>
 
 #include "core/backend/backend.h"
@@ -27,8 +28,9 @@ struct HeadRenderRequest {
     QSize size{1000, 820};  // logical pixels; PNG is drawn at twice this
 };
 
-// Runs the forward pass and writes the figure (PNG, SVG or PDF by extension). Throws qkv::Error.
-void renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
+// Runs the forward pass and writes the figure (PNG, SVG or PDF by extension). Returns the pixel
+// scale a PNG was drawn at (see exportFigure), nullopt for SVG and PDF. Throws qkv::Error.
+std::optional<double> renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
                       const QString& path);
 
 }  // namespace qkv::ui

@@ -55,15 +55,6 @@ std::optional<QString> droppedFolder(const QMimeData* mime) {
     return std::nullopt;
 }
 
-// Says so when a raster image was drawn below the usual scale to stay within its size limit.
-QString reducedScaleNote(double scale) {
-    if (scale >= kPngScale) return {};
-    return MainWindow::tr(" (drawn at %1× instead of %2× to stay within %3 megapixels)")
-        .arg(scale)
-        .arg(kPngScale)
-        .arg(kMaxRasterPixels / 1'000'000);
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
