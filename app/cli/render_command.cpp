@@ -75,7 +75,9 @@ Command renderCommand() {
         {"view", "attention|scores|asymmetry", "what the heatmap shows (default attention)"});
     options.push_back({"compare", "", "learned | configuration | difference, as the Compare tab"});
     options.push_back({"out", "FILE", "output image: .png, .svg or .pdf"});
-    options.push_back({"width", "PX", "figure width in logical pixels (default 1000; PNG at 2x, less above 36 megapixels)"});
+    options.push_back({"width", "PX",
+                       "figure width in logical pixels (default 1000; PNG at 2x, less above " +
+                           std::to_string(ui::kMaxRasterPixels / 1'000'000) + " megapixels)"});
     options.push_back({"height", "PX", "figure height in logical pixels (default 820)"});
     options.push_back({"colormap", "NAME", "viridis (default), magma or greys"});
     options.push_back({"diverging", "NAME", "blue-white-red (default) or purple-white-green"});

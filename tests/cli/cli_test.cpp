@@ -163,7 +163,8 @@ TEST_F(CliFixture, RenderOfAHugeViewSaysItsReducedScaleOrRefuses) {
     r = render("5000", "4000");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("drawn at 1.34× instead of 2× to stay within 36 megapixels"),
-              std::string::npos) << r.out;
+              std::string::npos)
+        << r.out;
     EXPECT_EQ(pngSize(out), std::make_pair(6700u, 5360u));
 
     // 49 megapixels do not fit even at 1x: refused, and the previous picture is left intact.

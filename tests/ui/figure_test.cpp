@@ -141,7 +141,8 @@ TEST(RasterPixelScale, ShrinksHugeImagesToTheCapAndRefusesWhatDoesNotFitAt1x) {
     EXPECT_DOUBLE_EQ(scale, 1.34);
     EXPECT_LE(huge.width() * scale * huge.height() * scale, double(kMaxRasterPixels));
     EXPECT_GT(huge.width() * (scale + 0.01) * huge.height() * (scale + 0.01),
-              double(kMaxRasterPixels)) << "the largest scale that fits, to a hundredth";
+              double(kMaxRasterPixels))
+        << "the largest scale that fits, to a hundredth";
     EXPECT_EQ(reducedScaleNote(scale),
               QStringLiteral(" (drawn at 1.34× instead of 2× to stay within 36 megapixels)"));
 

@@ -107,8 +107,9 @@ double rasterPixelScale(const QSize& size, double requested) {
 
 QString reducedScaleNote(double scale) {
     if (scale >= kPngScale) return {};
-    return QCoreApplication::translate("qkv::ui::FigureExport",
-                                       " (drawn at %1× instead of %2× to stay within %3 megapixels)")
+    return QCoreApplication::translate(
+               "qkv::ui::FigureExport",
+               " (drawn at %1× instead of %2× to stay within %3 megapixels)")
         .arg(scale)
         .arg(kPngScale)
         .arg(kMaxRasterPixels / 1'000'000);

@@ -9,8 +9,8 @@
 
 namespace qkv::ui {
 
-std::optional<double> renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
-                      const QString& path) {
+std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
+                                       const HeadRenderRequest& request, const QString& path) {
     const ModelConfig& c = model.config();
     if (request.layer < 0 || request.layer >= c.layers)
         throw Error("layer " + std::to_string(request.layer) + " does not exist (the model has " +

@@ -30,7 +30,7 @@ struct HeadRenderRequest {
 
 // Runs the forward pass and writes the figure (PNG, SVG or PDF by extension). Returns the pixel
 // scale a PNG was drawn at (see exportFigure), nullopt for SVG and PDF. Throws qkv::Error.
-std::optional<double> renderHeadToFile(const Model& model, Backend& backend, const HeadRenderRequest& request,
-                      const QString& path);
+std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
+                                       const HeadRenderRequest& request, const QString& path);
 
 }  // namespace qkv::ui
