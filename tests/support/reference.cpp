@@ -13,6 +13,7 @@ ModelReference loadReference(const std::filesystem::path& jsonFile) {
     const nlohmann::json doc = nlohmann::json::parse(in);
     ModelReference ref;
     ref.model = doc.at("model").get<std::string>();
+    ref.tokenizer = doc.value("tokenizer", std::string());
     for (const auto& s : doc.at("sentences")) {
         ReferenceSentence sentence;
         sentence.text = s.at("text").get<std::string>();
@@ -20,7 +21,8 @@ ModelReference loadReference(const std::filesystem::path& jsonFile) {
         sentence.tokens = s.at("tokens").get<std::vector<std::string>>();
         for (auto it = s.at("results").begin(); it != s.at("results").end(); ++it) {
             ReferenceResult result;
-            for (const auto& layer : it.value().at("attentions")) {
+            const nlohmann::json noAttentions = nlohmann::json::array();
+            for (const auto& layer : it.value().value("attentions", noAttentions)) {
                 std::vector<ReferenceMatrix> heads;
                 for (const auto& head : layer) {
                     ReferenceMatrix m;

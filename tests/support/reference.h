@@ -16,7 +16,7 @@ struct ReferenceMatrix {
 };
 
 struct ReferenceResult {
-    std::vector<std::vector<ReferenceMatrix>> attentions;  // [layer][head]
+    std::vector<std::vector<ReferenceMatrix>> attentions;  // [layer][head]; empty for encoder-decoders
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };
@@ -30,6 +30,8 @@ struct ReferenceSentence {
 
 struct ModelReference {
     std::string model;
+    std::string tokenizer;  // how the ids were made: a tokenizer, or "no tokenizer file: ..."
+    bool hasTokenizerFiles() const { return tokenizer.rfind("no tokenizer file", 0) != 0; }
     std::vector<ReferenceSentence> sentences;
 };
 
