@@ -38,7 +38,8 @@ void TimingBackend::synchronize() { m_inner->synchronize(); }
 void TimingBackend::linear(const Tensor& x, const Tensor& w, const Tensor* b, Tensor& y) {
     timed("linear", [&] { m_inner->linear(x, w, b, y); });
 }
-void TimingBackend::layerNorm(const Tensor& x, const Tensor& g, const Tensor* b, float eps, Tensor& y) {
+void TimingBackend::layerNorm(const Tensor& x, const Tensor& g, const Tensor* b, float eps,
+                              Tensor& y) {
     timed("layerNorm", [&] { m_inner->layerNorm(x, g, b, eps, y); });
 }
 void TimingBackend::rmsNorm(const Tensor& x, const Tensor& g, float eps, Tensor& y) {
@@ -47,10 +48,14 @@ void TimingBackend::rmsNorm(const Tensor& x, const Tensor& g, float eps, Tensor&
 void TimingBackend::activate(Tensor& x, Activation a) {
     timed("activate", [&] { m_inner->activate(x, a); });
 }
-void TimingBackend::swiGlu(const Tensor& g, Tensor& u) { timed("swiGlu", [&] { m_inner->swiGlu(g, u); }); }
-void TimingBackend::add(Tensor& acc, const Tensor& x) { timed("add", [&] { m_inner->add(acc, x); }); }
-void TimingBackend::rope(const Tensor& x, int d, float theta, Tensor& y) {
-    timed("rope", [&] { m_inner->rope(x, d, theta, y); });
+void TimingBackend::glu(const Tensor& g, Tensor& u, Activation a) {
+    timed("glu", [&] { m_inner->glu(g, u, a); });
+}
+void TimingBackend::add(Tensor& acc, const Tensor& x) {
+    timed("add", [&] { m_inner->add(acc, x); });
+}
+void TimingBackend::rope(const Tensor& x, int d, int rotary, float theta, Tensor& y) {
+    timed("rope", [&] { m_inner->rope(x, d, rotary, theta, y); });
 }
 void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d) {
     timed("copyRows", [&] { m_inner->copyRows(s, first, count, d); });

@@ -10,7 +10,7 @@
 namespace qkv::bench {
 
 class TimingBackend final : public Backend {
-public:
+  public:
     explicit TimingBackend(std::unique_ptr<Backend> inner) : m_inner(std::move(inner)) {}
 
     const std::map<std::string, double>& seconds() const { return m_seconds; }
@@ -29,15 +29,15 @@ public:
                    Tensor& y) override;
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override;
     void activate(Tensor& x, Activation activation) override;
-    void swiGlu(const Tensor& gate, Tensor& up) override;
+    void glu(const Tensor& gate, Tensor& up, Activation gated) override;
     void add(Tensor& accumulator, const Tensor& x) override;
-    void rope(const Tensor& x, int headDim, float theta, Tensor& y) override;
+    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination) override;
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override;
 
-private:
+  private:
     template <typename F>
     auto timed(const char* op, F&& f);
 

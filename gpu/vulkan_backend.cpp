@@ -311,14 +311,16 @@ class VulkanBackend final : public Backend {
                 op = eltwise::kRelu;
                 break;
             case Activation::SwiGlu:
-                throw Error("internal error: SwiGLU is a two-input op (swiGlu)");
+            case Activation::GeluTanhGlu:
+                throw Error("internal error: a gated activation is a two-input op (glu)");
         }
         elementwise(x, nullptr, op, "activate");
     }
 
-    void swiGlu(const Tensor& gate, Tensor& up) override {
-        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols(), "swiGlu");
-        elementwise(up, &gate, eltwise::kSwiGlu, "swiGlu");
+    void glu(const Tensor& gate, Tensor& up, Activation gated) override {
+        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() && isGated(gated), "glu");
+        elementwise(up, &gate,
+                    gated == Activation::SwiGlu ? eltwise::kSwiGlu : eltwise::kGeluTanhGlu, "glu");
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {
@@ -326,19 +328,20 @@ class VulkanBackend final : public Backend {
         elementwise(accumulator, &x, eltwise::kAdd, "add");
     }
 
-    void rope(const Tensor& x, int headDim, float theta, Tensor& y) override {
+    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override {
         requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
-                         headDim % 2 == 0 && x.cols() % headDim == 0,
+                         rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0 &&
+                         x.cols() % headDim == 0,
                      "rope");
-        const BufferRegion& table = ropeTable(x.rows(), headDim, theta);
+        const BufferRegion& table = ropeTable(x.rows(), rotaryDims, theta);
         RopeParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
-                     static_cast<uint32_t>(headDim)};
+                     static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims)};
         const uint32_t workgroup = m_pipelines.get(Kernel::Rope).workgroupSize;
         dispatch(Kernel::Rope,
                  {{&rowMajor(x, "rope").region(), false},
                   {&table, false},
                   {&rowMajor(y, "rope").region(), true}},
-                 p, std::min<uint32_t>(ceilDiv(elements(x) / 2, workgroup), 65535), 1, 1);
+                 p, std::min<uint32_t>(ceilDiv(elements(x), workgroup), 65535), 1, 1);
     }
 
     void copyRows(const Tensor& source, int first, int count, Tensor& destination) override {
@@ -370,8 +373,9 @@ class VulkanBackend final : public Backend {
         const BufferRegion& kr = rowMajor(k, "attention").region();
         const BufferRegion& vr = rowMajor(v, "attention").region();
         const BufferRegion& outr = rowMajor(out, "attention").region();
-        const bool transform = options.transform != ScoreTransform::None;
-        const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+        // Scores differ from the raw product when transformed or capped: they get their own buffer.
+        const bool transform = options.transform != ScoreTransform::None || options.softCap > 0.0f;
+        const float scale = options.scaleFor(dk);
 
         // Per-head matrices start on 256-byte boundaries; heads are processed in chunks so the
         // scratch stays within one shader-addressable range.
@@ -422,6 +426,8 @@ class VulkanBackend final : public Backend {
                            : options.transform == ScoreTransform::Skew    ? 2
                                                                           : 0;
             sm.postScale = options.scaleOutside ? scale : 1.0f;
+            sm.softCap = options.softCap;
+            sm.window = static_cast<uint32_t>(options.window);
             dispatch(Kernel::Softmax,
                      {{&raw, false},
                       {transform ? scores : m_unused.get(), true},
@@ -524,8 +530,9 @@ class VulkanBackend final : public Backend {
                  p, std::min<uint32_t>(ceilDiv(count, workgroup), 65535), 1, 1);
     }
 
-    // cos/sin of float32(pos) * float32(inv_freq) for positions 0..rows-1, computed as the CPU
-    // backend does and kept until a longer input or another (headDim, theta) comes.
+    // cos/sin of float32(pos) * float32(inv_freq) for positions 0..rows-1 over the rotated
+    // dimensions, computed as the CPU backend does and kept until a longer input or another
+    // (rotated width, theta) comes.
     const BufferRegion& ropeTable(int rows, int headDim, float theta) {
         if (!m_rope || m_ropeRows < rows || m_ropeHeadDim != headDim || m_ropeTheta != theta) {
             const int half = headDim / 2;

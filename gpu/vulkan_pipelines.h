@@ -45,6 +45,8 @@ struct SoftmaxParams {
     uint32_t maskSelf;
     uint32_t transform;
     float postScale;
+    float softCap;
+    uint32_t window;
 };
 
 struct NormParams {
@@ -60,13 +62,15 @@ struct EltwiseParams {
     uint32_t op;
 };
 namespace eltwise {
-constexpr uint32_t kGeluTanh = 0, kGeluExact = 1, kRelu = 2, kSwiGlu = 3, kAdd = 4;
+constexpr uint32_t kGeluTanh = 0, kGeluExact = 1, kRelu = 2, kSwiGlu = 3, kAdd = 4,
+                   kGeluTanhGlu = 5;
 }
 
 struct RopeParams {
     uint32_t rows;
     uint32_t cols;
     uint32_t headDim;
+    uint32_t rotaryDims;
 };
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

@@ -12,7 +12,7 @@ int runInfo(const Arguments& args) {
     const ModelConfig& c = model->config();
     nlohmann::ordered_json doc = {
         {"model", model->name()},
-        {"architecture", architectureName(c.architecture)},
+        {"architecture", c.family},
         {"model_type", c.modelType},
         {"layers", c.layers},
         {"heads", c.heads},
@@ -36,12 +36,11 @@ int runInfo(const Arguments& args) {
         std::printf("%-14s %s\n", label, value.c_str());
     };
     row("model", model->name());
-    row("architecture", std::string(architectureName(c.architecture)) +
-                            (c.causal ? " (causal)" : " (bidirectional)"));
+    row("architecture", c.family + (c.causal ? " (causal)" : " (bidirectional)"));
     row("layers", std::to_string(c.layers));
-    row("heads", std::to_string(c.heads) +
-                     (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value"
-                                           : ""));
+    row("heads",
+        std::to_string(c.heads) +
+            (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value" : ""));
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim));
     row("d_ff", std::to_string(c.dFF));
@@ -58,8 +57,10 @@ int runInfo(const Arguments& args) {
 }  // namespace
 
 Command infoCommand() {
-    return {"info", "architecture, layers, heads, d_model, d_k and parameter count of a model",
-            {modelOption(), jsonOption()}, runInfo};
+    return {"info",
+            "architecture, layers, heads, d_model, d_k and parameter count of a model",
+            {modelOption(), jsonOption()},
+            runInfo};
 }
 
 }  // namespace qkv::cli

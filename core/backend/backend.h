@@ -6,6 +6,8 @@
 // Conventions: tensors are float32 matrices, activations row-major with one token per row.
 // A linear layer computes y = x W + b with W stored "in x out" (see MatrixView). Work may be
 // queued: results are guaranteed only after download() or synchronize().
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,15 +18,15 @@
 namespace qkv {
 
 class Tensor {
-public:
+  public:
     virtual ~Tensor() = default;
     int rows() const { return m_rows; }
     int cols() const { return m_cols; }
 
-protected:
+  protected:
     Tensor(int rows, int cols) : m_rows(rows), m_cols(cols) {}
 
-private:
+  private:
     int m_rows;
     int m_cols;
 };
@@ -45,20 +47,29 @@ struct AttentionLayout {
 struct AttentionOptions {
     bool causal = true;
     bool maskSelf = false;      // Reformer: a token may not attend to itself unless nothing else
-    bool scaleOutside = false;  // 1/sqrt(d_k) applied after the softmax instead of before
+    bool scaleOutside = false;  // `scale` applied after the softmax instead of before
     ScoreTransform transform = ScoreTransform::None;  // applied to the scaled scores, pre-mask
+    float scale = 0.0f;                               // multiplies q·k; 0: 1/sqrt(headDim)
+    float softCap = 0.0f;  // after the transform: s := cap·tanh(s/cap) (Gemma-2); 0: none
+    int window = 0;        // query i sees keys i-window < j (sliding window); 0: all
+
+    float scaleFor(int headDim) const {
+        return scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
+    }
+    // The first key query i may see (the last is i when causal, else n-1).
+    int firstVisibleKey(int i) const { return window > 0 ? std::max(0, i - window + 1) : 0; }
 };
 
 // Host destinations for what a head computed: n x n row-major per query head, nullptr where not
-// wanted. Scores are the scaled (and transformed) scores before masking; probabilities are the
-// weights applied to the values.
+// wanted. Scores are the scaled (transformed, soft-capped) scores before masking; probabilities
+// are the weights applied to the values.
 struct AttentionCapture {
     std::vector<float*> scores;
     std::vector<float*> probabilities;
 };
 
 class Backend {
-public:
+  public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
 
@@ -81,16 +92,18 @@ public:
     virtual void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
                            Tensor& y) = 0;
     virtual void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) = 0;
-    // In place: GELU (tanh or exact) or ReLU. SwiGLU is swiGlu().
+    // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
     virtual void activate(Tensor& x, Activation activation) = 0;
-    virtual void swiGlu(const Tensor& gate, Tensor& up) = 0;  // up = silu(gate) * up
+    // up = act(gate) * up for a gated activation: SwiGlu (silu) or GeluTanhGlu.
+    virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
-    // Rotary position embedding (Hugging Face rotate_half convention), token i at position i.
-    virtual void rope(const Tensor& x, int headDim, float theta, Tensor& y) = 0;
+    // Rotary position embedding (Hugging Face rotate_half convention), token i at position i, on
+    // the first rotaryDims of each head (GPT-NeoX's partial rotary); the rest are copied.
+    virtual void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) = 0;
     virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination) = 0;
 
     // Multi-head attention: out (n x heads*headDim) = softmax(mask(S)) V per head, with
-    // S = transform(q k^T / sqrt(headDim)). Fills capture's host buffers (may be null) by the
+    // S = cap(transform(scale · q k^T)). Fills capture's host buffers (may be null) by the
     // time of the next download() or synchronize().
     virtual void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                            const AttentionLayout& layout, const AttentionOptions& options,

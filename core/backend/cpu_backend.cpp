@@ -174,8 +174,8 @@ class CpuBackend final : public Backend {
 
     // Element-wise work goes through Eigen arrays, whose tanh/exp/erf are vectorised.
     void activate(Tensor& x, Activation activation) override {
-        if (activation == Activation::SwiGlu)
-            throw Error("internal error: SwiGLU is a two-input op (swiGlu)");
+        if (isGated(activation))
+            throw Error("internal error: a gated activation is a two-input op (glu)");
         splitElements(x, [&](ArrayMap a) { activateRange(a, activation); });
     }
 
@@ -193,16 +193,23 @@ class CpuBackend final : public Backend {
                 a = a.max(0.0f);
                 break;
             case Activation::SwiGlu:
+            case Activation::GeluTanhGlu:
                 break;
         }
     }
 
-    void swiGlu(const Tensor& gate, Tensor& up) override {
-        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols(), "swiGlu");
+    void glu(const Tensor& gate, Tensor& up, Activation gated) override {
+        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() && isGated(gated), "glu");
         const float* g = cpu(gate).data();
         splitElements(up, [&](ArrayMap u) {
             ConstArrayMap gs(g + (u.data() - cpu(up).data()), u.size());
-            u *= gs / (1.0f + (-gs).exp());
+            if (gated == Activation::SwiGlu) {
+                u *= gs / (1.0f + (-gs).exp());
+                return;
+            }
+            Eigen::ArrayXf g = gs;
+            activateRange(ArrayMap(g.data(), g.size()), Activation::GeluTanh);
+            u *= g;
         });
     }
 
@@ -214,17 +221,20 @@ class CpuBackend final : public Backend {
         });
     }
 
-    void rope(const Tensor& x, int headDim, float theta, Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && x.cols() % headDim == 0,
+    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override {
+        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && x.cols() % headDim == 0 &&
+                         rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0,
                      "rope");
-        const int half = headDim / 2;
+        const int half = rotaryDims / 2;
         std::vector<double> inverseFrequency(half);
         for (int i = 0; i < half; ++i)
-            inverseFrequency[i] = std::pow(static_cast<double>(theta), -2.0 * i / headDim);
+            inverseFrequency[i] = std::pow(static_cast<double>(theta), -2.0 * i / rotaryDims);
         const int cols = x.cols();
         for (int pos = 0; pos < x.rows(); ++pos) {
             const float* in = cpu(x).data() + pos * cols;
             float* out = cpu(y).data() + pos * cols;
+            for (int h = 0; h < cols; h += headDim)  // dimensions past rotaryDims pass through
+                std::copy(in + h + rotaryDims, in + h + headDim, out + h + rotaryDims);
             for (int i = 0; i < half; ++i) {
                 // HF computes the angle in float32 before cos/sin; match it.
                 const float angle =
@@ -255,7 +265,7 @@ class CpuBackend final : public Backend {
         requireShape(
             k.rows() == n && v.rows() == n && out.rows() == n && out.cols() == layout.heads * dk,
             "attention");
-        const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+        const float scale = options.scaleFor(dk);
         const size_t cells = static_cast<size_t>(n) * n;
         auto captured = [&](std::vector<float*> AttentionCapture::*slots, int h) -> float* {
             if (!capture || h >= static_cast<int>((capture->*slots).size())) return nullptr;
@@ -278,6 +288,7 @@ class CpuBackend final : public Backend {
                 gemm(nullptr, qh, kh.transposed(), options.scaleOutside ? 1.0f : scale, 0.0f,
                      scores, n);
                 applyTransform(options.transform, n, scores, transposeScratch);
+                if (options.softCap > 0.0f) softCap(options.softCap, cells, scores);
                 if (probabilities != scores)
                     std::memcpy(probabilities, scores, sizeof(float) * cells);
                 softmaxRows(n, options, options.scaleOutside ? scale : 1.0f, probabilities);
@@ -323,20 +334,27 @@ class CpuBackend final : public Backend {
                 s[i * n + j] = 0.5f * (scratch[i * n + j] + sign * scratch[j * n + i]);
     }
 
-    // Masked softmax per row, then multiplied by `postScale` (1/sqrt(d_k) when scaling outside).
+    static void softCap(float cap, size_t count, float* s) {
+        ArrayMap all(s, static_cast<Eigen::Index>(count));
+        all = (all / cap).tanh() * cap;
+    }
+
+    // Masked softmax per row, then multiplied by `postScale` (the scale when it sits outside).
     static void softmaxRows(int n, const AttentionOptions& options, float postScale, float* s) {
         for (int i = 0; i < n; ++i) {
             ArrayMap row(s + static_cast<size_t>(i) * n, n);
-            const int visible = options.causal ? i + 1 : n;  // keys 0..visible-1
+            const int first = options.firstVisibleKey(i);
+            const int end = options.causal ? i + 1 : n;  // keys first..end-1 are visible
             // Reformer's rule: mask the token itself unless it has nothing else to attend to.
-            const bool maskDiagonal = options.maskSelf && visible > 1;
+            const bool maskDiagonal = options.maskSelf && end - first > 1;
             if (maskDiagonal) row(i) = -std::numeric_limits<float>::infinity();
-            auto head = row.head(visible);
-            head = (head - head.maxCoeff()).exp();
+            auto visible = row.segment(first, end - first);
+            visible = (visible - visible.maxCoeff()).exp();
             // Eigen's vectorised exp clamps its argument, so exp(-inf) can come out denormal.
             if (maskDiagonal) row(i) = 0.0f;
-            head *= postScale / head.sum();
-            row.tail(n - visible).setZero();
+            visible *= postScale / visible.sum();
+            row.head(first).setZero();
+            row.tail(n - end).setZero();
         }
     }
 

@@ -1,21 +1,24 @@
 #pragma once
-// The architecture description of a checkpoint, read from its config.json (Hugging Face keys:
-// GPT-2's n_embd/n_head/n_layer, BERT's hidden_size/num_attention_heads/..., Llama's
-// num_key_value_heads/rope_theta/rms_norm_eps/head_dim).
-#include <cstdint>
-#include <filesystem>
+// The architecture-neutral description of a checkpoint that the forward pass reads: widths, norm
+// kind and placement, residual style, positions, score scale, soft-caps, windows, activations.
+// A model family's reader (core/model/families/) fills it from config.json; nothing downstream
+// looks at the family's name.
+#include <cmath>
 #include <string>
 
 namespace qkv {
 
-enum class Architecture { Gpt2, Bert, Llama };
 enum class NormKind { LayerNorm, RmsNorm };
-enum class Activation { GeluTanh, GeluExact, Relu, SwiGlu };
+// The MLP's non-linearity. The gated kinds compute act(x W_gate) * (x W_up).
+enum class Activation { GeluTanh, GeluExact, Relu, SwiGlu, GeluTanhGlu };
+enum class Positions { Learned, Rotary };
 
-const char* architectureName(Architecture arch);
+inline bool isGated(Activation a) {
+    return a == Activation::SwiGlu || a == Activation::GeluTanhGlu;
+}
 
 struct ModelConfig {
-    Architecture architecture = Architecture::Gpt2;
+    std::string family;     // the reader that filled this: gpt2, bert, llama, gpt_neox, ...
     std::string modelType;  // config.json "model_type" as written
     int layers = 0;
     int heads = 0;    // query heads
@@ -25,20 +28,42 @@ struct ModelConfig {
     int dFF = 0;      // MLP hidden width
     int vocabSize = 0;
     int contextLength = 0;  // maximum positions
-    int typeVocabSize = 0;  // BERT token types
-    NormKind norm = NormKind::LayerNorm;
-    bool preNorm = true;  // GPT-2, Llama: norm before each block; BERT: after the residual
-    bool causal = true;
-    bool learnedPositions = true;  // false: rotary embeddings
-    Activation activation = Activation::GeluTanh;
-    float normEps = 1e-5f;
+    int typeVocabSize = 0;  // token-type (segment) embeddings; 0 = none
+
+    // Embeddings: token embedding · embeddingScale (+ learned position row i + positionOffset).
+    float embeddingScale = 1.0f;
+    Positions positions = Positions::Learned;
+    int positionOffset = 0;  // OPT: 2; RoBERTa: padding_idx + 1
     float ropeTheta = 10000.0f;
+    int rotaryDims = 0;  // leading dimensions of each head that rotate (GPT-NeoX rotary_pct)
+
+    // Blocks.
+    NormKind norm = NormKind::LayerNorm;
+    float normEps = 1e-5f;
+    bool preNorm = true;            // norm before each sublayer; false: after its residual (BERT)
+    bool parallelResidual = false;  // x + attn(ln1 x) + mlp(ln2 x) (GPT-NeoX)
+    Activation activation = Activation::GeluTanh;
+    Activation headActivation = Activation::GeluExact;  // masked-LM head transform
+
+    // Attention.
+    bool causal = true;
+    float attentionScale = 0.0f;    // multiplies q·k; 0: 1/sqrt(d_k)
+    float attentionSoftCap = 0.0f;  // scores := cap·tanh(scores/cap) before masking; 0: none
+    int slidingWindow = 0;          // keys i-window < j <= i; 0: none
+    int slidingWindowPeriod = 1;    // layers l with l % period == 0 use the window
+
+    // Output.
     bool tiedEmbeddings = true;  // output projection = token embedding matrix
+    float logitSoftCap = 0.0f;   // logits := cap·tanh(logits/cap); 0: none
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
+    float scoreScale() const {
+        return attentionScale > 0 ? attentionScale : 1.0f / std::sqrt(static_cast<float>(headDim));
+    }
+    int windowOf(int layer) const {
+        return slidingWindow > 0 && layer % slidingWindowPeriod == 0 ? slidingWindow : 0;
+    }
+    int rotaryWidth() const { return rotaryDims > 0 ? rotaryDims : headDim; }
 };
-
-ModelConfig parseModelConfig(const std::string& jsonText, const std::string& where);
-ModelConfig loadModelConfig(const std::filesystem::path& configJson);  // throws qkv::Error
 
 }  // namespace qkv

@@ -24,11 +24,13 @@ DeviceModel::DeviceModel(const ModelWeights& weights, Backend& backend) {
     for (const LayerWeights& layer : weights.layers) {
         DeviceLayer d;
         d.attentionNorm = bindNorm(layer.attentionNorm, backend);
+        d.attentionOutputNorm = bindNorm(layer.attentionOutputNorm, backend);
         d.query = bindLinear(layer.query, backend);
         d.key = bindLinear(layer.key, backend);
         d.value = bindLinear(layer.value, backend);
         d.output = bindLinear(layer.output, backend);
         d.mlpNorm = bindNorm(layer.mlpNorm, backend);
+        d.mlpOutputNorm = bindNorm(layer.mlpOutputNorm, backend);
         d.mlpIn = bindLinear(layer.mlpIn, backend);
         d.mlpGate = bindLinear(layer.mlpGate, backend);
         d.mlpOut = bindLinear(layer.mlpOut, backend);

@@ -20,9 +20,9 @@ struct DeviceNorm {
 };
 
 struct DeviceLayer {
-    DeviceNorm attentionNorm;
+    DeviceNorm attentionNorm, attentionOutputNorm;
     DeviceLinear query, key, value, output;
-    DeviceNorm mlpNorm;
+    DeviceNorm mlpNorm, mlpOutputNorm;
     DeviceLinear mlpIn, mlpGate, mlpOut;
 };
 

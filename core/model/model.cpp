@@ -1,39 +1,18 @@
 #include "core/model/model.h"
 
 #include "core/io/safetensors.h"
-#include "core/model/architecture_binders.h"
+#include "core/model/model_family.h"
 #include "core/util/error.h"
 #include "core/util/memory.h"
 
 namespace qkv {
-namespace {
-
-// Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
-std::vector<std::string> tensorPrefixes(Architecture arch) {
-    switch (arch) {
-        case Architecture::Gpt2: return {"", "transformer."};
-        case Architecture::Bert: return {"bert.", ""};
-        case Architecture::Llama: return {"model.", ""};
-    }
-    return {""};
-}
-
-ModelWeights bindWeights(TensorBinder& binder, const ModelConfig& config) {
-    switch (config.architecture) {
-        case Architecture::Gpt2: return bindGpt2(binder, config);
-        case Architecture::Bert: return bindBert(binder, config);
-        case Architecture::Llama: return bindLlama(binder, config);
-    }
-    return {};
-}
-
-}  // namespace
 
 std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec))
-        throw Error(folder.string() + ": not a folder (a model is a folder with config.json and "
-                                      "model.safetensors)");
+        throw Error(folder.string() +
+                    ": not a folder (a model is a folder with config.json and "
+                    "model.safetensors)");
     std::unique_ptr<Model> model(new Model());
     model->m_folder = folder;
     model->m_config = loadModelConfig(folder / "config.json");
@@ -41,10 +20,12 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
     requireMemory(model->m_store->conversionBytes(), folder.string() + ": the model",
                   "as float32 (its F16/BF16 weights are converted when loaded)");
 
-    TensorBinder binder(*model->m_store, tensorPrefixes(model->m_config.architecture),
-                        folder.string());
-    model->m_weights = bindWeights(binder, model->m_config);
+    // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
+    const ModelFamily& family = *findFamily(model->m_config.modelType);
+    TensorBinder binder(*model->m_store, family.tensorPrefixes, folder.string());
+    model->m_weights = family.bind(binder, model->m_config);
     model->m_parameters = binder.parameterCount();
+    model->m_derived = binder.takeDerived();
     try {
         model->m_tokenizer = loadTokenizer(folder);
     } catch (const Error& e) {

@@ -2,6 +2,7 @@
 // A checkpoint folder opened for analysis: config.json, the memory-mapped safetensors, the
 // architecture-neutral weight views and (when the folder has one) its tokenizer.
 #include <cstdint>
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -15,7 +16,7 @@ namespace qkv {
 class TensorStore;
 
 class Model {
-public:
+  public:
     // Throws qkv::Error naming the file or tensor at fault. A folder without usable tokenizer
     // files still opens (token ids can be given directly); tokenizerError() says why. A model
     // whose F16/BF16 weights would not fit in memory as float32 is refused before converting.
@@ -40,12 +41,13 @@ public:
     // Ids for text via the folder's tokenizer; throws when there is none.
     std::vector<Token> tokenize(std::string_view text) const;
 
-private:
+  private:
     Model() = default;
     std::filesystem::path m_folder;
     ModelConfig m_config;
     std::unique_ptr<TensorStore> m_store;
     ModelWeights m_weights;
+    std::deque<std::vector<float>> m_derived;  // tensors the family's binder derived
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::string m_tokenizerError;
     std::uint64_t m_parameters = 0;

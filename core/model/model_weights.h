@@ -1,7 +1,8 @@
 #pragma once
 // Architecture-neutral view of a checkpoint's weights: every linear layer as "in x out" (y = xW+b)
-// over the memory-mapped tensors, so GPT-2, BERT and Llama share one forward pass. Nothing here
-// owns memory; the views point into the TensorStore (or its float32 conversions).
+// over the memory-mapped tensors, so every family shares one forward pass. Nothing here owns
+// memory; the views point into the TensorStore (or its float32 conversions) or into the few
+// tensors a family's binder derives (Model keeps those).
 #include <vector>
 
 #include "core/backend/matrix_view.h"
@@ -19,25 +20,27 @@ struct NormWeights {
 };
 
 struct LayerWeights {
-    NormWeights attentionNorm;  // pre-norm: input of attention; post-norm: after its residual
-    LinearWeights query;        // d_model x heads*d_k
-    LinearWeights key;          // d_model x kvHeads*d_k
-    LinearWeights value;        // d_model x kvHeads*d_k
-    LinearWeights output;       // heads*d_k x d_model
+    NormWeights attentionNorm;        // pre-norm: input of attention; post-norm: after its residual
+    NormWeights attentionOutputNorm;  // Gemma-2: on the attention output, before the residual
+    LinearWeights query;              // d_model x heads*d_k
+    LinearWeights key;                // d_model x kvHeads*d_k
+    LinearWeights value;              // d_model x kvHeads*d_k
+    LinearWeights output;             // heads*d_k x d_model
     NormWeights mlpNorm;
-    LinearWeights mlpIn;    // GPT-2 c_fc, BERT intermediate, Llama up_proj
-    LinearWeights mlpGate;  // Llama gate_proj (empty otherwise)
+    NormWeights mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
+    LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
+    LinearWeights mlpGate;      // gated MLPs' gate_proj (empty otherwise)
     LinearWeights mlpOut;
 };
 
 struct ModelWeights {
     MatrixView tokenEmbedding;      // vocab x d_model, row-major
     MatrixView positionEmbedding;   // context x d_model (empty with rotary positions)
-    MatrixView tokenTypeEmbedding;  // BERT only
-    NormWeights embeddingNorm;      // BERT only
+    MatrixView tokenTypeEmbedding;  // BERT-style segments (empty when the family has none)
+    NormWeights embeddingNorm;      // BERT family only
     std::vector<LayerWeights> layers;
-    NormWeights finalNorm;         // GPT-2 ln_f, Llama norm (empty for BERT)
-    LinearWeights headTransform;   // BERT MLM: dense + activation + LayerNorm before the decoder
+    NormWeights finalNorm;        // pre-norm models' last norm (empty for post-norm ones)
+    LinearWeights headTransform;  // masked-LM heads: dense + activation + LayerNorm first
     NormWeights headTransformNorm;
     LinearWeights lmHead;  // d_model x vocab (tied: the token embedding transposed)
 };

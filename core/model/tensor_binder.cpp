@@ -1,5 +1,7 @@
 #include "core/model/tensor_binder.h"
 
+#include <algorithm>
+
 #include "core/util/error.h"
 
 namespace qkv {
@@ -41,7 +43,8 @@ const float* TensorBinder::bind(const TensorInfo& tensor, std::vector<std::int64
                     shapeText(tensor.shape) + ", expected " + shapeText(expected) +
                     " from config.json");
     const float* data = m_store.floats(tensor);
-    m_parameters += static_cast<std::uint64_t>(tensor.elementCount());
+    if (m_counted.insert(tensor.name).second)
+        m_parameters += static_cast<std::uint64_t>(tensor.elementCount());
     return data;
 }
 
@@ -64,6 +67,34 @@ VectorView TensorBinder::normWeight(const std::string& module, std::int64_t size
 VectorView TensorBinder::normBias(const std::string& module, std::int64_t size) {
     const TensorInfo& t = require({module + ".bias", module + ".beta"});
     return {bind(t, {size}), static_cast<int>(size)};
+}
+
+MatrixView TensorBinder::selectedRows(const std::string& name, std::int64_t rows, std::int64_t cols,
+                                      const std::vector<int>& rowIndices) {
+    const TensorInfo& t = require({name});
+    const float* source = bind(t, {rows, cols});
+    std::vector<float>& out = m_derived.emplace_back(rowIndices.size() * cols);
+    for (size_t r = 0; r < rowIndices.size(); ++r)
+        std::copy_n(source + static_cast<std::int64_t>(rowIndices[r]) * cols, cols,
+                    out.begin() + static_cast<std::ptrdiff_t>(r * cols));
+    return MatrixView::rowMajor(out.data(), static_cast<int>(rowIndices.size()),
+                                static_cast<int>(cols));
+}
+
+VectorView TensorBinder::selectedElements(const std::string& name, std::int64_t size,
+                                          const std::vector<int>& indices) {
+    const TensorInfo& t = require({name});
+    const float* source = bind(t, {size});
+    std::vector<float>& out = m_derived.emplace_back(indices.size());
+    for (size_t i = 0; i < indices.size(); ++i) out[i] = source[indices[i]];
+    return {out.data(), static_cast<int>(indices.size())};
+}
+
+VectorView TensorBinder::unitOffsetNormWeight(const std::string& module, std::int64_t size) {
+    const VectorView w = normWeight(module, size);
+    std::vector<float>& out = m_derived.emplace_back(w.size);
+    for (int i = 0; i < w.size; ++i) out[i] = 1.0f + w[i];  // float32, as HF computes it
+    return {out.data(), w.size};
 }
 
 }  // namespace qkv

@@ -4,7 +4,9 @@
 // parameters also under their legacy gamma/beta names. Errors name the tensor and what was
 // expected.
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,7 +16,7 @@
 namespace qkv {
 
 class TensorBinder {
-public:
+  public:
     TensorBinder(TensorStore& store, std::vector<std::string> prefixes, std::string folder);
 
     // A 2-D tensor with exactly this shape, as row-major [rows, cols].
@@ -25,9 +27,20 @@ public:
     VectorView normWeight(const std::string& module, std::int64_t size);
     VectorView normBias(const std::string& module, std::int64_t size);
 
+    // Derived tensors, owned by the binder until takeDerived(): a layout the forward cannot view
+    // in place (GPT-NeoX's per-head interleaved query_key_value) or a reparameterised weight.
+    // The rows `rowIndices` of a [rows, cols] tensor, as a row-major [rowIndices.size(), cols].
+    MatrixView selectedRows(const std::string& name, std::int64_t rows, std::int64_t cols,
+                            const std::vector<int>& rowIndices);
+    VectorView selectedElements(const std::string& name, std::int64_t size,
+                                const std::vector<int>& indices);
+    // 1 + w of a norm weight (Gemma stores RMSNorm scales as offsets from one).
+    VectorView unitOffsetNormWeight(const std::string& module, std::int64_t size);
+    std::deque<std::vector<float>> takeDerived() { return std::move(m_derived); }
+
     std::uint64_t parameterCount() const { return m_parameters; }
 
-private:
+  private:
     const TensorInfo* resolve(const std::string& name) const;
     const TensorInfo& require(std::initializer_list<std::string> names);
     const float* bind(const TensorInfo& tensor, std::vector<std::int64_t> expected);
@@ -36,6 +49,8 @@ private:
     std::vector<std::string> m_prefixes;
     std::string m_folder;
     std::uint64_t m_parameters = 0;
+    std::set<std::string> m_counted;  // tensors already in m_parameters (fused ones bind twice)
+    std::deque<std::vector<float>> m_derived;
 };
 
 }  // namespace qkv

@@ -1,6 +1,6 @@
 #version 450
-// Element-wise ops in place on x (grid-stride loop): activations, SwiGLU's x *= silu(y) and
-// the residual x += y.
+// Element-wise ops in place on x (grid-stride loop): activations, the gated x *= silu(y) or
+// x *= gelu_tanh(y), and the residual x += y.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) buffer X { float x[]; };
@@ -16,6 +16,7 @@ const uint kGeluExact = 1u;
 const uint kRelu = 2u;
 const uint kSwiGlu = 3u;
 const uint kAdd = 4u;
+const uint kGeluTanhGlu = 5u;
 
 // tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
 float safeTanh(float v) {
@@ -43,10 +44,14 @@ float accurateErf(float v) {
     return sign(v) * (1.0 - erfc);
 }
 
+float geluTanh(float v) {
+    return 0.5 * v * (1.0 + safeTanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+}
+
 float apply(float v, uint index) {
     switch (p.op) {
         case kGeluTanh:
-            return 0.5 * v * (1.0 + safeTanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
+            return geluTanh(v);
         case kGeluExact:
             return 0.5 * v * (1.0 + accurateErf(v * 0.7071067811865476));
         case kRelu:
@@ -55,6 +60,8 @@ float apply(float v, uint index) {
             const float g = y[index];
             return v * (g / (1.0 + exp(-g)));
         }
+        case kGeluTanhGlu:
+            return v * geluTanh(y[index]);
         default:
             return v + y[index];
     }

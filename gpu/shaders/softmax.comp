@@ -1,12 +1,13 @@
 #version 450
 // Masked softmax of attention scores, one workgroup per (query row, head).
 //
-// `raw` holds q k^T, already multiplied by 1/sqrt(d_k) unless the scale sits outside the
-// softmax, one n x n matrix per head. With a score transform the row is first replaced by
-// (S + S^T) / 2 or (S - S^T) / 2 (reading the head's column too) and written to `scores` for
-// capture. Masking follows the CPU backend: causal rows see keys 0..i; with maskSelf a token does
-// not see itself unless nothing else is visible. Probabilities are multiplied by `postScale`
-// (1/sqrt(d_k) when scaling outside, else 1) and written to `probabilities`.
+// `raw` holds q k^T, already multiplied by the score scale unless it sits outside the softmax,
+// one n x n matrix per head. With a score transform the row is first replaced by (S + S^T) / 2 or
+// (S - S^T) / 2 (reading the head's column too), then soft-capped (cap·tanh(s/cap)) when a cap is
+// set; either way the result is written to `scores` for capture. Masking follows the CPU backend:
+// causal rows see keys 0..i, a sliding window only keys past i - window; with maskSelf a token
+// does not see itself unless nothing else is visible. Probabilities are multiplied by
+// `postScale` (the scale when it sits outside, else 1) and written to `probabilities`.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer Raw { float raw[]; };
@@ -20,6 +21,8 @@ layout(push_constant) uniform Params {
     uint maskSelf;
     uint transform;  // 0 none, 1 symmetric, 2 skew
     float postScale;
+    float softCap;  // 0: none
+    uint window;    // 0: none
 } p;
 
 // Per invocation a running (max, sum of exp(s - max)) over its keys, merged across the
@@ -34,11 +37,19 @@ vec2 merge(vec2 a, vec2 b) {
     return vec2(m, a.y * exp(a.x - m) + b.y * exp(b.x - m));
 }
 
+// tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
+float safeTanh(float v) {
+    const float t = exp(-2.0 * abs(v));
+    return sign(v) * (1.0 - t) / (1.0 + t);
+}
+
 float score(uint head, uint i, uint j) {
-    const float s = raw[head + i * p.n + j];
-    if (p.transform == 0u) return s;
-    const float t = raw[head + j * p.n + i];
-    return 0.5 * (p.transform == 1u ? s + t : s - t);
+    float s = raw[head + i * p.n + j];
+    if (p.transform != 0u) {
+        const float t = raw[head + j * p.n + i];
+        s = 0.5 * (p.transform == 1u ? s + t : s - t);
+    }
+    return p.softCap > 0.0 ? p.softCap * safeTanh(s / p.softCap) : s;
 }
 
 void main() {
@@ -47,14 +58,16 @@ void main() {
     const uint row = head + i * p.n;
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
-    const uint last = p.causal != 0u ? i : p.n - 1u;  // keys 0..last are visible
-    const bool maskDiagonal = p.maskSelf != 0u && last > 0u;
+    const uint first = p.window > 0u && i + 1u > p.window ? i + 1u - p.window : 0u;
+    const uint last = p.causal != 0u ? i : p.n - 1u;  // keys first..last are visible
+    const bool maskDiagonal = p.maskSelf != 0u && last > first;
+    const bool rewritten = p.transform != 0u || p.softCap > 0.0;
 
     vec2 running = vec2(kMinusInfinity, 0.0);
     for (uint j = lid; j < p.n; j += size) {
         const float s = score(head, i, j);
-        if (p.transform != 0u) scores[row + j] = s;
-        if (j > last || (maskDiagonal && j == i)) continue;
+        if (rewritten) scores[row + j] = s;
+        if (j < first || j > last || (maskDiagonal && j == i)) continue;
         running = merge(running, vec2(s, 1.0));
     }
     reduction[lid] = running;
@@ -66,7 +79,7 @@ void main() {
     const float rowMax = reduction[0].x;
     const float norm = p.postScale / reduction[0].y;
     for (uint j = lid; j < p.n; j += size) {
-        const bool visible = j <= last && !(maskDiagonal && j == i);
+        const bool visible = j >= first && j <= last && !(maskDiagonal && j == i);
         probabilities[row + j] = visible ? exp(score(head, i, j) - rowMax) * norm : 0.0;
     }
 }

@@ -163,7 +163,7 @@ TEST(HeadMetrics, BilinearParameterCount) {
 // Model-level checks on the shared random checkpoints: GPT-2's fused row-major c_attn, BERT's and
 // Llama's column-major [out, in] weights, Llama's grouped-query heads.
 class SharedModelAnalysis : public ::testing::TestWithParam<const char*> {
-protected:
+  protected:
     static std::unique_ptr<Model> open(const std::filesystem::path& shared) {
         return Model::open(shared / "models" / GetParam());
     }
@@ -294,7 +294,7 @@ TEST_P(SharedModelAnalysis, TokenPairSimilarity) {
     const Eigen::VectorXd k1 = trace.key(1, 2).row(last).transpose().cast<double>();
     EXPECT_NEAR(pair.keyCosine, k0.dot(k1) / (k0.norm() * k1.norm()), 1e-12);
     // Under tied-kv the values are the keys, except that rotary positions turn only the keys.
-    if (model->config().learnedPositions) {
+    if ((model->config().positions == Positions::Learned)) {
         EXPECT_DOUBLE_EQ(pair.keyCosine, pair.valueCosine);
     }
     EXPECT_THROW(tokenPairSimilarity(trace, 1, 2, 0, last + 1), Error);

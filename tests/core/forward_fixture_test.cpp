@@ -41,8 +41,8 @@ MatrixXd layerNorm(const MatrixXd& x, const FixtureTensor& g, const FixtureTenso
 
 // Textbook GPT-2 in double precision: returns attention probabilities [layer][head].
 std::vector<std::vector<MatrixXd>> referenceGpt2(const std::map<std::string, FixtureTensor>& t,
-                                                const test::TinyModelSpec& s,
-                                                const std::vector<int>& ids) {
+                                                 const test::TinyModelSpec& s,
+                                                 const std::vector<int>& ids) {
     const int n = static_cast<int>(ids.size()), d = s.dModel, dk = d / s.heads;
     MatrixXd x(n, d);
     const MatrixXd wte = toMatrix(t.at("wte.weight")), wpe = toMatrix(t.at("wpe.weight"));
@@ -108,12 +108,16 @@ TEST(ForwardFixture, Gpt2MatchesIndependentReference) {
 enum class Layout { Gpt2, Bert, LlamaGqa };
 
 class ForwardInvariants : public testing::TestWithParam<Layout> {
-protected:
+  protected:
     void SetUp() override {
         test::TinyModelSpec spec;
         switch (GetParam()) {
-            case Layout::Gpt2: test::writeTinyGpt2(m_dir.path(), spec); break;
-            case Layout::Bert: test::writeTinyBert(m_dir.path(), spec); break;
+            case Layout::Gpt2:
+                test::writeTinyGpt2(m_dir.path(), spec);
+                break;
+            case Layout::Bert:
+                test::writeTinyBert(m_dir.path(), spec);
+                break;
             case Layout::LlamaGqa:
                 spec.kvHeads = 2;
                 test::writeTinyLlama(m_dir.path(), spec);
@@ -175,7 +179,8 @@ TEST_P(ForwardInvariants, ScoreSymmetryOfConfigurations) {
         for (int l = 0; l < layers(); ++l)
             for (int h = 0; h < heads(); ++h) {
                 const RowMatrixXf& s = r.trace.scores(l, h);
-                EXPECT_LE((s - s.transpose()).cwiseAbs().maxCoeff(), 1e-4f * (1 + s.cwiseAbs().maxCoeff()))
+                EXPECT_LE((s - s.transpose()).cwiseAbs().maxCoeff(),
+                          1e-4f * (1 + s.cwiseAbs().maxCoeff()))
                     << configuration << " layer " << l << " head " << h;
             }
     }
@@ -198,7 +203,7 @@ TEST_P(ForwardInvariants, LearnedIsSymmetricOnlyByAccident) {
 TEST_P(ForwardInvariants, TiedSlotsShareProjections) {
     const ForwardResult tied = run("tied-kv");
     const ForwardResult learned = run("learned");
-    const bool rotary = !m_model->config().learnedPositions;
+    const bool rotary = m_model->config().positions == Positions::Rotary;
     for (int h = 0; h < heads(); ++h) {
         if (!rotary) {
             EXPECT_EQ(RowMatrixXf(tied.trace.value(0, h)), RowMatrixXf(learned.trace.key(0, h)));
@@ -233,7 +238,9 @@ TEST_P(ForwardInvariants, ScaleOutsideAndMaskSelf) {
         EXPECT_NEAR(outside.trace.probabilities(0, 0).row(i).sum(), scale, 1e-5f);
     // Scores are then unscaled: sqrt(d_k) times the default ones in the first layer.
     const ForwardResult inside = run("learned");
-    EXPECT_LE((outside.trace.scores(0, 0) * scale - inside.trace.scores(0, 0)).cwiseAbs().maxCoeff(), 1e-4f);
+    EXPECT_LE(
+        (outside.trace.scores(0, 0) * scale - inside.trace.scores(0, 0)).cwiseAbs().maxCoeff(),
+        1e-4f);
 
     const ForwardResult masked = run("learned", false, true);
     for (int l = 0; l < layers(); ++l)
@@ -276,7 +283,8 @@ TEST_P(ForwardInvariants, RejectsBadInput) {
         m_pass->run(request);
         FAIL() << "expected an error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("exceed the model's context of 16"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("exceed the model's context of 16"), std::string::npos)
+            << e.what();
     }
     request.ids = {1, 50};
     EXPECT_THROW(m_pass->run(request), Error);  // vocabulary has 50 entries
@@ -299,9 +307,12 @@ INSTANTIATE_TEST_SUITE_P(Layouts, ForwardInvariants,
                          testing::Values(Layout::Gpt2, Layout::Bert, Layout::LlamaGqa),
                          [](const testing::TestParamInfo<Layout>& info) {
                              switch (info.param) {
-                                 case Layout::Gpt2: return "Gpt2";
-                                 case Layout::Bert: return "Bert";
-                                 case Layout::LlamaGqa: return "LlamaGqa";
+                                 case Layout::Gpt2:
+                                     return "Gpt2";
+                                 case Layout::Bert:
+                                     return "Bert";
+                                 case Layout::LlamaGqa:
+                                     return "LlamaGqa";
                              }
                              return "";
                          });

@@ -11,6 +11,7 @@
 #include "core/io/safetensors.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
+#include "core/model/model_family.h"
 #include "core/train/corpus.h"
 #include "core/train/evaluation.h"
 #include "core/train/gpt2_network.h"

@@ -1,5 +1,5 @@
 // config.json: architecture, sizes and options, with the consistency checks the forward relies on.
-#include "core/io/model_config.h"
+#include "core/model/model_family.h"
 #include "tests/fuzz/fuzz_target.h"
 
 using namespace qkv;
@@ -9,5 +9,6 @@ QKV_FUZZ_TARGET(model_config) {
     FUZZ_CHECK(c.layers > 0 && c.heads > 0 && c.kvHeads > 0 && c.dModel > 0 && c.headDim > 0);
     FUZZ_CHECK(c.dFF > 0 && c.vocabSize > 0 && c.contextLength > 0);
     FUZZ_CHECK(c.heads % c.kvHeads == 0 && c.kvGroup() >= 1);
-    FUZZ_CHECK(c.learnedPositions || c.headDim % 2 == 0);
+    FUZZ_CHECK(c.positions == Positions::Learned ||
+               (c.rotaryWidth() % 2 == 0 && c.rotaryWidth() <= c.headDim));
 }

@@ -128,7 +128,8 @@ TEST(VulkanOps, WeightsBeyondTheAddressableRangeAreSplitByColumns) {
         gpu->weight(MatrixView::rowMajor(w.data(), k, n));
         FAIL() << "expected qkv::Error";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("one shader can address"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("one shader can address"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -219,27 +220,33 @@ TEST(VulkanOps, ActivationsMatchCpu) {
                 << "x = " << x[i];
     }
     EXPECT_THROW(gpu.activate(*gpu.create(1, 1), Activation::SwiGlu), Error);
+    EXPECT_THROW(gpu.activate(*gpu.create(1, 1), Activation::GeluTanhGlu), Error);
 }
 
-TEST(VulkanOps, SwiGluAndAddMatchCpu) {
+TEST(VulkanOps, GatedActivationsAndAddMatchCpu) {
     QKV_REQUIRE_VULKAN(gpu);
     Backend& cpu = test::sharedCpuBackend();
     auto gate = randomValues(7 * 173, 21, 12.0f);
     gate[0] = -200.0f;  // exp(-g) overflows to infinity: silu must still be -0
     const auto up = randomValues(7 * 173, 22, 2.0f);
-    auto run = [&](Backend& be) {
-        auto g = be.upload(gate.data(), 7, 173);
-        auto u = be.upload(up.data(), 7, 173);
-        be.swiGlu(*g, *u);
-        auto sum = be.upload(up.data(), 7, 173);
-        be.add(*sum, *g);
-        be.add(*sum, *sum);  // aliasing the accumulator is allowed
-        return std::pair{download(be, *u), download(be, *sum)};
-    };
-    const auto [expectedSwiGlu, expectedSum] = run(cpu);
-    const auto [swiGlu, sum] = run(gpu);
-    EXPECT_LE(maxAbsDifference(swiGlu, expectedSwiGlu), 1e-5);
-    EXPECT_EQ(maxAbsDifference(sum, expectedSum), 0.0);
+    for (Activation gated : {Activation::SwiGlu, Activation::GeluTanhGlu}) {
+        SCOPED_TRACE(static_cast<int>(gated));
+        auto run = [&](Backend& be) {
+            auto g = be.upload(gate.data(), 7, 173);
+            auto u = be.upload(up.data(), 7, 173);
+            be.glu(*g, *u, gated);
+            auto sum = be.upload(up.data(), 7, 173);
+            be.add(*sum, *g);
+            be.add(*sum, *sum);  // aliasing the accumulator is allowed
+            return std::pair{download(be, *u), download(be, *sum)};
+        };
+        const auto [expectedGlu, expectedSum] = run(cpu);
+        const auto [glu, sum] = run(gpu);
+        // float32 exp/tanh of |gate| up to 12, times |up| up to 2: a few ulps of 24.
+        EXPECT_LE(maxAbsDifference(glu, expectedGlu), 1e-5);
+        EXPECT_EQ(maxAbsDifference(sum, expectedSum), 0.0);
+    }
+    EXPECT_THROW(gpu.glu(*gpu.create(1, 1), *gpu.create(1, 1), Activation::Relu), Error);
 }
 
 TEST(VulkanOps, RopeMatchesCpu) {
@@ -248,20 +255,28 @@ TEST(VulkanOps, RopeMatchesCpu) {
     struct Case {
         int rows, headDim, heads;
         float theta;
+        int rotaryDims;  // partial rotary (GPT-NeoX) when below headDim
     };
-    for (const Case& c : {Case{1, 8, 4, 10000.0f}, Case{37, 8, 3, 10000.0f},
-                          Case{300, 64, 2, 10000.0f}, Case{45, 128, 1, 500000.0f}}) {
-        SCOPED_TRACE(testing::Message()
-                     << c.rows << " rows, d " << c.headDim << ", theta " << c.theta);
+    for (const Case& c : {Case{1, 8, 4, 10000.0f, 8}, Case{37, 8, 3, 10000.0f, 8},
+                          Case{300, 64, 2, 10000.0f, 64}, Case{45, 128, 1, 500000.0f, 128},
+                          Case{29, 16, 4, 10000.0f, 4}, Case{70, 64, 3, 10000.0f, 16}}) {
+        SCOPED_TRACE(testing::Message() << c.rows << " rows, d " << c.headDim << ", rotary "
+                                        << c.rotaryDims << ", theta " << c.theta);
         const int cols = c.headDim * c.heads;
         const auto x = randomValues(static_cast<size_t>(c.rows) * cols, 31 + c.rows);
         auto run = [&](Backend& be) {
             auto t = be.upload(x.data(), c.rows, cols);
             auto y = be.create(c.rows, cols);
-            be.rope(*t, c.headDim, c.theta, *y);
+            be.rope(*t, c.headDim, c.rotaryDims, c.theta, *y);
             return download(be, *y);
         };
-        EXPECT_LE(maxAbsDifference(run(gpu), run(cpu)), 1e-6);
+        const std::vector<float> expected = run(cpu);
+        EXPECT_LE(maxAbsDifference(run(gpu), expected), 1e-6);
+        // Dimensions past the rotated ones are copied unchanged.
+        for (int r = 0; r < c.rows; ++r)
+            for (int col = 0; col < cols; ++col)
+                if (col % c.headDim >= c.rotaryDims)
+                    ASSERT_EQ(expected[r * cols + col], x[r * cols + col]);
     }
 }
 
@@ -291,7 +306,10 @@ std::string describe(const AttentionCase& c, const AttentionOptions& o) {
            (o.scaleOutside ? ", scaleOutside" : "") +
            (o.transform == ScoreTransform::Symmetric ? ", sym"
             : o.transform == ScoreTransform::Skew    ? ", skew"
-                                                     : "");
+                                                     : "") +
+           (o.scale > 0 ? ", scale " + std::to_string(o.scale) : "") +
+           (o.softCap > 0 ? ", softCap " + std::to_string(o.softCap) : "") +
+           (o.window > 0 ? ", window " + std::to_string(o.window) : "");
 }
 
 // Runs attention on both backends and compares the output and every captured matrix.
@@ -360,6 +378,13 @@ TEST(VulkanOps, AttentionMatchesCpuForLayoutsAndOptions) {
         compareAttention(gpu, c, {false, true, true, ScoreTransform::None}, true, seed++);
         compareAttention(gpu, c, {true, false, true, ScoreTransform::Symmetric}, true, seed++);
         compareAttention(gpu, c, {false, true, false, ScoreTransform::Skew}, false, seed++);
+        // Gemma-2's attention: its own scale, soft-capped scores, a sliding window.
+        compareAttention(gpu, c, {true, false, false, ScoreTransform::None, 0.2f, 5.0f, 4}, true,
+                         seed++);
+        compareAttention(gpu, c, {true, true, true, ScoreTransform::Symmetric, 0.0f, 2.0f, 1}, true,
+                         seed++);
+        compareAttention(gpu, c, {false, false, false, ScoreTransform::Skew, 0.5f, 0.0f, 3}, false,
+                         seed++);
     }
 }
 
@@ -461,7 +486,8 @@ TEST(VulkanOps, ShapeMismatchesAreErrors) {
     auto y = gpu.create(3, 6);
     EXPECT_THROW(gpu.linear(*x, *w, nullptr, *y), Error);
     EXPECT_THROW(gpu.add(*x, *y), Error);
-    EXPECT_THROW(gpu.rope(*x, 3, 10000.0f, *x), Error);
+    EXPECT_THROW(gpu.rope(*x, 3, 3, 10000.0f, *x), Error);
+    EXPECT_THROW(gpu.rope(*x, 4, 6, 10000.0f, *x), Error);
     auto out = gpu.create(3, 8);
     EXPECT_THROW(gpu.attention(*x, *x, *x, {2, 4, 1, 1, 1}, {}, *out, nullptr), Error);
 }

@@ -244,7 +244,7 @@ void MainWindow::onModelChanged() {
     const QString name = QString::fromStdString(model.name());
     setWindowTitle(tr("%1 — QKV Lab").arg(name));
     m_modelStatus->setText(tr("%1 · %2 · %3 layers × %4 heads · d_model %5")
-                               .arg(name, QString::fromUtf8(architectureName(c.architecture)))
+                               .arg(name, QString::fromStdString(c.family))
                                .arg(c.layers)
                                .arg(c.heads)
                                .arg(c.dModel));

@@ -1,0 +1,76 @@
+#include "core/io/config_reader.h"
+
+#include <limits>
+
+#include "core/util/error.h"
+
+namespace qkv {
+
+const nlohmann::json* ConfigReader::find(const char* key) const {
+    auto it = m_doc.find(key);
+    return it == m_doc.end() || it->is_null() ? nullptr : &*it;
+}
+
+void ConfigReader::fail(const std::string& message) const { throw Error(m_where + ": " + message); }
+
+bool ConfigReader::has(const char* key) const { return find(key) != nullptr; }
+
+int ConfigReader::positiveInt(const char* key, std::int64_t limit) const {
+    const nlohmann::json* v = find(key);
+    if (!v) fail(std::string("missing \"") + key + "\"");
+    if (!v->is_number_integer() || v->get<std::int64_t>() <= 0)
+        fail(std::string("\"") + key + "\" must be a positive integer");
+    if (v->get<std::int64_t>() > limit)
+        fail(std::string("\"") + key + "\" = " + v->dump() + " exceeds " + std::to_string(limit) +
+             ", the largest QKV Lab supports");
+    return v->get<int>();
+}
+
+int ConfigReader::positiveIntOr(const char* key, int fallback) const {
+    return has(key) ? positiveInt(key) : fallback;
+}
+
+int ConfigReader::nonNegativeIntOr(const char* key, int fallback) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_number_integer() || v->get<std::int64_t>() < 0 || v->get<std::int64_t>() > kMaxCount)
+        fail(std::string("\"") + key + "\" must be a non-negative integer");
+    return v->get<int>();
+}
+
+int ConfigReader::widthOr(const char* key, int fallback) const {
+    return has(key) ? width(key) : fallback;
+}
+
+float ConfigReader::number(const char* key) const {
+    const nlohmann::json* v = find(key);
+    if (!v) fail(std::string("missing \"") + key + "\"");
+    const double value = v->is_number() ? v->get<double>() : -1.0;
+    if (!(value >= 0.0 && value <= std::numeric_limits<float>::max()))
+        fail(std::string("\"") + key + "\" must be a non-negative number");
+    return static_cast<float>(value);
+}
+
+float ConfigReader::numberOr(const char* key, float fallback) const {
+    return has(key) ? number(key) : fallback;
+}
+
+bool ConfigReader::boolOr(const char* key, bool fallback) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) fail(std::string("\"") + key + "\" must be true or false");
+    return v->get<bool>();
+}
+
+std::string ConfigReader::stringOr(const char* key, const std::string& fallback) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_string()) fail(std::string("\"") + key + "\" must be a string");
+    return v->get<std::string>();
+}
+
+void ConfigReader::requireNull(const char* key, const std::string& what) const {
+    if (has(key)) fail(std::string("\"") + key + "\" is set: " + what + " is not supported");
+}
+
+}  // namespace qkv

@@ -1,0 +1,108 @@
+// BERT and RoBERTa: post-LN encoders with learned positions, token types and a masked-LM head.
+//   bert      keys under "bert." (BertForMaskedLM) or bare (BertModel); LayerNorm parameters may
+//             carry the legacy gamma/beta names; head cls.predictions.*.
+//   roberta   keys under "roberta."; position of token i is padding_idx + 1 + i, so the table has
+//             padding_idx + 1 rows more than the usable context; head lm_head.* (GELU).
+// The masked-LM head is optional: without it the model yields no logits.
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void readEncoder(const ConfigReader& r, ModelConfig& c) {
+    c.layers = r.positiveInt("num_hidden_layers");
+    c.heads = r.positiveInt("num_attention_heads");
+    c.kvHeads = c.heads;
+    c.dModel = r.width("hidden_size");
+    c.dFF = r.width("intermediate_size");
+    c.vocabSize = r.positiveInt("vocab_size");
+    c.contextLength = r.positiveIntOr("max_position_embeddings", 512);
+    c.typeVocabSize = r.positiveIntOr("type_vocab_size", 2);
+    c.normEps = r.numberOr("layer_norm_eps", 1e-12f);
+    c.activation = activationNamed(r, "hidden_act", "gelu");
+    c.headActivation = c.activation;
+    c.preNorm = false;
+    c.causal = false;
+    c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
+    const std::string positions = r.stringOr("position_embedding_type", "absolute");
+    if (positions != "absolute")
+        r.fail("position_embedding_type \"" + positions +
+               "\" is not supported (only \"absolute\")");
+    if (r.boolOr("is_decoder", false)) r.fail("\"is_decoder\": true is not supported");
+}
+
+void readRoberta(const ConfigReader& r, ModelConfig& c) {
+    readEncoder(r, c);
+    c.positionOffset = r.nonNegativeIntOr("pad_token_id", 1) + 1;
+    if (c.contextLength <= c.positionOffset)
+        r.fail(
+            "\"max_position_embeddings\" must exceed pad_token_id + 1 (RoBERTa positions "
+            "start there)");
+    c.contextLength -= c.positionOffset;
+    c.headActivation = Activation::GeluExact;  // RobertaLMHead applies gelu whatever hidden_act
+}
+
+// Embeddings and layers, identical in BERT and RoBERTa.
+ModelWeights bindEncoder(TensorBinder& b, const ModelConfig& c) {
+    const int d = c.dModel;
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
+    w.positionEmbedding =
+        b.matrix("embeddings.position_embeddings.weight", c.contextLength + c.positionOffset, d);
+    w.tokenTypeEmbedding = b.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize, d);
+    w.embeddingNorm = layerNorm(b, "embeddings.LayerNorm", d);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "encoder.layer." + std::to_string(i) + ".";
+        LayerWeights layer;
+        layer.query = linearLayer(b, p + "attention.self.query", d, d, true);
+        layer.key = linearLayer(b, p + "attention.self.key", d, d, true);
+        layer.value = linearLayer(b, p + "attention.self.value", d, d, true);
+        layer.output = linearLayer(b, p + "attention.output.dense", d, d, true);
+        layer.attentionNorm = layerNorm(b, p + "attention.output.LayerNorm", d);
+        layer.mlpIn = linearLayer(b, p + "intermediate.dense", d, c.dFF, true);
+        layer.mlpOut = linearLayer(b, p + "output.dense", c.dFF, d, true);
+        layer.mlpNorm = layerNorm(b, p + "output.LayerNorm", d);
+        w.layers.push_back(layer);
+    }
+    return w;
+}
+
+// A masked-LM head: dense -> activation -> LayerNorm -> decoder (+ bias) under `prefix`.
+void bindMaskedLmHead(TensorBinder& b, const ModelConfig& c, ModelWeights& w,
+                      const std::string& dense, const std::string& norm, const std::string& bias,
+                      const std::string& decoder) {
+    if (!b.has(bias)) return;
+    w.headTransform = linearLayer(b, dense, c.dModel, c.dModel, true);
+    w.headTransformNorm = layerNorm(b, norm, c.dModel);
+    w.lmHead.bias = b.vector(bias, c.vocabSize);
+    w.lmHead.weight = outputProjection(b, c, decoder, w.tokenEmbedding);
+}
+
+ModelWeights bindBert(TensorBinder& b, const ModelConfig& c) {
+    ModelWeights w = bindEncoder(b, c);
+    bindMaskedLmHead(b, c, w, "cls.predictions.transform.dense",
+                     "cls.predictions.transform.LayerNorm", "cls.predictions.bias",
+                     "cls.predictions.decoder.weight");
+    return w;
+}
+
+ModelWeights bindRoberta(TensorBinder& b, const ModelConfig& c) {
+    ModelWeights w = bindEncoder(b, c);
+    bindMaskedLmHead(b, c, w, "lm_head.dense", "lm_head.layer_norm", "lm_head.bias",
+                     "lm_head.decoder.weight");
+    return w;
+}
+
+}  // namespace
+
+ModelFamily bert() { return {"bert", {"bert"}, {"bert.", ""}, readEncoder, bindBert}; }
+
+ModelFamily roberta() {
+    return {"roberta",
+            {"roberta", "xlm-roberta", "camembert"},
+            {"roberta.", ""},
+            readRoberta,
+            bindRoberta};
+}
+
+}  // namespace qkv::families

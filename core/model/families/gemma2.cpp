@@ -1,0 +1,77 @@
+// Gemma-2 (keys under "model."): the rotary decoder with
+//   - head_dim independent of hidden_size / heads, embeddings multiplied by sqrt(hidden_size);
+//   - RMSNorm scales stored as offsets from one (x / rms · (1 + w));
+//   - four norms per layer: input -> attention -> post_attention_layernorm -> + residual, then
+//     pre_feedforward -> MLP -> post_feedforward -> + residual;
+//   - scores scaled by query_pre_attn_scalar^-1/2 and soft-capped, cap·tanh(s / cap), before the
+//     mask; even layers see a sliding window of keys i - window < j <= i;
+//   - GELU(tanh)-gated MLP; tied output with soft-capped logits.
+#include <cmath>
+
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void read(const ConfigReader& r, ModelConfig& c) {
+    c.layers = r.positiveInt("num_hidden_layers");
+    c.heads = r.positiveInt("num_attention_heads");
+    c.kvHeads = r.positiveIntOr("num_key_value_heads", c.heads);
+    c.dModel = r.width("hidden_size");
+    c.dFF = r.width("intermediate_size");
+    c.vocabSize = r.positiveInt("vocab_size");
+    c.contextLength = r.positiveIntOr("max_position_embeddings", 8192);
+    c.headDim = r.widthOr("head_dim", 256);
+    c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
+    c.ropeTheta = r.numberOr("rope_theta", 10000.0f);
+    c.norm = NormKind::RmsNorm;
+    c.positions = Positions::Rotary;
+    c.embeddingScale = std::sqrt(static_cast<float>(c.dModel));
+    const std::string act =
+        r.stringOr("hidden_activation", r.stringOr("hidden_act", "gelu_pytorch_tanh"));
+    if (act != "gelu_pytorch_tanh" && act != "gelu_new")
+        r.fail("hidden_activation \"" + act + "\" is not supported (only \"gelu_pytorch_tanh\")");
+    c.activation = Activation::GeluTanhGlu;
+    const float scalar = r.numberOr("query_pre_attn_scalar", 224.0f);  // HF's default
+    if (!(scalar > 0.0f)) r.fail("\"query_pre_attn_scalar\" must be positive");
+    c.attentionScale = 1.0f / std::sqrt(scalar);
+    c.attentionSoftCap = r.numberOr("attn_logit_softcapping", 0.0f);
+    c.logitSoftCap = r.numberOr("final_logit_softcapping", 0.0f);
+    c.slidingWindow = r.positiveIntOr("sliding_window", 0);
+    c.slidingWindowPeriod = 2;  // layers 0, 2, 4, ... are the local ones
+    c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
+    r.requireNull("rope_scaling", "rope_scaling (scaled rotary positions)");
+    if (r.boolOr("attention_bias", false)) r.fail("attention_bias is not supported for Gemma-2");
+}
+
+NormWeights gemmaNorm(TensorBinder& b, const std::string& module, int size) {
+    return {b.unitOffsetNormWeight(module, size), {}};
+}
+
+ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+    const int d = c.dModel;
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "layers." + std::to_string(i) + ".";
+        LayerWeights layer;
+        layer.attentionNorm = gemmaNorm(b, p + "input_layernorm", d);
+        bindLlamaAttention(b, c, p + "self_attn.", false, layer);
+        layer.attentionOutputNorm = gemmaNorm(b, p + "post_attention_layernorm", d);
+        layer.mlpNorm = gemmaNorm(b, p + "pre_feedforward_layernorm", d);
+        layer.mlpGate = linearLayer(b, p + "mlp.gate_proj", d, c.dFF, false);
+        layer.mlpIn = linearLayer(b, p + "mlp.up_proj", d, c.dFF, false);
+        layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
+        layer.mlpOutputNorm = gemmaNorm(b, p + "post_feedforward_layernorm", d);
+        w.layers.push_back(layer);
+    }
+    w.finalNorm = gemmaNorm(b, "norm", d);
+    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
+}  // namespace
+
+ModelFamily gemma2() { return {"gemma2", {"gemma2"}, {"model.", ""}, read, bind}; }
+
+}  // namespace qkv::families

@@ -1,0 +1,53 @@
+// Llama and Mistral (keys under "model."): pre-RMSNorm, rotary positions in Hugging Face's
+// rotate_half order (q_proj/k_proj rows as HF's conversion permutes them), SwiGLU, grouped-query
+// attention. Mistral's sliding_window applies in every
+// layer. Qwen2 is the same with q/k/v biases.
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void readLlama(const ConfigReader& r, ModelConfig& c) {
+    readRotaryDecoder(r, c);
+    if (r.boolOr("attention_bias", false) || r.boolOr("mlp_bias", false))
+        r.fail("attention_bias / mlp_bias are not supported for Llama");
+    if (c.modelType == "mistral") c.slidingWindow = r.positiveIntOr("sliding_window", 0);
+}
+
+void readQwen2(const ConfigReader& r, ModelConfig& c) {
+    readRotaryDecoder(r, c);
+    if (r.boolOr("use_sliding_window", false))
+        r.fail("\"use_sliding_window\": true (Qwen2's windowed layers) is not supported");
+}
+
+ModelWeights bindDecoder(TensorBinder& b, const ModelConfig& c, bool qkvBias) {
+    const int d = c.dModel;
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "layers." + std::to_string(i) + ".";
+        LayerWeights layer;
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer);
+        layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        layer.mlpGate = linearLayer(b, p + "mlp.gate_proj", d, c.dFF, false);
+        layer.mlpIn = linearLayer(b, p + "mlp.up_proj", d, c.dFF, false);
+        layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
+        w.layers.push_back(layer);
+    }
+    w.finalNorm = rmsNorm(b, "norm", d);
+    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
+ModelWeights bindLlama(TensorBinder& b, const ModelConfig& c) { return bindDecoder(b, c, false); }
+ModelWeights bindQwen2(TensorBinder& b, const ModelConfig& c) { return bindDecoder(b, c, true); }
+
+}  // namespace
+
+ModelFamily llama() {
+    return {"llama", {"llama", "mistral"}, {"model.", ""}, readLlama, bindLlama};
+}
+ModelFamily qwen2() { return {"qwen2", {"qwen2"}, {"model.", ""}, readQwen2, bindQwen2}; }
+
+}  // namespace qkv::families

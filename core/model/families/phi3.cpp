@@ -1,0 +1,49 @@
+// Phi-3 (keys under "model."): the rotary decoder with fused projections stored as row blocks,
+// qkv_proj = [Q (heads·d_k) | K (kv·d_k) | V (kv·d_k)] and gate_up_proj = [gate | up], viewed in
+// place. rope_scaling (longrope) is refused; sliding_window, when set, applies in every layer.
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void read(const ConfigReader& r, ModelConfig& c) {
+    readRotaryDecoder(r, c);
+    c.slidingWindow = r.positiveIntOr("sliding_window", 0);
+    if (r.has("partial_rotary_factor") && r.number("partial_rotary_factor") != 1.0f)
+        r.fail("partial_rotary_factor other than 1 is not supported for Phi-3");
+}
+
+ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+    const int d = c.dModel;
+    const int qWidth = c.heads * c.headDim;
+    const int kvWidth = c.kvHeads * c.headDim;
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
+    for (int i = 0; i < c.layers; ++i) {
+        const std::string p = "layers." + std::to_string(i) + ".";
+        LayerWeights layer;
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        const MatrixView qkv =
+            b.matrix(p + "self_attn.qkv_proj.weight", qWidth + 2 * kvWidth, d).transposed();
+        layer.query = {qkv.columns(0, qWidth), {}};
+        layer.key = {qkv.columns(qWidth, kvWidth), {}};
+        layer.value = {qkv.columns(qWidth + kvWidth, kvWidth), {}};
+        layer.output = linearLayer(b, p + "self_attn.o_proj", qWidth, d, false);
+        layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        const MatrixView gateUp =
+            b.matrix(p + "mlp.gate_up_proj.weight", 2 * c.dFF, d).transposed();
+        layer.mlpGate = {gateUp.columns(0, c.dFF), {}};
+        layer.mlpIn = {gateUp.columns(c.dFF, c.dFF), {}};
+        layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
+        w.layers.push_back(layer);
+    }
+    w.finalNorm = rmsNorm(b, "norm", d);
+    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
+}  // namespace
+
+ModelFamily phi3() { return {"phi3", {"phi3"}, {"model.", ""}, read, bind}; }
+
+}  // namespace qkv::families

@@ -1,0 +1,98 @@
+#include "core/model/model_family.h"
+
+#include <algorithm>
+
+#include "core/util/error.h"
+#include "core/util/mapped_file.h"
+
+namespace qkv {
+namespace {
+
+// config.json files are kilobytes; a limit keeps a hostile one from exhausting memory.
+constexpr std::size_t kMaxConfigBytes = 16u << 20;
+
+// Checks every family shares: widths that fit, heads that divide, positions that rotate.
+void validate(ModelConfig& c, const std::string& where) {
+    if (c.headDim == 0) {
+        if (c.dModel % c.heads != 0)
+            throw Error(where + ": hidden size " + std::to_string(c.dModel) +
+                        " is not divisible by " + std::to_string(c.heads) + " heads");
+        c.headDim = c.dModel / c.heads;
+    }
+    if (static_cast<std::int64_t>(c.heads) * c.headDim > ConfigReader::kMaxWidth)
+        throw Error(where + ": " + std::to_string(c.heads) + " heads of " +
+                    std::to_string(c.headDim) + " dimensions exceed the " +
+                    std::to_string(ConfigReader::kMaxWidth) + " attention width QKV Lab supports");
+    if (c.heads % c.kvHeads != 0)
+        throw Error(where + ": " + std::to_string(c.heads) + " query heads are not a " +
+                    "multiple of " + std::to_string(c.kvHeads) + " key/value heads");
+    if (c.positions == Positions::Rotary) {
+        if (c.rotaryDims < 0 || c.rotaryDims > c.headDim || c.rotaryWidth() % 2 != 0)
+            throw Error(where +
+                        ": rotary embeddings need an even number of rotated dimensions "
+                        "(at most the head dimension " +
+                        std::to_string(c.headDim) + ")");
+    }
+}
+
+}  // namespace
+
+const std::vector<ModelFamily>& modelFamilies() {
+    static const std::vector<ModelFamily> all = {
+        families::gpt2(),    families::bert(),  families::roberta(), families::distilbert(),
+        families::llama(),   families::qwen2(), families::gemma2(),  families::phi3(),
+        families::gptNeox(), families::opt(),
+    };
+    return all;
+}
+
+const ModelFamily* findFamily(const std::string& modelType) {
+    for (const ModelFamily& f : modelFamilies())
+        if (std::find(f.modelTypes.begin(), f.modelTypes.end(), modelType) != f.modelTypes.end())
+            return &f;
+    return nullptr;
+}
+
+std::string supportedModelTypes() {
+    std::string list;
+    for (const ModelFamily& f : modelFamilies())
+        for (const std::string& type : f.modelTypes) list += (list.empty() ? "" : ", ") + type;
+    return list;
+}
+
+ModelConfig parseModelConfig(const std::string& jsonText, const std::string& where) {
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(jsonText);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(where + ": not valid JSON (" + e.what() + ")");
+    }
+    if (!doc.is_object()) throw Error(where + ": not a JSON object");
+    const ConfigReader reader(doc, where);
+    ModelConfig config;
+    config.modelType = reader.stringOr("model_type", "");
+    const ModelFamily* family = findFamily(config.modelType);
+    if (!family)
+        throw Error(where + ": unsupported architecture \"" +
+                    (config.modelType.empty() ? std::string("(no model_type)") : config.modelType) +
+                    "\"; supported model_type values: " + supportedModelTypes());
+    config.family = family->name;
+    family->read(reader, config);
+    validate(config, where);
+    return config;
+}
+
+ModelConfig loadModelConfig(const std::filesystem::path& configJson) {
+    std::error_code ec;
+    if (!std::filesystem::exists(configJson, ec))
+        throw Error(configJson.string() + ": cannot read (missing config.json?)");
+    const MappedFile file(configJson);
+    if (file.size() > kMaxConfigBytes)
+        throw Error(configJson.string() + ": " + std::to_string(file.size()) +
+                    " bytes exceeds the " + std::to_string(kMaxConfigBytes) +
+                    "-byte limit for a config.json");
+    return parseModelConfig(std::string(reinterpret_cast<const char*>(file.data()), file.size()),
+                            configJson.string());
+}
+
+}  // namespace qkv
