@@ -7,7 +7,8 @@ namespace qkv::cli {
 namespace {
 
 int runTokenize(const Arguments& args) {
-    auto model = openModel(args);
+    // Tokenizing needs config.json and the tokenizer, not the weights.
+    auto model = Model::openTokenizerOnly(args.required("model"));
     const Input input = readInput(*model, args);
     if (args.flag("json")) {
         printJson(inputJson(*model, input));

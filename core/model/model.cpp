@@ -7,7 +7,7 @@
 
 namespace qkv {
 
-std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
+std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& folder) {
     std::error_code ec;
     if (!std::filesystem::is_directory(folder, ec))
         throw Error(folder.string() +
@@ -16,6 +16,16 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
     std::unique_ptr<Model> model(new Model());
     model->m_folder = folder;
     model->m_config = loadModelConfig(folder / "config.json");
+    try {
+        model->m_tokenizer = loadTokenizer(folder);
+    } catch (const Error& e) {
+        model->m_tokenizerError = e.what();
+    }
+    return model;
+}
+
+std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
+    std::unique_ptr<Model> model = openTokenizerOnly(folder);
     model->m_store = TensorStore::openFolder(folder);
     requireMemory(model->m_store->conversionBytes(), folder.string() + ": the model",
                   "as float32 (its F16/BF16 weights are converted when loaded)");
@@ -26,11 +36,6 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
     model->m_weights = family.bind(binder, model->m_config);
     model->m_parameters = binder.parameterCount();
     model->m_derived = binder.takeDerived();
-    try {
-        model->m_tokenizer = loadTokenizer(folder);
-    } catch (const Error& e) {
-        model->m_tokenizerError = e.what();
-    }
     return model;
 }
 
@@ -41,9 +46,11 @@ std::string Model::name() const {
     return name.empty() ? m_folder.parent_path().filename().string() : name;
 }
 
-std::uint64_t Model::weightBytes() const { return m_store->totalBytes(); }
+std::uint64_t Model::weightBytes() const { return m_store ? m_store->totalBytes() : 0; }
 
-void Model::checkUnchanged() const { m_store->checkUnchanged(); }
+void Model::checkUnchanged() const {
+    if (m_store) m_store->checkUnchanged();
+}
 
 std::vector<Token> Model::tokenize(std::string_view text) const {
     if (!m_tokenizer)

@@ -21,6 +21,9 @@ class Model {
     // files still opens (token ids can be given directly); tokenizerError() says why. A model
     // whose F16/BF16 weights would not fit in memory as float32 is refused before converting.
     static std::unique_ptr<Model> open(const std::filesystem::path& folder);
+    // config.json and the tokenizer only, for tokenizing: no weights are read (the folder may
+    // hold none yet, as while a download runs), so weights() is empty and hasLogits() false.
+    static std::unique_ptr<Model> openTokenizerOnly(const std::filesystem::path& folder);
     ~Model();
 
     const std::filesystem::path& folder() const { return m_folder; }

@@ -64,9 +64,10 @@ std::vector<ParsedAddedToken> parseAddedTokens(const nlohmann::json& list, const
 
 }  // namespace
 
-JsonBpeTokenizer::JsonBpeTokenizer(const std::filesystem::path& tokenizerJson) {
-    const std::string file = tokenizerJson.string();
-    const nlohmann::json doc = json::readFile(tokenizerJson);
+JsonBpeTokenizer::JsonBpeTokenizer(const std::filesystem::path& tokenizerJson)
+    : JsonBpeTokenizer(json::readFile(tokenizerJson), tokenizerJson.string()) {}
+
+JsonBpeTokenizer::JsonBpeTokenizer(const nlohmann::json& doc, const std::string& file) {
     if (!doc.is_object()) json::fail(file, "expected a JSON object");
 
     const std::string modelWhere = file + ": model";

@@ -12,6 +12,7 @@
 // what to do with long inputs.
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,8 +27,11 @@
 namespace qkv {
 
 class JsonBpeTokenizer final : public Tokenizer {
-public:
+  public:
     explicit JsonBpeTokenizer(const std::filesystem::path& tokenizerJson);
+    // A tokenizer.json document already parsed (or built, vocab_merges_layout.h); `file` names it
+    // in errors.
+    JsonBpeTokenizer(const nlohmann::json& doc, const std::string& file);
     ~JsonBpeTokenizer() override;
 
     std::vector<Token> encode(std::string_view text) const override;
@@ -35,7 +39,7 @@ public:
     std::string piece(int id) const override;
     std::string displayText(int id) const override;
 
-private:
+  private:
     using WordCache = std::unordered_map<std::string, std::vector<PieceSpan>>;
     void encodePart(const NormalizedText& part, std::string_view text, WordCache& cache,
                     std::vector<Token>& tokens) const;

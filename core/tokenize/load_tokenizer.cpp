@@ -4,6 +4,7 @@
 #include "core/tokenize/gpt2_tokenizer.h"
 #include "core/tokenize/json_bpe_tokenizer.h"
 #include "core/tokenize/tokenizer.h"
+#include "core/tokenize/vocab_merges_layout.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -13,8 +14,11 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) 
         std::error_code ec;
         return std::filesystem::is_regular_file(modelDir / name, ec);
     };
-    if (has("vocab.json") && has("merges.txt"))
+    if (has("vocab.json") && has("merges.txt")) {
+        if (auto layout = vocabMergesLayout(modelDir))  // RoBERTa, Qwen2, GPT-2 with a BOS
+            return std::make_unique<JsonBpeTokenizer>(*layout, (modelDir / "vocab.json").string());
         return std::make_unique<Gpt2Tokenizer>(modelDir / "vocab.json", modelDir / "merges.txt");
+    }
     if (has("vocab.txt"))
         return std::make_unique<BertTokenizer>(modelDir / "vocab.txt",
                                                modelDir / "tokenizer_config.json");

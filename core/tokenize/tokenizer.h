@@ -32,7 +32,7 @@ struct Token {
 };
 
 class Tokenizer {
-public:
+  public:
     virtual ~Tokenizer() = default;
 
     // Throws qkv::Error for text that is not valid UTF-8 (naming the byte offset), or for text
@@ -49,7 +49,8 @@ public:
     virtual std::string displayText(int id) const = 0;
 };
 
-// Loads the tokenizer that a model folder carries: vocab.json + merges.txt (GPT-2) if present,
+// Loads the tokenizer that a model folder carries: vocab.json + merges.txt if present (GPT-2;
+// RoBERTa, Qwen2 and BOS-adding variants through vocab_merges_layout.h),
 // else vocab.txt (BERT; lower-casing from tokenizer_config.json's do_lower_case, default true),
 // else tokenizer.json (BPE model). Throws qkv::Error naming the folder when there is none, and
 // naming the file and the problem when one is malformed or uses an unsupported feature.

@@ -12,6 +12,7 @@
 #include "tests/support/fixture_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
+#include "tests/support/shared_models.h"
 
 namespace qkv {
 namespace {
@@ -34,7 +35,8 @@ CliRun cli(const std::vector<std::string>& args) {
     test::TempDir dir;
     std::string command = quote(QKV_CLI_PATH);
     for (const auto& a : args) command += " " + quote(a);
-    command += " >" + quote((dir.path() / "out").string()) + " 2>" + quote((dir.path() / "err").string());
+    command +=
+        " >" + quote((dir.path() / "out").string()) + " 2>" + quote((dir.path() / "err").string());
     CliRun run;
     const int status = std::system(command.c_str());
     run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -50,7 +52,7 @@ CliRun cli(const std::vector<std::string>& args) {
 }
 
 class CliFixture : public testing::Test {
-protected:
+  protected:
     void SetUp() override { test::writeTinyGpt2(m_dir.path() / "gpt2"); }
     std::string model() const { return (m_dir.path() / "gpt2").string(); }
     test::TempDir m_dir;
@@ -103,7 +105,8 @@ TEST_F(CliFixture, AttentionJsonForAllHeadsAndOneHead) {
 }
 
 TEST_F(CliFixture, AnalyzeSharedQkIsSymmetric) {
-    const CliRun r = cli({"analyze", "--model", model(), "--config", "shared-qk", "--ids", "4,8,15,16", "--json"});
+    const CliRun r = cli(
+        {"analyze", "--model", model(), "--config", "shared-qk", "--ids", "4,8,15,16", "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto doc = r.json();
     EXPECT_NEAR(doc["median_layer_wqk_symmetry"].get<double>(), 1.0, 1e-6);
@@ -192,7 +195,9 @@ TEST_F(CliFixture, ErrorsAreOneLineWithExitCodes) {
         {{"attention", "--model", model(), "--ids", "1,99"}, 1, "token id 99 at position 1"},
         {{"attention", "--model", model(), "--ids", "1", "--head", "4"}, 2, "from 0 to 3"},
         {{"attention", "--model", model(), "--ids", "1", "--config", "k=Q,k=V"}, 1, "twice"},
-        {{"attention", "--model", model(), "--ids", "1", "--backend", "tpu"}, 1, "unknown backend 'tpu'"},
+        {{"attention", "--model", model(), "--ids", "1", "--backend", "tpu"},
+         1,
+         "unknown backend 'tpu'"},
         {{"tokenize", "--model", model(), "--text", "hello"}, 1, "cannot tokenize"},
     };
     for (const auto& c : cases) {
@@ -229,10 +234,77 @@ TEST(CliShared, TokenizeAndAttentionMatchReferences) {
     }
 }
 
+std::string joinIds(const std::vector<int>& ids) {
+    std::string text;
+    for (int id : ids) text += (text.empty() ? "" : ",") + std::to_string(id);
+    return text;
+}
+
+// Every supported family's shared folder: info, attention by --ids under each configuration the
+// reference covers (one head of the last layer against Hugging Face), analyze.
+TEST(CliShared, EveryFamilyRunsAttentionAndAnalyzeByIds) {
+    QKV_REQUIRE_SHARED(shared);
+    for (const std::string& name : test::supportedSharedModelNames(shared)) {
+        SCOPED_TRACE(name);
+        const auto folder = shared / "models" / name;
+        const auto reference = test::loadReference(folder / "hf_reference.json");
+        const auto& sentence = reference.sentences.back();
+        CliRun r = cli({"info", "--model", folder.string(), "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        const int layer = r.json()["layers"].get<int>() - 1;
+        const int head = r.json()["heads"].get<int>() - 1;
+        EXPECT_EQ(r.json()["model_type"].get<std::string>(), test::sharedModelType(folder));
+        for (const char* configuration : {"original", "shared-qk", "tied-kv", "single-w"}) {
+            const std::string config =
+                std::string(configuration) == "original" ? "learned" : configuration;
+            r = cli({"attention", "--model", folder.string(), "--ids", joinIds(sentence.ids),
+                     "--config", config, "--layer", std::to_string(layer), "--head",
+                     std::to_string(head), "--backend", "cpu", "--json"});
+            ASSERT_EQ(r.exitCode, 0) << r.err;
+            const auto doc = r.json();
+            EXPECT_EQ(doc["ids"].get<std::vector<int>>(), sentence.ids);
+            const auto& attention = doc["layers"][0]["heads"][0]["attention"];
+            const auto& expected = sentence.results.at(configuration).attentions[layer][head];
+            ASSERT_EQ(static_cast<int>(attention.size()), expected.size);
+            // As in core's reference test: float32 against float64 within 1e-4.
+            for (int i = 0; i < expected.size; ++i)
+                for (int j = 0; j < expected.size; ++j)
+                    EXPECT_NEAR(attention[i][j].get<double>(), expected.at(i, j), 1e-4);
+        }
+        r = cli({"analyze", "--model", folder.string(), "--ids", joinIds(sentence.ids), "--backend",
+                 "cpu", "--json"});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_FALSE(r.json()["layers"].empty());
+    }
+}
+
+// tokenize reads config.json and the tokenizer only: it works while the weights are missing.
+TEST(CliShared, TokenizeNeedsNoWeights) {
+    QKV_REQUIRE_SHARED(shared);
+    test::TempDir dir;
+    for (const char* file : {"vocab.json", "merges.txt", "tokenizer_config.json"})
+        std::filesystem::copy_file(shared / "tokenizers" / "qwen2" / file, dir.path() / file);
+    // The tiny checkpoint's config with the real tokenizer's vocabulary size (Qwen2.5's).
+    std::ifstream configIn(shared / "models" / "qwen2-random-tiny" / "config.json");
+    nlohmann::json config = nlohmann::json::parse(configIn);
+    config["vocab_size"] = 151936;
+    test::writeText(dir.path() / "config.json", config.dump());
+    std::ifstream in(shared / "tokenizers" / "qwen2" / "token_reference.json");
+    const nlohmann::json reference = nlohmann::json::parse(in);
+    const nlohmann::json& sentence = reference["sentences"][0];
+    CliRun r = cli({"tokenize", "--model", dir.path().string(), "--text",
+                    sentence["text"].get<std::string>(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["ids"], sentence["ids"]);
+    r = cli({"attention", "--model", dir.path().string(), "--text", "hello"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("model.safetensors"), std::string::npos) << r.err;
+}
+
 TEST(CliShared, NonUtf8TextIsRejected) {
     QKV_REQUIRE_SHARED(shared);
     const CliRun r = cli({"tokenize", "--model", (shared / "models" / "gpt2-random-tiny").string(),
-                       "--text", std::string("caf\xe9 au lait")});
+                          "--text", std::string("caf\xe9 au lait")});
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("UTF-8"), std::string::npos) << r.err;
 }
