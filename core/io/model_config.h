@@ -13,6 +13,16 @@ enum class NormKind { LayerNorm, RmsNorm };
 enum class Activation { GeluTanh, GeluExact, Relu, SwiGlu, GeluTanhGlu };
 enum class Positions { Learned, Rotary };
 
+// Which keys a query may see in one layer: the model's own masks (causal, sliding window), not
+// those of a W configuration's options.
+struct KeyMask {
+    bool causal = true;
+    int window = 0;  // keys i - window < j; 0: all
+    bool hides(int query, int key) const {
+        return (causal && key > query) || (window > 0 && key <= query - window);
+    }
+};
+
 inline bool isGated(Activation a) {
     return a == Activation::SwiGlu || a == Activation::GeluTanhGlu;
 }
@@ -64,6 +74,7 @@ struct ModelConfig {
         return slidingWindow > 0 && layer % slidingWindowPeriod == 0 ? slidingWindow : 0;
     }
     int rotaryWidth() const { return rotaryDims > 0 ? rotaryDims : headDim; }
+    KeyMask keyMask(int layer) const { return {causal, windowOf(layer)}; }
 };
 
 }  // namespace qkv

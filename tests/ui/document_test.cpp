@@ -5,6 +5,7 @@
 #include <QLineEdit>
 #include <QTemporaryDir>
 
+#include "tests/support/reference.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/token_chips.h"
@@ -119,6 +120,44 @@ TEST_F(MainWindowTest, ChoosingCpuIsShownInTheStatusBar) {
     ASSERT_TRUE(waitFor([&] { return doc().backendChoice() == QStringLiteral("cpu"); }));
     EXPECT_EQ(window->statusField("backend"), QStringLiteral("backend: cpu"));
     EXPECT_TRUE(sink.errors.isEmpty());
+}
+
+}  // namespace
+}  // namespace qkv::ui::test
+
+namespace qkv::ui::test {
+namespace {
+
+// A folder without tokenizer files (the new families' test checkpoints) still opens: the dialog
+// says to type ids after '#', and typed ids give the Hugging Face reference's attention.
+TEST_F(MainWindowTest, TypedTokenIdsRunAModelWithoutTokenizer) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gemma2-random-tiny")));
+    ASSERT_FALSE(sink.informations.isEmpty());
+    EXPECT_TRUE(sink.informations.last().contains(QStringLiteral("#464 3807 373")))
+        << sink.informations.last().toStdString();
+    const auto reference =
+        qkv::test::loadReference(shared / "models" / "gemma2-random-tiny" / "hf_reference.json");
+    const auto& sentence = reference.sentences[0];
+    QString typed = QStringLiteral("#");
+    for (int id : sentence.ids) typed += QString::number(id) + u' ';
+    ASSERT_TRUE(type(typed));
+    ASSERT_TRUE(doc().snapshot() && doc().snapshot()->trace);
+    const RowMatrixXf& a = doc().snapshot()->trace->probabilities(1, 3);
+    const auto& expected = sentence.results.at("original").attentions[1][3];
+    ASSERT_EQ(a.rows(), expected.size);
+    for (int i = 0; i < expected.size; ++i)
+        for (int j = 0; j < expected.size; ++j)
+            EXPECT_NEAR(a(i, j), expected.at(i, j), 1e-4);  // as core's reference test
+    EXPECT_EQ(window->tokenChips()->chipTexts().size(),
+              static_cast<qsizetype>(sentence.ids.size()));
+
+    QString failure;
+    QObject::connect(&doc(), &LabDocument::computeFailed, window.get(),
+                     [&](const QString& message) { failure = message; });
+    doc().setText(QStringLiteral("#2 x 5"));
+    ASSERT_TRUE(waitFor([&] { return !failure.isEmpty(); }));
+    EXPECT_TRUE(failure.contains(QStringLiteral("'x' is not a token id"))) << failure.toStdString();
 }
 
 }  // namespace

@@ -201,3 +201,29 @@ TEST_F(MainWindowTest, CustomSlotsAndOptionsReachTheComputation) {
 
 }  // namespace
 }  // namespace qkv::ui::test
+
+namespace qkv::ui::test {
+namespace {
+
+// Gemma-2's even layers see a sliding window: cells outside it are drawn masked (NaN), like the
+// causal ones, not as zero probabilities; odd layers are plainly causal.
+TEST_F(MainWindowTest, SlidingWindowCellsAreShownMasked) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gemma2-random-tiny")));
+    ASSERT_TRUE(type(QStringLiteral("#2 572 751 258 140 322 353 753 785")));
+    constexpr int kWindow = 4;  // the checkpoint's sliding_window
+    for (int layer : {0, 1}) {
+        doc().setHead(layer, 0);
+        ASSERT_TRUE(settle());
+        const HeatmapFigure& figure = headFigure(*window);
+        const int n = figure.spec().panels.at(0).data.rows;
+        ASSERT_EQ(n, 9);
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j <= i; ++j)
+                EXPECT_EQ(std::isnan(figure.shownValue({0, i, j})), layer == 0 && j <= i - kWindow)
+                    << "layer " << layer << " cell " << i << "," << j;
+    }
+}
+
+}  // namespace
+}  // namespace qkv::ui::test

@@ -1,5 +1,9 @@
 #include "ui/compute/token_list.h"
 
+#include <QRegularExpression>
+
+#include "core/util/error.h"
+
 namespace qkv::ui {
 
 QString tokenLabel(const std::string& displayText) {
@@ -15,13 +19,40 @@ ShownToken shownToken(const Model& model, int id, const std::string& piece, bool
     token.piece = QString::fromStdString(piece);
     token.special = special;
     const Tokenizer* tokenizer = model.tokenizer();
-    token.label = tokenizer ? tokenLabel(tokenizer->displayText(id)) : QString::number(id);
+    const bool known = tokenizer && id < tokenizer->vocabSize();
+    token.label = known ? tokenLabel(tokenizer->displayText(id)) : QString::number(id);
     return token;
+}
+
+std::optional<std::vector<int>> typedTokenIds(const QString& text) {
+    const QString trimmed = text.trimmed();
+    if (!trimmed.startsWith(u'#')) return std::nullopt;
+    std::vector<int> ids;
+    static const QRegularExpression separators(QStringLiteral("[\\s,]+"));
+    for (const QString& item : trimmed.mid(1).split(separators, Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int id = item.toInt(&ok);
+        if (!ok || id < 0)
+            throw Error("'" + item.toStdString() +
+                        "' is not a token id: after '#' type ids separated by spaces, e.g. "
+                        "#464 3807 373");
+        ids.push_back(id);
+    }
+    return ids;
 }
 
 TokenizedText tokenizeForModel(const Model& model, const QString& text) {
     TokenizedText out;
-    const std::vector<Token> tokens = model.tokenize(text.toStdString());
+    std::vector<Token> tokens;
+    if (const auto ids = typedTokenIds(text)) {
+        for (int id : *ids) {
+            const Tokenizer* tokenizer = model.tokenizer();
+            const bool known = tokenizer && id < tokenizer->vocabSize();
+            tokens.push_back({id, known ? tokenizer->piece(id) : std::to_string(id), 0, 0, false});
+        }
+    } else {
+        tokens = model.tokenize(text.toStdString());
+    }
     const int context = model.config().contextLength;
     const int kept = context > 0 ? std::min<int>(context, static_cast<int>(tokens.size()))
                                  : static_cast<int>(tokens.size());

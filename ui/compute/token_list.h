@@ -21,8 +21,12 @@ struct TokenizedText {
     std::optional<int> truncatedFrom;  // set when the text had more tokens than the context
 };
 
-// Tokenizes with the model's tokenizer (throws qkv::Error when it has none) and keeps the first
-// contextLength tokens.
+// Token ids typed directly: "#464 3807 373" (spaces or commas after a leading '#'); nullopt for
+// ordinary text; throws qkv::Error naming an item that is not an id.
+std::optional<std::vector<int>> typedTokenIds(const QString& text);
+
+// Tokenizes with the model's tokenizer (throws qkv::Error when it has none), or takes typed ids,
+// and keeps the first contextLength tokens.
 TokenizedText tokenizeForModel(const Model& model, const QString& text);
 
 }  // namespace qkv::ui

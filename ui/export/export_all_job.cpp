@@ -95,8 +95,9 @@ void ExportAllJob::renderNext() {
             finish(true, QString());
             return;
         }
-        const HeadFigureInput input = headFigureInput(*m_snapshot, m_next / heads, m_next % heads,
-                                                      m_document.mode(), model.config().causal);
+        const int layer = m_next / heads;
+        const HeadFigureInput input = headFigureInput(
+            *m_snapshot, layer, m_next % heads, m_document.mode(), model.config().keyMask(layer));
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
         exportFigure(*m_figure,

@@ -16,13 +16,15 @@ namespace {
 
 QString truncationNote(const HeadFigureInput& input) {
     if (!input.truncatedFrom) return {};
-    return QStringLiteral(" · first %1 of %2 tokens").arg(input.labels.size()).arg(*input.truncatedFrom);
+    return QStringLiteral(" · first %1 of %2 tokens")
+        .arg(input.labels.size())
+        .arg(*input.truncatedFrom);
 }
 
 }  // namespace
 
 HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
-                                HeatmapMode mode, bool causal) {
+                                HeatmapMode mode, const KeyMask& mask) {
     HeadFigureInput input;
     input.trace = snapshot.trace.get();
     input.learned = snapshot.learned.get();
@@ -31,7 +33,7 @@ HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int he
     input.layer = layer;
     input.head = head;
     input.mode = mode;
-    input.causal = causal;
+    input.mask = mask;
     input.truncatedFrom = snapshot.truncatedFrom;
     return input;
 }
@@ -45,7 +47,7 @@ QString headTitle(const HeadFigureInput& input) {
 }
 
 FigureSpec headFigure(const HeadFigureInput& input) {
-    const HeadMatrixOptions options{input.causal, input.config.scaleOutside};
+    const HeadMatrixOptions options{input.mask, input.config.scaleOutside};
     FigureSpec spec;
     spec.title = headTitle(input);
     spec.panels.push_back(
@@ -56,9 +58,9 @@ FigureSpec headFigure(const HeadFigureInput& input) {
 
 FigureSpec compareFigure(const HeadFigureInput& input) {
     HeatmapData learned = headHeatmap(*input.learned, input.labels, input.layer, input.head,
-                                      input.mode, {input.causal, false});
+                                      input.mode, {input.mask, false});
     HeatmapData chosen = headHeatmap(*input.trace, input.labels, input.layer, input.head,
-                                     input.mode, {input.causal, input.config.scaleOutside});
+                                     input.mode, {input.mask, input.config.scaleOutside});
     HeatmapData difference = differenceHeatmap(chosen, learned);
     shareRange(learned, chosen);
     const QString name = configTitle(input.config);

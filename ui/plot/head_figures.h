@@ -21,14 +21,14 @@ struct HeadFigureInput {
     int layer = 0;
     int head = 0;
     HeatmapMode mode = HeatmapMode::Attention;
-    bool causal = true;
+    KeyMask mask;                      // the layer's own masks
     std::optional<int> truncatedFrom;  // the sentence's token count before cutting to the context
 };
 
 struct TraceSnapshot;
 // The input for (layer, head) of a worker result.
 HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
-                                HeatmapMode mode, bool causal);
+                                HeatmapMode mode, const KeyMask& mask);
 
 // "shared-qk", with the options appended: "learned · scale outside · mask self".
 QString configTitle(const AttentionConfig& config);

@@ -30,7 +30,7 @@ HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, 
         double largest = 0;
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j) {
-                const bool masked = options.causal && j > i;
+                const bool masked = options.mask.hides(i, j);
                 data.at(i, j) = masked ? kNaN : a(i, j);
                 if (!masked) largest = std::max(largest, static_cast<double>(a(i, j)));
             }

@@ -1,9 +1,10 @@
 #pragma once
 // Heatmap data for one head from a forward pass's trace: rows are queries (the attending token),
-// columns keys (the attended token). Causally masked attention cells are NaN so they show as
-// masked rather than as a zero probability.
+// columns keys (the attended token). Masked attention cells (causal, outside a sliding window)
+// are NaN so they show as masked rather than as a zero probability.
 #include <QStringList>
 
+#include "core/io/model_config.h"
 #include "core/model/attention_trace.h"
 #include "ui/plot/heatmap_data.h"
 #include "ui/plot/heatmap_mode.h"
@@ -11,7 +12,7 @@
 namespace qkv::ui {
 
 struct HeadMatrixOptions {
-    bool causal = true;
+    KeyMask mask;
     bool scaleOutside = false;  // rows no longer sum to one: scale to the largest value
 };
 

@@ -20,7 +20,7 @@ FigureSpec variantFigure(const VariantSnapshot& snapshot, HeatmapMode mode) {
                          .arg(v.tokens.size())
                          .arg(*v.truncatedFrom);
         spec.panels.push_back({headHeatmap(*v.trace, v.labels(), snapshot.layer, snapshot.head,
-                                           mode, {v.causal, false}),
+                                           mode, {KeyMask{v.causal, 0}, false}),
                                title, 0});
     }
     if (spec.panels.empty()) return spec;

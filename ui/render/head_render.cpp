@@ -47,7 +47,7 @@ std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
     input.layer = request.layer;
     input.head = request.head;
     input.mode = request.mode;
-    input.causal = c.causal;
+    input.mask = c.keyMask(request.layer);
 
     QCustomPlot plot;
     plot.resize(request.size);

@@ -12,21 +12,22 @@ QString formatNumber(double value) {
 
 QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int key) {
     auto name = [&](int i) {
-        return QStringLiteral("<b>%1</b>&nbsp;(%2)")
-            .arg(tokens.at(i).label.toHtmlEscaped())
-            .arg(i);
+        return QStringLiteral("<b>%1</b>&nbsp;(%2)").arg(tokens.at(i).label.toHtmlEscaped()).arg(i);
     };
     return name(query) + QStringLiteral(" → ") + name(key);
 }
 
 QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
-                       bool causal) {
+                       const KeyMask& mask) {
     QStringList lines;
     if (trace.hasProbabilities(layer, head)) {
         const double a = trace.probabilities(layer, head)(query, key);
-        lines << (causal && key > query
-                      ? QStringLiteral(
-                            "A<sub>ij</sub> = 0 (masked: a token sees only earlier ones)")
+        lines << (mask.hides(query, key)
+                      ? (key > query ? QStringLiteral("A<sub>ij</sub> = 0 (masked: a token sees "
+                                                      "only earlier ones)")
+                                     : QStringLiteral("A<sub>ij</sub> = 0 (masked: outside the "
+                                                      "layer's sliding window of %1 tokens)")
+                                           .arg(mask.window))
                       : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
     }
     if (trace.hasScores(layer, head)) {

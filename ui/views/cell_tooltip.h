@@ -10,7 +10,7 @@ namespace qkv::ui {
 QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int key);
 // A_ij, S_ij, S_ji and S_ij − S_ji of `trace` (whichever of them were captured).
 QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
-                       bool causal);
+                       const KeyMask& mask);
 QString formatNumber(double value);
 
 }  // namespace qkv::ui

@@ -47,8 +47,10 @@ QString DocumentView::placeholder() const {
     if (d.isLoading()) return tr("Opening %1…").arg(QFileInfo(d.loadingFolder()).fileName());
     if (!d.model())
         return tr("Open a model folder to begin: File ▸ Open (Ctrl+O), or drop a folder here.");
-    if (!d.model()->tokenizer())
-        return tr("This model has no usable tokenizer, so typed text cannot be analysed:\n%1")
+    const bool typedIds = d.text().trimmed().startsWith(u'#');
+    if (!d.model()->tokenizer() && !typedIds)
+        return tr("This model has no usable tokenizer, so typed text cannot be analysed:\n%1\n\n"
+                  "Type token ids after a '#' instead, for example #464 3807 373.")
             .arg(QString::fromStdString(d.model()->tokenizerError()));
     if (d.text().trimmed().isEmpty())
         return tr("Type a sentence above to see how every head attends.");

@@ -131,8 +131,8 @@ void TrainingView::refresh() {
 
 void TrainingView::showEmptyState() {
     m_pages->setCurrentIndex(0);
-    const QString name = document().model() ? QString::fromStdString(document().model()->name())
-                                            : tr("This model");
+    const QString name =
+        document().model() ? QString::fromStdString(document().model()->name()) : tr("This model");
     m_emptyText->setText(
         tr("<h3>No training runs to compare</h3>"
            "<p><b>%1</b> has no training log and no trained variants beside it. The Training "
@@ -169,9 +169,8 @@ void TrainingView::refreshVariants() {
     }
     const QString folder = QDir::toNativeSeparators(
         QFileInfo(QDir(variants.front().variant.folder).absolutePath()).absolutePath());
-    const QString count = variants.size() == 1
-                              ? tr("1 trained variant")
-                              : tr("%1 trained variants").arg(variants.size());
+    const QString count = variants.size() == 1 ? tr("1 trained variant")
+                                               : tr("%1 trained variants").arg(variants.size());
     QString text = tr("<b>%1</b> · %2: %3 · in %4")
                        .arg(m_lab->family().prefix.toHtmlEscaped(), count,
                             names.join(QStringLiteral(", ")), folder.toHtmlEscaped());
@@ -194,9 +193,8 @@ void TrainingView::refreshAttention() {
     const auto snapshot = m_lab->attention();
     if (!snapshot || snapshot->text != d.text() || snapshot->layer != d.layer() ||
         snapshot->head != d.head()) {
-        m_heatmap->showPlaceholder(tr("Computing layer %1, head %2 under every variant…")
-                                       .arg(d.layer())
-                                       .arg(d.head()));
+        m_heatmap->showPlaceholder(
+            tr("Computing layer %1, head %2 under every variant…").arg(d.layer()).arg(d.head()));
         return;
     }
     QStringList notes;
@@ -229,7 +227,7 @@ QString TrainingView::cellToolTip(const HeatmapCell& cell) const {
     return QStringLiteral("<b>%1</b><br>").arg(v.variant.tying) +
            tokenPairHeading(v.tokens, cell.row, cell.col) + QStringLiteral("<br>") +
            headCellValues(*v.trace, snapshot->layer, snapshot->head, cell.row, cell.col,
-                          v.causal);
+                          KeyMask{v.causal, 0});
 }
 
 }  // namespace qkv::ui

@@ -32,7 +32,8 @@ EmptyState::EmptyState(QWidget* parent) : QWidget(parent) {
     open->setStyleSheet(QStringLiteral("font-size: 15px; padding: 8px 18px;"));
     outer->addWidget(open, 0, Qt::AlignHCenter);
     auto* hint = new QLabel(tr("A Hugging Face folder with config.json, model.safetensors and "
-                               "tokenizer files (GPT-2, BERT, Llama). You can also drop it here."),
+                               "tokenizer files (GPT-2, Pythia, Llama, Qwen2, Gemma-2, BERT, …). "
+                               "You can also drop it here."),
                             this);
     hint->setAlignment(Qt::AlignCenter);
     hint->setWordWrap(true);

@@ -253,7 +253,8 @@ void MainWindow::onModelChanged() {
     if (!model.tokenizer())
         m_sink->information(tr("No tokenizer"),
                             tr("%1 opened, but its tokenizer could not be loaded, so typed text "
-                               "cannot be analysed:\n\n%2")
+                               "cannot be analysed:\n\n%2\n\nType token ids instead, after a "
+                               "'#': for example #464 3807 373.")
                                 .arg(name, QString::fromStdString(model.tokenizerError())));
     onBusyChanged(m_document->isBusy());
     showCentralPage();
