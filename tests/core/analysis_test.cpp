@@ -309,7 +309,10 @@ TEST_P(SharedModelAnalysis, CancelStopsBeforeTheNextLayer) {
 
 INSTANTIATE_TEST_SUITE_P(RandomCheckpoints, SharedModelAnalysis,
                          ::testing::Values("gpt2-random-tiny", "bert-random-tiny",
-                                           "llama-random-gqa"),
+                                           "llama-random-gqa", "gpt_neox-random-tiny",
+                                           "qwen2-random-tiny", "gemma2-random-tiny",
+                                           "phi3-random-tiny", "opt-random-tiny",
+                                           "roberta-random-tiny", "distilbert-random-tiny"),
                          [](const auto& info) {
                              std::string name = info.param;
                              std::replace(name.begin(), name.end(), '-', '_');

@@ -40,5 +40,34 @@ INSTANTIATE_TEST_SUITE_P(SharedTokenizers, TokenizeFamily,
                          testing::Values("pythia", "qwen2", "roberta"),
                          [](const auto& info) { return info.param; });
 
+// OPT's tokenizer is GPT-2's vocab.json + merges.txt with </s> put before the text; any GPT-2
+// tokenizer whose tokenizer_config.json sets add_bos_token puts its bos_token there.
+TEST(TokenizeFamily, BosAddingGpt2Tokenizers) {
+    const auto tiny = testDataDir() / "tokenizers" / "gpt2-tiny";
+    std::ifstream in(tiny / "vocab.json");
+    nlohmann::json vocab = nlohmann::json::parse(in);
+    vocab["</s>"] = 11;
+    struct Case {
+        const char* config;
+        const char* tokenizerConfig;
+        std::vector<int> ids;
+    };
+    for (const Case& c :
+         {Case{R"({"model_type": "opt"})", nullptr, {11, 5, 6}},
+          Case{nullptr,
+               R"({"add_bos_token": true, "bos_token": {"content": "<|endoftext|>"}})",
+               {10, 5, 6}},
+          Case{R"({"model_type": "gpt2"})", nullptr, {5, 6}}}) {
+        ScratchDir dir;
+        dir.write("vocab.json", vocab.dump());
+        std::filesystem::copy_file(tiny / "merges.txt", dir.path() / "merges.txt");
+        if (c.config) dir.write("config.json", c.config);
+        if (c.tokenizerConfig) dir.write("tokenizer_config.json", c.tokenizerConfig);
+        const std::vector<Token> tokens = loadTokenizer(dir.path())->encode("ab a");
+        EXPECT_EQ(idsOf(tokens), c.ids);
+        EXPECT_EQ(tokens.front().special, c.ids.size() == 3);
+    }
+}
+
 }  // namespace
 }  // namespace qkv::test
