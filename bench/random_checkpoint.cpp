@@ -19,7 +19,8 @@ struct Entry {
 
 std::vector<Entry> gpt2Entries(const Gpt2Shape& s) {
     const std::int64_t d = s.dModel;
-    std::vector<Entry> e = {{"wte.weight", {s.vocab, d}, 0.02f}, {"wpe.weight", {s.context, d}, 0.01f}};
+    std::vector<Entry> e = {{"wte.weight", {s.vocab, d}, 0.02f},
+                            {"wpe.weight", {s.context, d}, 0.01f}};
     for (int l = 0; l < s.layers; ++l) {
         const std::string p = "h." + std::to_string(l) + ".";
         e.push_back({p + "ln_1.weight", {d}, 0.0f});
@@ -55,7 +56,8 @@ void writeRandomGpt2(const std::filesystem::path& dir, const Gpt2Shape& s, unsig
     std::uint64_t offset = 0;
     for (const auto& e : entries) {
         const std::uint64_t bytes = 4 * static_cast<std::uint64_t>(elements(e));
-        header[e.name] = {{"dtype", "F32"}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
+        header[e.name] = {
+            {"dtype", "F32"}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
     std::string text = header.dump();
@@ -75,9 +77,12 @@ void writeRandomGpt2(const std::filesystem::path& dir, const Gpt2Shape& s, unsig
                   static_cast<std::streamsize>(chunk.size() * sizeof(float)));
     }
     std::ofstream config(dir / "config.json");
-    config << nlohmann::json{{"model_type", "gpt2"},      {"n_layer", s.layers},
-                             {"n_head", s.heads},         {"n_embd", s.dModel},
-                             {"n_positions", s.context},  {"vocab_size", s.vocab},
+    config << nlohmann::json{{"model_type", "gpt2"},
+                             {"n_layer", s.layers},
+                             {"n_head", s.heads},
+                             {"n_embd", s.dModel},
+                             {"n_positions", s.context},
+                             {"vocab_size", s.vocab},
                              {"activation_function", "gelu_new"}}
                   .dump(2);
     if (!out || !config) throw Error(dir.string() + ": cannot write the benchmark checkpoint");

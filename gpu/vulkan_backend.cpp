@@ -422,9 +422,9 @@ class VulkanBackend final : public Backend {
             sm.headStride = headStride;
             sm.causal = options.causal;
             sm.maskSelf = options.maskSelf;
-            sm.transform = options.transform == ScoreTransform::Symmetric ? 1
-                           : options.transform == ScoreTransform::Skew    ? 2
-                                                                          : 0;
+            sm.transform = options.transform == ScoreTransform::Symmetric ? transform::kSymmetric
+                           : options.transform == ScoreTransform::Skew    ? transform::kSkew
+                                                                          : transform::kNone;
             sm.postScale = options.scaleOutside ? scale : 1.0f;
             sm.softCap = options.softCap;
             sm.window = static_cast<uint32_t>(options.window);

@@ -53,8 +53,7 @@ MemoryBlock* DeviceAllocator::createBlock(VkDeviceSize bytes, bool dedicated,
                 heap = std::max(heap, m_context->memory().memoryHeaps[i].size);
         return Error("out of GPU memory: " + what + " needs " + mib(bytes) + " (" + detail +
                      "; device-local heap " + mib(heap) + ", already allocated " +
-                     mib(m_allocated) + " on " + m_context->info().name +
-                     "); " + kAdvice);
+                     mib(m_allocated) + " on " + m_context->info().name + "); " + kAdvice);
     };
 
     MemoryBlock block;
@@ -103,8 +102,7 @@ std::shared_ptr<BufferRegion> DeviceAllocator::allocate(VkDeviceSize bytes,
     const VkDeviceSize range = m_context->properties().limits.maxStorageBufferRange;
     if (bytes > range)
         throw Error(what + " needs " + mib(bytes) + ", more than the " + mib(range) +
-                    " one shader can address on " + m_context->info().name +
-                    "; " + kAdvice);
+                    " one shader can address on " + m_context->info().name + "; " + kAdvice);
     const VkDeviceSize size = alignUp(std::max<VkDeviceSize>(bytes, 4), m_alignment);
 
     // First fit among the shared blocks, else a new block.

@@ -1,10 +1,11 @@
 #pragma once
-// Internal to gpu/: the compute kernels, their push constants (mirroring the GLSL blocks in
-// gpu/shaders) and the pipeline records built from them on first use.
+// Internal to gpu/: the compute kernels, their push constants (declared once for C++ and GLSL in
+// gpu/shaders/push_constants.h) and the pipeline records built from them on first use.
 #include <array>
 #include <cstdint>
 #include <memory>
 
+#include "gpu/shaders/push_constants.h"
 #include "gpu/vulkan_context.h"
 
 namespace qkv::gpu {
@@ -21,57 +22,48 @@ enum class Kernel {
     Count
 };
 
+// The push-constant blocks, from the field lists the shaders expand too.
+using uint = std::uint32_t;
 struct GemmParams {
-    uint32_t m, n, k;
-    uint32_t lda, ldb, ldc;
-    uint32_t aOffset, bOffset, cOffset;
-    uint32_t aBatchStride, bBatchStride, cBatchStride;
-    uint32_t aGroup, bGroup;
-    uint32_t batchBase;
-    float alpha;
-    uint32_t flags;
-    uint32_t biasOffset;
+    QKV_GEMM_PARAMS
 };
 namespace gemm {
-constexpr uint32_t kBias = 1, kVecA = 2, kVecB = 4, kVecC = 8, kCausal = 16;
+constexpr uint32_t kBias = QKV_GEMM_BIAS, kVecA = QKV_GEMM_VEC_A, kVecB = QKV_GEMM_VEC_B,
+                   kVecC = QKV_GEMM_VEC_C, kCausal = QKV_GEMM_CAUSAL;
 constexpr uint32_t kTileM = 64, kTileN = 64;
 constexpr uint32_t kGemvRows = 16;
 }  // namespace gemm
 
 struct SoftmaxParams {
-    uint32_t n;
-    uint32_t headStride;
-    uint32_t causal;
-    uint32_t maskSelf;
-    uint32_t transform;
-    float postScale;
-    float softCap;
-    uint32_t window;
+    QKV_SOFTMAX_PARAMS
 };
+namespace transform {
+constexpr uint32_t kNone = QKV_TRANSFORM_NONE, kSymmetric = QKV_TRANSFORM_SYMMETRIC,
+                   kSkew = QKV_TRANSFORM_SKEW;
+}
 
 struct NormParams {
-    uint32_t rows;
-    uint32_t cols;
-    float eps;
-    uint32_t rms;
-    uint32_t hasBeta;
+    QKV_NORM_PARAMS
 };
 
 struct EltwiseParams {
-    uint32_t count;
-    uint32_t op;
+    QKV_ELTWISE_PARAMS
 };
 namespace eltwise {
-constexpr uint32_t kGeluTanh = 0, kGeluExact = 1, kRelu = 2, kSwiGlu = 3, kAdd = 4,
-                   kGeluTanhGlu = 5;
+constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_GELU_EXACT,
+                   kRelu = QKV_ELTWISE_RELU, kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
+                   kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
 }
 
 struct RopeParams {
-    uint32_t rows;
-    uint32_t cols;
-    uint32_t headDim;
-    uint32_t rotaryDims;
+    QKV_ROPE_PARAMS
 };
+
+// std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
+static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SoftmaxParams) == 8 * 4 &&
+              sizeof(NormParams) == 5 * 4 && sizeof(EltwiseParams) == 2 * 4 &&
+              sizeof(RopeParams) == 4 * 4);
+static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),
 // push-constant size and workgroup size (passed to the shader as specialization constant 0).

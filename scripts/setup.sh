@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev
   libvulkan-dev glslc mesa-vulkan-drivers
   libgtest-dev libgmock-dev
+  clang-format
   xvfb xauth
 )
 packages+=("$@")  # extra packages a caller needs (e.g. python3-torch for the benchmark)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test suite: core_tests, gpu_tests (on Mesa's software Vulkan
-# device when no GPU exists), ui_tests (offscreen), cli_tests and fuzz_regression_tests; then
+# Sets up, checks the formatting of every C++ file, builds and runs every test suite: core_tests,
+# gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests (offscreen), cli_tests
+# and fuzz_regression_tests; then
 #   - the core, GPU and CLI suites built with AddressSanitizer + UndefinedBehaviorSanitizer,
 #   - the worker/GUI threading tests (label threads) built with ThreadSanitizer,
 #   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
@@ -70,7 +71,16 @@ thread_sanitizer() {
     tested tsan --test-dir build-tsan --output-on-failure -L '^threads$'
 }
 
+# Every C++ file is in the .clang-format style (Debian's clang-format); a diff fails the run.
+format_check() {
+  local files
+  files=$(git ls-files '*.cpp' '*.h' 2>/dev/null) ||
+    files=$(find app bench core gpu tests ui -name '*.cpp' -o -name '*.h')
+  xargs clang-format --dry-run --Werror <<< "$files"
+}
+
 step setup scripts/setup.sh
+step "format check" format_check
 jobs=$(nproc)
 step "release build + tests" release
 if [ "$quick" -eq 0 ]; then

@@ -27,7 +27,8 @@ int runAnalyze(const Arguments& args) {
     const ModelMetrics metrics = analyzeModel(*model, config, forward ? &forward->trace : nullptr);
 
     if (args.flag("json")) {
-        nlohmann::ordered_json doc = input ? inputJson(*model, *input) : nlohmann::ordered_json{{"model", model->name()}};
+        nlohmann::ordered_json doc =
+            input ? inputJson(*model, *input) : nlohmann::ordered_json{{"model", model->name()}};
         addConfigJson(doc, config);
         doc.update(metricsJson(metrics));
         printJson(doc);

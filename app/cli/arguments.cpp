@@ -9,8 +9,7 @@ namespace qkv::cli {
 Arguments::Arguments(const std::vector<std::string>& tokens, const std::vector<OptionSpec>& specs) {
     for (size_t i = 0; i < tokens.size(); ++i) {
         const std::string& token = tokens[i];
-        if (token.rfind("--", 0) != 0)
-            throw UsageError("unexpected argument '" + token + "'");
+        if (token.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + token + "'");
         std::string name = token.substr(2);
         std::optional<std::string> inlineValue;
         if (auto eq = name.find('='); eq != std::string::npos) {
@@ -61,9 +60,12 @@ std::optional<int> Arguments::integer(const std::string& name, int min, int max)
 std::string formatOptions(const std::vector<OptionSpec>& specs) {
     std::string out;
     for (const auto& spec : specs) {
-        std::string left = "  --" + spec.name + (spec.valueName.empty() ? "" : " " + spec.valueName);
-        if (left.size() < 24) left.resize(24, ' ');
-        else left += "  ";
+        std::string left =
+            "  --" + spec.name + (spec.valueName.empty() ? "" : " " + spec.valueName);
+        if (left.size() < 24)
+            left.resize(24, ' ');
+        else
+            left += "  ";
         out += left + spec.help + "\n";
     }
     return out;

@@ -10,18 +10,18 @@
 namespace qkv::cli {
 
 struct OptionSpec {
-    std::string name;  // without the leading "--"
+    std::string name;       // without the leading "--"
     std::string valueName;  // empty for a flag
     std::string help;
 };
 
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class Arguments {
-public:
+  public:
     Arguments(const std::vector<std::string>& tokens, const std::vector<OptionSpec>& specs);
 
     bool has(const std::string& name) const { return m_values.count(name) > 0; }
@@ -30,7 +30,7 @@ public:
     std::string required(const std::string& name) const;
     std::optional<int> integer(const std::string& name, int min, int max) const;
 
-private:
+  private:
     std::map<std::string, std::string> m_values;
 };
 

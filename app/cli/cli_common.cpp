@@ -10,25 +10,33 @@
 
 namespace qkv::cli {
 
-OptionSpec modelOption() { return {"model", "DIR", "model folder (config.json, *.safetensors, tokenizer files)"}; }
+OptionSpec modelOption() {
+    return {"model", "DIR", "model folder (config.json, *.safetensors, tokenizer files)"};
+}
 
 std::vector<OptionSpec> inputOptions() {
-    return {{"text", "TEXT", "the sentence to run (UTF-8)"},
-            {"ids", "1,2,3", "token ids instead of text (no tokenizer needed)"},
-            {"truncate", "", "keep the first tokens that fit the model's context instead of failing"}};
+    return {
+        {"text", "TEXT", "the sentence to run (UTF-8)"},
+        {"ids", "1,2,3", "token ids instead of text (no tokenizer needed)"},
+        {"truncate", "", "keep the first tokens that fit the model's context instead of failing"}};
 }
 
 std::vector<OptionSpec> configOptions() {
     return {{"config", "NAME",
-             "learned (default), shared-qk, tied-kv, single-w, sym-scores, skew-scores, or q=Q,k=Q,v=V"},
+             "learned (default), shared-qk, tied-kv, single-w, sym-scores, skew-scores, or "
+             "q=Q,k=Q,v=V"},
             {"scale-outside", "", "apply 1/sqrt(d_k) after the softmax instead of before"},
             {"mask-self", "", "tokens may not attend to themselves (Reformer)"}};
 }
 
-OptionSpec backendOption() { return {"backend", "auto|cpu|vulkan", "compute backend (default auto)"}; }
+OptionSpec backendOption() {
+    return {"backend", "auto|cpu|vulkan", "compute backend (default auto)"};
+}
 OptionSpec jsonOption() { return {"json", "", "print JSON instead of a table"}; }
 
-std::unique_ptr<Model> openModel(const Arguments& args) { return Model::open(args.required("model")); }
+std::unique_ptr<Model> openModel(const Arguments& args) {
+    return Model::open(args.required("model"));
+}
 
 bool hasInput(const Arguments& args) { return args.has("text") || args.has("ids"); }
 
@@ -44,7 +52,8 @@ std::vector<int> parseIds(const std::string& text) {
         char* end = nullptr;
         const long id = std::strtol(item.c_str(), &end, 10);
         if (item.empty() || *end != '\0' || errno != 0 || id < 0 || id > 0x7fffffff)
-            throw UsageError("--ids: '" + item + "' is not a token id (expected e.g. --ids 464,3807)");
+            throw UsageError("--ids: '" + item +
+                             "' is not a token id (expected e.g. --ids 464,3807)");
         ids.push_back(static_cast<int>(id));
         pos = comma + 1;
     }
@@ -74,10 +83,9 @@ Input readInput(const Model& model, const Arguments& args) {
     const size_t context = static_cast<size_t>(model.config().contextLength);
     if (input.ids.size() > context) {
         if (!args.flag("truncate"))
-            throw Error("the input has " + std::to_string(input.ids.size()) +
-                        " tokens but " + model.name() + " accepts at most " +
-                        std::to_string(context) + " (use --truncate to keep the first " +
-                        std::to_string(context) + ")");
+            throw Error("the input has " + std::to_string(input.ids.size()) + " tokens but " +
+                        model.name() + " accepts at most " + std::to_string(context) +
+                        " (use --truncate to keep the first " + std::to_string(context) + ")");
         input.truncatedFrom = input.ids.size();
         input.ids.resize(context);
         input.pieces.resize(context);
@@ -100,7 +108,8 @@ std::unique_ptr<Backend> openBackend(const Arguments& args) {
 }
 
 nlohmann::ordered_json inputJson(const Model& model, const Input& input) {
-    nlohmann::ordered_json doc = {{"model", model.name()}, {"tokens", input.pieces}, {"ids", input.ids}};
+    nlohmann::ordered_json doc = {
+        {"model", model.name()}, {"tokens", input.pieces}, {"ids", input.ids}};
     if (input.truncatedFrom) doc["truncated_from"] = *input.truncatedFrom;
     return doc;
 }

@@ -25,7 +25,7 @@ std::unique_ptr<Model> openModel(const Arguments& args);
 
 struct Input {
     std::vector<int> ids;
-    std::vector<std::string> pieces;  // vocabulary entries (HF convert_ids_to_tokens)
+    std::vector<std::string> pieces;      // vocabulary entries (HF convert_ids_to_tokens)
     std::optional<size_t> truncatedFrom;  // token count before --truncate cut it
 };
 

@@ -23,9 +23,10 @@ std::vector<Command> commands() {
 }
 
 void printHelp(const std::vector<Command>& all) {
-    std::cout << "qkvlab-cli — inspect attention heads of Hugging Face checkpoints\n\n"
-                 "usage: qkvlab-cli COMMAND [options]   (qkvlab-cli COMMAND --help for its options)\n\n"
-                 "commands:\n";
+    std::cout
+        << "qkvlab-cli — inspect attention heads of Hugging Face checkpoints\n\n"
+           "usage: qkvlab-cli COMMAND [options]   (qkvlab-cli COMMAND --help for its options)\n\n"
+           "commands:\n";
     for (const auto& c : all) {
         std::string name = "  " + c.name;
         name.resize(14, ' ');
@@ -52,8 +53,9 @@ int main(int argc, char** argv) {
     }
     args.erase(args.begin());
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        std::cout << "usage: qkvlab-cli " << command->name << " [options]\n" << command->summary
-                  << "\n\noptions:\n" << qkv::cli::formatOptions(command->options);
+        std::cout << "usage: qkvlab-cli " << command->name << " [options]\n"
+                  << command->summary << "\n\noptions:\n"
+                  << qkv::cli::formatOptions(command->options);
         return 0;
     }
     try {

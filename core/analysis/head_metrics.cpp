@@ -28,7 +28,7 @@ void checkTrace(const ModelConfig& c, const AttentionTrace* trace) {
 // The slot weights of one layer, each converted and decomposed once: under GQA or a tied
 // configuration several slots read the same block (the same memory) and share its factor.
 class LayerFactors {
-public:
+  public:
     LayerFactors(const Model& model, const AttentionConfig& config, int layer)
         : m_model(model), m_config(config), m_layer(layer) {}
 
@@ -39,7 +39,7 @@ public:
         return it->second;
     }
 
-private:
+  private:
     const Model& m_model;
     const AttentionConfig& m_config;
     int m_layer;

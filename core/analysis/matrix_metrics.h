@@ -30,7 +30,7 @@ double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
 // an orthonormal basis of its column space at the rank tolerance (Q times the eigenvectors of
 // R R^T). Build it once per weight and reuse it for every pair the weight takes part in.
 class FactorBasis {
-public:
+  public:
     explicit FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a);
 
     const Eigen::MatrixXd& matrix() const { return m_matrix; }  // A itself
@@ -38,7 +38,7 @@ public:
     const Eigen::MatrixXd& basis() const { return m_basis; }  // d x rank, orthonormal columns
     int rank() const { return static_cast<int>(m_basis.cols()); }
 
-private:
+  private:
     Eigen::MatrixXd m_matrix;
     Eigen::MatrixXd m_r;
     Eigen::MatrixXd m_basis;

@@ -22,9 +22,9 @@ struct DTypeEntry {
 };
 
 constexpr DTypeEntry kDTypes[] = {
-    {"F64", DType::F64, 8},  {"F32", DType::F32, 4},         {"F16", DType::F16, 2},
+    {"F64", DType::F64, 8},   {"F32", DType::F32, 4},        {"F16", DType::F16, 2},
     {"BF16", DType::BF16, 2}, {"I64", DType::I64, 8},        {"I32", DType::I32, 4},
-    {"I16", DType::I16, 2},  {"I8", DType::I8, 1},           {"U8", DType::U8, 1},
+    {"I16", DType::I16, 2},   {"I8", DType::I8, 1},          {"U8", DType::U8, 1},
     {"BOOL", DType::Bool, 1}, {"F8_E4M3", DType::F8E4M3, 1}, {"F8_E5M2", DType::F8E5M2, 1},
 };
 
@@ -89,9 +89,8 @@ SafetensorsTable parseSafetensors(const std::uint8_t* bytes, std::size_t fileSiz
                     " runs past the end of the file (" + std::to_string(fileSize) +
                     " bytes); the file is truncated or not safetensors");
     if (headerLength > SafetensorsFile::kMaxHeaderBytes)
-        throw Error(where + ": header of " + std::to_string(headerLength) +
-                    " bytes exceeds the " + std::to_string(SafetensorsFile::kMaxHeaderBytes) +
-                    "-byte limit");
+        throw Error(where + ": header of " + std::to_string(headerLength) + " bytes exceeds the " +
+                    std::to_string(SafetensorsFile::kMaxHeaderBytes) + "-byte limit");
 
     const char* headerBegin = reinterpret_cast<const char*>(bytes + 8);
     json header;
@@ -114,8 +113,7 @@ SafetensorsTable parseSafetensors(const std::uint8_t* bytes, std::size_t fileSiz
         if (name == "__metadata__") {
             if (!entry.is_object()) throw Error(where + ": __metadata__ is not an object");
             for (auto m = entry.begin(); m != entry.end(); ++m)
-                if (m.value().is_string())
-                    table.metadata[m.key()] = m.value().get<std::string>();
+                if (m.value().is_string()) table.metadata[m.key()] = m.value().get<std::string>();
             continue;
         }
         const std::string at = where + ": tensor '" + name + "'";
@@ -125,8 +123,7 @@ SafetensorsTable parseSafetensors(const std::uint8_t* bytes, std::size_t fileSiz
         auto offsetsIt = entry.find("data_offsets");
         if (dtypeIt == entry.end() || !dtypeIt->is_string())
             throw Error(at + " has no dtype string");
-        if (shapeIt == entry.end() || !shapeIt->is_array())
-            throw Error(at + " has no shape array");
+        if (shapeIt == entry.end() || !shapeIt->is_array()) throw Error(at + " has no shape array");
         if (offsetsIt == entry.end() || !offsetsIt->is_array() || offsetsIt->size() != 2)
             throw Error(at + " has no [begin, end] data_offsets");
         const DTypeEntry* dtype = dtypeByName(dtypeIt->get<std::string>());
@@ -216,9 +213,10 @@ std::unique_ptr<TensorStore> TensorStore::openFolder(const std::filesystem::path
     if (std::filesystem::exists(single, ec)) return openFile(single);
     if (!std::filesystem::exists(indexPath, ec)) {
         if (std::filesystem::exists(dir / "pytorch_model.bin", ec))
-            throw Error(dir.string() + ": only pytorch_model.bin found; QKV Lab reads safetensors "
-                                       "only (pickle files can run code). Convert it with "
-                                       "transformers' save_pretrained(safe_serialization=True)");
+            throw Error(dir.string() +
+                        ": only pytorch_model.bin found; QKV Lab reads safetensors "
+                        "only (pickle files can run code). Convert it with "
+                        "transformers' save_pretrained(safe_serialization=True)");
         throw Error(dir.string() + ": no model.safetensors or model.safetensors.index.json");
     }
 

@@ -65,7 +65,7 @@ std::map<std::string, std::string> parseShardIndex(std::string_view text,
 
 // One .safetensors file.
 class SafetensorsFile {
-public:
+  public:
     // Upper bound on the JSON header; real headers are well under a megabyte per thousand tensors.
     static constexpr std::uint64_t kMaxHeaderBytes = 100u * 1024u * 1024u;
 
@@ -79,7 +79,7 @@ public:
     // Throws qkv::Error when the file changed on disk since it was opened (MappedFile).
     void checkUnchanged() const;
 
-private:
+  private:
     std::unique_ptr<MappedFile> m_file;
     std::map<std::string, TensorInfo> m_tensors;
     std::map<std::string, std::string> m_metadata;
@@ -90,7 +90,7 @@ private:
 // keeping the converted copy for the store's lifetime; aligned F32 is returned in place.
 // The index is held to the same size limit as a header.
 class TensorStore {
-public:
+  public:
     static std::unique_ptr<TensorStore> openFolder(const std::filesystem::path& dir);
     static std::unique_ptr<TensorStore> openFile(const std::filesystem::path& file);
     ~TensorStore();
@@ -109,7 +109,7 @@ public:
     // float32 view of a tensor's elements (row-major). Throws for non-float dtypes.
     const float* floats(const TensorInfo& tensor);
 
-private:
+  private:
     TensorStore() = default;
     std::vector<std::unique_ptr<SafetensorsFile>> m_files;
     std::map<std::string, const TensorInfo*> m_index;

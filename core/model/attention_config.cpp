@@ -28,9 +28,12 @@ constexpr Preset kPresets[] = {
 
 char projectionLetter(Projection p) {
     switch (p) {
-        case P::Query: return 'Q';
-        case P::Key: return 'K';
-        case P::Value: return 'V';
+        case P::Query:
+            return 'Q';
+        case P::Key:
+            return 'K';
+        case P::Value:
+            return 'V';
     }
     return '?';
 }
@@ -75,16 +78,21 @@ AttentionConfig AttentionConfig::parse(const std::string& text) {
         const char slot = static_cast<char>(std::tolower(static_cast<unsigned char>(item[0])));
         const char source = static_cast<char>(std::toupper(static_cast<unsigned char>(item[2])));
         P projection;
-        if (source == 'Q') projection = P::Query;
-        else if (source == 'K') projection = P::Key;
-        else if (source == 'V') projection = P::Value;
-        else throw Error("configuration '" + text + "': '" + item + "' must take Q, K or V");
+        if (source == 'Q')
+            projection = P::Query;
+        else if (source == 'K')
+            projection = P::Key;
+        else if (source == 'V')
+            projection = P::Value;
+        else
+            throw Error("configuration '" + text + "': '" + item + "' must take Q, K or V");
         int index = slot == 'q' ? 0 : slot == 'k' ? 1 : slot == 'v' ? 2 : -1;
         if (index < 0)
             throw Error("configuration '" + text + "': slot '" + item.substr(0, 1) +
                         "' must be q, k or v");
         if (seen[index])
-            throw Error("configuration '" + text + "' assigns slot " + item.substr(0, 1) + " twice");
+            throw Error("configuration '" + text + "' assigns slot " + item.substr(0, 1) +
+                        " twice");
         seen[index] = true;
         (index == 0 ? c.querySource : index == 1 ? c.keySource : c.valueSource) = projection;
         pos = comma + 1;
@@ -97,16 +105,11 @@ std::string AttentionConfig::name() const {
         if (querySource == preset.q && keySource == preset.k && valueSource == preset.v &&
             transform == preset.transform)
             return preset.name;
-    std::string s = std::string("q=") + projectionLetter(querySource) + ",k=" +
-                    projectionLetter(keySource) + ",v=" + projectionLetter(valueSource);
+    std::string s = std::string("q=") + projectionLetter(querySource) +
+                    ",k=" + projectionLetter(keySource) + ",v=" + projectionLetter(valueSource);
     if (transform == ScoreTransform::Symmetric) s += " (sym-scores)";
     if (transform == ScoreTransform::Skew) s += " (skew-scores)";
     return s;
-}
-
-bool AttentionConfig::isLearned() const {
-    return querySource == P::Query && keySource == P::Key && valueSource == P::Value &&
-           transform == ScoreTransform::None;
 }
 
 }  // namespace qkv

@@ -29,7 +29,6 @@ struct AttentionConfig {
     static AttentionConfig parse(const std::string& text);
     // The preset name when the slots and transform match one, else "q=Q,k=K,v=Q" style.
     std::string name() const;
-    bool isLearned() const;  // slots as stored, no transform (options may still be set)
     bool operator==(const AttentionConfig&) const = default;
 };
 

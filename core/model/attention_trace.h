@@ -20,9 +20,7 @@ struct CaptureSelection {
     bool scores = true;
     bool probabilities = true;
 
-    bool includes(int l, int h) const {
-        return (!layer || *layer == l) && (!head || *head == h);
-    }
+    bool includes(int l, int h) const { return (!layer || *layer == l) && (!head || *head == h); }
 };
 
 struct LayerTrace {
@@ -34,9 +32,10 @@ struct LayerTrace {
 };
 
 class AttentionTrace {
-public:
+  public:
     AttentionTrace() = default;
-    AttentionTrace(int tokens, const AttentionLayout& layout) : m_tokens(tokens), m_layout(layout) {}
+    AttentionTrace(int tokens, const AttentionLayout& layout)
+        : m_tokens(tokens), m_layout(layout) {}
 
     int tokens() const { return m_tokens; }
     int layerCount() const { return static_cast<int>(m_layers.size()); }
@@ -56,7 +55,7 @@ public:
     std::vector<LayerTrace>& layers() { return m_layers; }
     const std::vector<LayerTrace>& layers() const { return m_layers; }
 
-private:
+  private:
     int m_tokens = 0;
     AttentionLayout m_layout;
     std::vector<LayerTrace> m_layers;

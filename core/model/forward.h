@@ -34,12 +34,12 @@ struct ForwardResult {
 
 // Thrown when ForwardRequest::cancel was raised.
 class Cancelled : public Error {
-public:
+  public:
     Cancelled() : Error("cancelled") {}
 };
 
 class ForwardPass {
-public:
+  public:
     // Binds the model's weights to the backend (a GPU backend uploads them here). Both must
     // outlive this object.
     ForwardPass(const Model& model, Backend& backend);
@@ -52,7 +52,7 @@ public:
     const Model& model() const { return m_model; }
     Backend& backend() const { return m_backend; }
 
-private:
+  private:
     const Model& m_model;
     Backend& m_backend;
     DeviceModel m_device;

@@ -58,7 +58,8 @@ nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelec
             if (!selection.includes(l, h)) continue;
             nlohmann::ordered_json head = nlohmann::ordered_json::object();
             if (selected) head["head"] = h;
-            if (trace.hasProbabilities(l, h)) head["attention"] = matrixJson(trace.probabilities(l, h));
+            if (trace.hasProbabilities(l, h))
+                head["attention"] = matrixJson(trace.probabilities(l, h));
             if (trace.hasScores(l, h)) head["scores"] = matrixJson(trace.scores(l, h));
             heads.push_back(std::move(head));
         }

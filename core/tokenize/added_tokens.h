@@ -24,7 +24,7 @@ struct TextSegment {
 };
 
 class AddedTokenMatcher {
-public:
+  public:
     AddedTokenMatcher() = default;
     explicit AddedTokenMatcher(std::vector<AddedToken> tokens);
 
@@ -33,7 +33,7 @@ public:
     // them. The segments cover `text` in order; plain segments are never empty.
     std::vector<TextSegment> split(std::string_view text) const;
 
-private:
+  private:
     std::vector<AddedToken> m_tokens;             // longest first
     std::vector<std::vector<int>> m_byFirstByte;  // 256 lists of indices into m_tokens
 };

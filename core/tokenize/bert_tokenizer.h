@@ -16,7 +16,7 @@
 namespace qkv {
 
 class BertTokenizer final : public Tokenizer {
-public:
+  public:
     // `tokenizerConfig` may not exist; the defaults apply then.
     BertTokenizer(const std::filesystem::path& vocabTxt,
                   const std::filesystem::path& tokenizerConfig);
@@ -26,7 +26,7 @@ public:
     std::string piece(int id) const override { return m_vocab.at(id); }
     std::string displayText(int id) const override;
 
-private:
+  private:
     Vocabulary m_vocab;
     BasicTokenizerOptions m_options;
     AddedTokenMatcher m_specials;

@@ -14,7 +14,7 @@
 namespace qkv {
 
 class BpeMerges {
-public:
+  public:
     BpeMerges() = default;
     // Ranks are positions in `pairs`. Each piece and its merge result must be in `vocab`,
     // else qkv::Error "<context>: merge N 'a b' ..." . With a continuing-subword prefix, "a ##b"
@@ -29,7 +29,7 @@ public:
     // "word" finishes quickly.
     void apply(std::vector<PieceSpan>& symbols) const;
 
-private:
+  private:
     struct Merge {
         int rank = 0;
         int merged = 0;

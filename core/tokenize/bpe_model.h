@@ -20,7 +20,7 @@
 namespace qkv {
 
 class BpeModel {
-public:
+  public:
     // `where` names the model for errors, e.g. "<file>: model".
     BpeModel(const nlohmann::json& spec, const std::string& where);
 
@@ -31,7 +31,7 @@ public:
     // whole character it came from.
     std::vector<PieceSpan> tokenize(std::string_view word) const;
 
-private:
+  private:
     std::string m_where;
     Vocabulary m_vocab;
     BpeMerges m_merges;

@@ -35,7 +35,6 @@ class BpeTrainer {
 
     // Counts the pre-tokenized words of `text`; throws qkv::Error for invalid UTF-8.
     void addText(std::string_view text);
-    std::size_t distinctWords() const { return m_counts.size(); }
 
     // vocabSize counts the 256 bytes, the merged pieces and the special tokens; it must leave
     // room for the bytes and specials.

@@ -19,7 +19,7 @@
 namespace qkv {
 
 class Gpt2Tokenizer final : public Tokenizer {
-public:
+  public:
     Gpt2Tokenizer(const std::filesystem::path& vocabJson, const std::filesystem::path& mergesTxt);
 
     std::vector<Token> encode(std::string_view text) const override;
@@ -27,7 +27,7 @@ public:
     std::string piece(int id) const override { return m_vocab.at(id); }
     std::string displayText(int id) const override;
 
-private:
+  private:
     std::vector<PieceSpan> encodeWord(std::string_view word) const;
 
     std::string m_vocabFile;

@@ -23,7 +23,7 @@ struct Span {
 };
 
 class NormalizedText {
-public:
+  public:
     enum class Form { Nfc, Nfd, Nfkc, Nfkd };
 
     NormalizedText() = default;
@@ -57,7 +57,7 @@ public:
     template <class Map>
     void mapBytes(Map&& map);
 
-private:
+  private:
     void appendRewritten(std::string_view replacement, std::size_t sourceBegin,
                          std::size_t sourceEnd, std::string& text, std::vector<Span>& spans) const;
 

@@ -11,55 +11,55 @@ namespace qkv {
 namespace {
 
 class SequenceNormalizer final : public Normalizer {
-public:
+  public:
     explicit SequenceNormalizer(std::vector<std::unique_ptr<Normalizer>> steps)
         : m_steps(std::move(steps)) {}
     void normalize(NormalizedText& text) const override {
         for (const auto& step : m_steps) step->normalize(text);
     }
 
-private:
+  private:
     std::vector<std::unique_ptr<Normalizer>> m_steps;
 };
 
 class PrependNormalizer final : public Normalizer {
-public:
+  public:
     explicit PrependNormalizer(std::string prefix) : m_prefix(std::move(prefix)) {}
     void normalize(NormalizedText& text) const override { text.prepend(m_prefix); }
 
-private:
+  private:
     std::string m_prefix;
 };
 
 class ReplaceNormalizer final : public Normalizer {
-public:
+  public:
     ReplaceNormalizer(TextPattern pattern, std::string content)
         : m_pattern(std::move(pattern)), m_content(std::move(content)) {}
     void normalize(NormalizedText& text) const override {
         text.replace(m_pattern.findAll(text.text()), m_content);
     }
 
-private:
+  private:
     TextPattern m_pattern;
     std::string m_content;
 };
 
 class FormNormalizer final : public Normalizer {
-public:
+  public:
     explicit FormNormalizer(NormalizedText::Form form) : m_form(form) {}
     void normalize(NormalizedText& text) const override { text.normalize(m_form); }
 
-private:
+  private:
     NormalizedText::Form m_form;
 };
 
 class LowercaseNormalizer final : public Normalizer {
-public:
+  public:
     void normalize(NormalizedText& text) const override { text.lowercase(); }
 };
 
 class StripNormalizer final : public Normalizer {
-public:
+  public:
     StripNormalizer(bool left, bool right) : m_left(left), m_right(right) {}
     void normalize(NormalizedText& text) const override {
         const std::string& s = text.text();
@@ -83,7 +83,7 @@ public:
         if (begin > 0 || end < s.size()) text = text.slice(begin, end);
     }
 
-private:
+  private:
     bool m_left;
     bool m_right;
 };

@@ -12,7 +12,7 @@
 namespace qkv {
 
 class Normalizer {
-public:
+  public:
     virtual ~Normalizer() = default;
     virtual void normalize(NormalizedText& text) const = 0;
 };

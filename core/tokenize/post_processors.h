@@ -13,7 +13,7 @@
 namespace qkv {
 
 class PostProcessor {
-public:
+  public:
     // The vocabulary piece of an id; throws qkv::Error naming `where` for an id it lacks.
     using PieceLookup = std::function<std::string(int id, const std::string& where)>;
 
@@ -25,7 +25,7 @@ public:
     // the sequence, at its end) to the tokens of a text of `textSize` bytes.
     void apply(std::vector<Token>& tokens, std::size_t textSize) const;
 
-private:
+  private:
     struct Part {
         bool sequence = false;      // the tokens of the text itself
         std::vector<Token> tokens;  // otherwise these special tokens

@@ -99,19 +99,19 @@ void splitAll(std::vector<NormalizedText>& pieces, SplitOne&& splitOne) {
 }
 
 class SequencePreTokenizer final : public PreTokenizer {
-public:
+  public:
     explicit SequencePreTokenizer(std::vector<std::unique_ptr<PreTokenizer>> steps)
         : m_steps(std::move(steps)) {}
     void split(std::vector<NormalizedText>& pieces) const override {
         for (const auto& step : m_steps) step->split(pieces);
     }
 
-private:
+  private:
     std::vector<std::unique_ptr<PreTokenizer>> m_steps;
 };
 
 class ByteLevelPreTokenizer final : public PreTokenizer {
-public:
+  public:
     ByteLevelPreTokenizer(bool addPrefixSpace, bool useRegex) : m_addPrefixSpace(addPrefixSpace) {
         if (useRegex) m_regex.emplace(byte_level::kGpt2Pattern, "ByteLevel pre-tokenizer");
     }
@@ -128,13 +128,13 @@ public:
             piece.mapBytes([](unsigned char b, std::string& out) { out += byte_level::charOf(b); });
     }
 
-private:
+  private:
     bool m_addPrefixSpace;
     std::optional<Regex> m_regex;
 };
 
 class MetaspacePreTokenizer final : public PreTokenizer {
-public:
+  public:
     enum class Prepend { Always, First, Never };
     MetaspacePreTokenizer(std::string replacement, Prepend prepend, bool split)
         : m_replacement(std::move(replacement)), m_prepend(prepend), m_split(split) {}
@@ -159,7 +159,7 @@ public:
         });
     }
 
-private:
+  private:
     std::string m_replacement;
     Prepend m_prepend;
     bool m_split;
@@ -167,7 +167,7 @@ private:
 
 // Splits at regex or literal matches (Split, Whitespace).
 class PatternPreTokenizer final : public PreTokenizer {
-public:
+  public:
     PatternPreTokenizer(TextPattern pattern, Behavior behavior, bool invert)
         : m_pattern(std::move(pattern)), m_behavior(behavior), m_invert(invert) {}
     void split(std::vector<NormalizedText>& pieces) const override {
@@ -176,7 +176,7 @@ public:
         });
     }
 
-private:
+  private:
     TextPattern m_pattern;
     Behavior m_behavior;
     bool m_invert;
@@ -184,7 +184,7 @@ private:
 
 // Splits at every character of a class (WhitespaceSplit, Digits, Punctuation).
 class CharacterPreTokenizer final : public PreTokenizer {
-public:
+  public:
     CharacterPreTokenizer(std::function<bool(char32_t)> predicate, Behavior behavior)
         : m_predicate(std::move(predicate)), m_behavior(behavior) {}
     void split(std::vector<NormalizedText>& pieces) const override {
@@ -193,7 +193,7 @@ public:
         });
     }
 
-private:
+  private:
     std::function<bool(char32_t)> m_predicate;
     Behavior m_behavior;
 };
@@ -252,9 +252,9 @@ std::unique_ptr<PreTokenizer> parse(const nlohmann::json& spec, const std::strin
             json::boolOr(spec, "add_prefix_space", true, where),
             json::boolOr(spec, "use_regex", true, where));
     if (type == "Metaspace")
-        return std::make_unique<MetaspacePreTokenizer>(
-            parseReplacement(spec, where), parsePrependScheme(spec, where),
-            json::boolOr(spec, "split", true, where));
+        return std::make_unique<MetaspacePreTokenizer>(parseReplacement(spec, where),
+                                                       parsePrependScheme(spec, where),
+                                                       json::boolOr(spec, "split", true, where));
     if (type == "Split")
         return std::make_unique<PatternPreTokenizer>(
             TextPattern(json::require(spec, "pattern", where), where + ".pattern"),

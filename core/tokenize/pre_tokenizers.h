@@ -15,7 +15,7 @@
 namespace qkv {
 
 class PreTokenizer {
-public:
+  public:
     virtual ~PreTokenizer() = default;
     // Splits (and may rewrite) every piece; pieces that end up empty are dropped.
     virtual void split(std::vector<NormalizedText>& pieces) const = 0;

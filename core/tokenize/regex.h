@@ -11,7 +11,7 @@
 namespace qkv {
 
 class Regex {
-public:
+  public:
     // Throws qkv::Error "<context>: invalid regular expression ..." when the pattern does not
     // compile.
     Regex(std::string_view pattern, std::string_view context);
@@ -25,7 +25,7 @@ public:
     // PCRE2 gives up (match or depth limit).
     std::vector<std::pair<std::size_t, std::size_t>> findAll(std::string_view text) const;
 
-private:
+  private:
     struct Code;
     std::string m_pattern;
     std::string m_context;

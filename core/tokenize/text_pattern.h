@@ -13,14 +13,14 @@
 namespace qkv {
 
 class TextPattern {
-public:
+  public:
     // Throws qkv::Error naming `where` for anything but the two forms above or a bad regex.
     TextPattern(const nlohmann::json& spec, const std::string& where);
 
     // Non-overlapping matches from left to right; an empty literal matches nothing.
     std::vector<std::pair<std::size_t, std::size_t>> findAll(std::string_view text) const;
 
-private:
+  private:
     std::string m_literal;
     std::optional<Regex> m_regex;
 };

@@ -63,7 +63,6 @@ std::optional<std::pair<std::string, std::string>> parseMergeLine(std::string_vi
     return std::pair{std::string(line.substr(0, space)), std::string(line.substr(space + 1))};
 }
 
-
 std::vector<std::pair<std::string, std::string>> readMergesTxt(const std::filesystem::path& path) {
     const std::vector<std::string> lines = readTextLines(path);
     std::vector<std::pair<std::string, std::string>> merges;

@@ -19,7 +19,7 @@ struct PieceSpan {
 };
 
 class Vocabulary {
-public:
+  public:
     static constexpr int kMissing = -1;
 
     // Maps `piece` to `id` (a later call for the same piece wins, as in Python dicts) and `id`
@@ -37,7 +37,7 @@ public:
     // The piece of `id`; throws qkv::Error for an id out of range or a hole.
     const std::string& at(int id) const;
 
-private:
+  private:
     struct Hash {
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/train/fast_math.h"
 #include "core/backend/gemm.h"
+#include "core/train/fast_math.h"
 
 namespace qkv::train {
 
@@ -13,8 +13,8 @@ AttentionShape AttentionShape::forTying(const AttentionTying& tying, int sequenc
                                         int heads, int headDim) {
     const int d = heads * headDim;
     const auto& slot = tying.slotSource;
-    return {sequences, length, heads, headDim, tying.sources * d, slot[0] * d, slot[1] * d,
-            slot[2] * d};
+    return {sequences,         length,      heads,       headDim,
+            tying.sources * d, slot[0] * d, slot[1] * d, slot[2] * d};
 }
 
 // Each (sequence, head) pair is independent: the pool splits those pairs, and each pair's

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "core/train/fast_math.h"
 #include "core/backend/gemm.h"
+#include "core/train/fast_math.h"
 
 namespace qkv::train {
 namespace {

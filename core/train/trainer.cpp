@@ -4,8 +4,8 @@
 #include <cmath>
 #include <thread>
 
-#include "core/train/corpus.h"
 #include "core/backend/gemm.h"
+#include "core/train/corpus.h"
 #include "core/train/gpt2_network.h"
 #include "core/train/parameters.h"
 #include "core/train/random.h"

@@ -22,8 +22,8 @@ std::filesystem::path temporaryBeside(const std::filesystem::path& target) {
 }
 
 Error writeFailed(const std::filesystem::path& target, int err) {
-    return Error(target.string() + ": write failed: " +
-                 (err ? std::strerror(err) : "stream error (disk full?)"));
+    return Error(target.string() +
+                 ": write failed: " + (err ? std::strerror(err) : "stream error (disk full?)"));
 }
 
 void syncFile(const std::filesystem::path& path) {

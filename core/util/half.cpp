@@ -15,7 +15,7 @@ std::uint16_t floatToF16(float f) {
     std::memcpy(&bits, &f, sizeof bits);
     std::uint32_t sign = (bits >> 16) & 0x8000u;
     std::uint32_t absBits = bits & 0x7FFFFFFFu;
-    if (absBits > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);  // NaN
+    if (absBits > 0x7F800000u) return static_cast<std::uint16_t>(sign | 0x7E00u);   // NaN
     if (absBits >= 0x477FF000u) return static_cast<std::uint16_t>(sign | 0x7C00u);  // overflow
     if (absBits < 0x38800000u) {
         // Result is subnormal or zero: shift with round-to-nearest-even.

@@ -56,8 +56,7 @@ void MappedFile::checkUnchanged() const {
     if (static_cast<std::uint64_t>(st.st_size) != m_size)
         throw Error(changed + "it was " + std::to_string(m_size) + " bytes, now " +
                     std::to_string(st.st_size) + "); reopen it");
-    if (!sameTime(st.st_mtim, m_modified))
-        throw Error(changed + "rewritten in place); reopen it");
+    if (!sameTime(st.st_mtim, m_modified)) throw Error(changed + "rewritten in place); reopen it");
     struct stat now {};
     if (::stat(m_path.c_str(), &now) != 0)
         throw Error(changed + "no longer there: " + std::strerror(errno) + "); reopen it");

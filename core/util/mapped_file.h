@@ -19,7 +19,7 @@
 namespace qkv {
 
 class MappedFile {
-public:
+  public:
     explicit MappedFile(const std::filesystem::path& path);  // throws qkv::Error
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
@@ -33,7 +33,7 @@ public:
     // mapped file was truncated, rewritten, replaced or deleted.
     void checkUnchanged() const;
 
-private:
+  private:
     std::filesystem::path m_path;
     int m_fd = -1;
     const std::uint8_t* m_data = nullptr;

@@ -1,4 +1,6 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "push_constants.h"
 // Element-wise ops in place on x (grid-stride loop): activations, the gated x *= silu(y) or
 // x *= gelu_tanh(y), and the residual x += y.
 layout(local_size_x_id = 0) in;
@@ -6,17 +8,14 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) buffer X { float x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Y { float y[]; };
 
-layout(push_constant) uniform Params {
-    uint count;
-    uint op;
-} p;
+layout(push_constant) uniform Params { QKV_ELTWISE_PARAMS } p;
 
-const uint kGeluTanh = 0u;
-const uint kGeluExact = 1u;
-const uint kRelu = 2u;
-const uint kSwiGlu = 3u;
-const uint kAdd = 4u;
-const uint kGeluTanhGlu = 5u;
+const uint kGeluTanh = QKV_ELTWISE_GELU_TANH;
+const uint kGeluExact = QKV_ELTWISE_GELU_EXACT;
+const uint kRelu = QKV_ELTWISE_RELU;
+const uint kSwiGlu = QKV_ELTWISE_SWIGLU;
+const uint kAdd = QKV_ELTWISE_ADD;
+const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
 
 // tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
 float safeTanh(float v) {

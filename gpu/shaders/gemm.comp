@@ -1,4 +1,6 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "push_constants.h"
 // Batched, strided GEMM: C[z] = alpha * A[z] B[z] (+ bias), all float32.
 //
 // A is M x K row-major (row stride lda). B is K x N, stored either row-major (a Conv1D [in, out]
@@ -20,23 +22,13 @@ layout(std430, set = 0, binding = 2) writeonly buffer CBuffer { float c[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer CBuffer4 { vec4 c4[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BiasBuffer { float bias[]; };
 
-layout(push_constant) uniform Params {
-    uint M, N, K;
-    uint lda, ldb, ldc;
-    uint aOffset, bOffset, cOffset;  // in floats
-    uint aBatchStride, bBatchStride, cBatchStride;
-    uint aGroup, bGroup;
-    uint batchBase;  // first batch index of this dispatch (added to gl_WorkGroupID.z)
-    float alpha;
-    uint flags;
-    uint biasOffset;  // bias[biasOffset + column]: a weight stored in parts adds its slice
-} p;
+layout(push_constant) uniform Params { QKV_GEMM_PARAMS } p;
 
-const uint kBias = 1u;
-const uint kVecA = 2u;   // A's rows and offsets are multiples of 4 floats (and K too)
-const uint kVecB = 4u;   // likewise for B along its contiguous dimension
-const uint kVecC = 8u;   // C's rows, offsets and N are multiples of 4
-const uint kCausal = 16u;  // A is lower triangular (masked probabilities): skip k beyond the tile
+const uint kBias = QKV_GEMM_BIAS;
+const uint kVecA = QKV_GEMM_VEC_A;
+const uint kVecB = QKV_GEMM_VEC_B;
+const uint kVecC = QKV_GEMM_VEC_C;
+const uint kCausal = QKV_GEMM_CAUSAL;
 
 const uint BM = 64u, BN = 64u, BK = 16u;
 // Padding spreads the transposing stores over more banks while keeping rows 16-byte aligned.
@@ -72,7 +64,7 @@ void main() {
     const uint aBase = p.aOffset + (z / p.aGroup) * p.aBatchStride;
     const uint bBase = p.bOffset + (z / p.bGroup) * p.bBatchStride;
     const uint cBase = p.cOffset + z * p.cBatchStride;
-    const uint kEnd = (p.flags & kCausal) != 0u ? min(p.K, m0 + BM) : p.K;
+    const uint kEnd = (p.flags & kCausal) != 0u ? min(p.k, m0 + BM) : p.k;
     const bool vecA = (p.flags & kVecA) != 0u;
     const bool vecB = (p.flags & kVecB) != 0u;
 
@@ -89,7 +81,7 @@ void main() {
             const uint row = m0 + quadRow;
             const uint k = k0 + quadK;
             vec4 v = vec4(0.0);
-            if (row < p.M) v = loadA(aBase + row * p.lda + k, k, p.K, vecA);
+            if (row < p.m) v = loadA(aBase + row * p.lda + k, k, p.k, vecA);
             As[quadK + 0u][quadRow] = v.x;
             As[quadK + 1u][quadRow] = v.y;
             As[quadK + 2u][quadRow] = v.z;
@@ -99,7 +91,7 @@ void main() {
             const uint col = n0 + quadRow;
             const uint k = k0 + quadK;
             vec4 v = vec4(0.0);
-            if (col < p.N) v = loadB(bBase + col * p.ldb + k, k, p.K, vecB);
+            if (col < p.n) v = loadB(bBase + col * p.ldb + k, k, p.k, vecB);
             Bs[quadK + 0u][quadRow] = v.x;
             Bs[quadK + 1u][quadRow] = v.y;
             Bs[quadK + 2u][quadRow] = v.z;
@@ -108,7 +100,7 @@ void main() {
             const uint k = k0 + bRowK;
             const uint col = n0 + bQuadN;
             vec4 v = vec4(0.0);
-            if (k < p.K) v = loadB(bBase + k * p.ldb + col, col, p.N, vecB);
+            if (k < p.k) v = loadB(bBase + k * p.ldb + col, col, p.n, vecB);
             Bs[bRowK][bQuadN + 0u] = v.x;
             Bs[bRowK][bQuadN + 1u] = v.y;
             Bs[bRowK][bQuadN + 2u] = v.z;
@@ -132,18 +124,18 @@ void main() {
     vec4 biasValue = vec4(0.0);
     if ((p.flags & kBias) != 0u)
         for (uint j = 0u; j < 4u; ++j)
-            if (col + j < p.N) biasValue[j] = bias[p.biasOffset + col + j];
+            if (col + j < p.n) biasValue[j] = bias[p.biasOffset + col + j];
     const bool vecC = (p.flags & kVecC) != 0u;
     for (uint i = 0u; i < 4u; ++i) {
         const uint row = m0 + ty * 4u + i;
-        if (row >= p.M) break;
+        if (row >= p.m) break;
         const vec4 value = p.alpha * acc[i] + biasValue;
         const uint index = cBase + row * p.ldc + col;
         if (vecC) {
-            if (col < p.N) c4[index / 4u] = value;
+            if (col < p.n) c4[index / 4u] = value;
         } else {
             for (uint j = 0u; j < 4u; ++j)
-                if (col + j < p.N) c[index + j] = value[j];
+                if (col + j < p.n) c[index + j] = value[j];
         }
     }
 }

@@ -1,4 +1,6 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "push_constants.h"
 // The GEMM of gemm.comp (same parameters and layouts) for at most 16 rows of A, e.g. the LM head
 // at the last position: one invocation per column of C keeps all M results in registers and
 // reads its column of B once, where a 64 x 64 tile would compute 64 rows for one. A is staged in
@@ -12,20 +14,10 @@ layout(std430, set = 0, binding = 1) readonly buffer BBuffer4 { vec4 b4[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer CBuffer { float c[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BiasBuffer { float bias[]; };
 
-layout(push_constant) uniform Params {
-    uint M, N, K;
-    uint lda, ldb, ldc;
-    uint aOffset, bOffset, cOffset;
-    uint aBatchStride, bBatchStride, cBatchStride;
-    uint aGroup, bGroup;
-    uint batchBase;
-    float alpha;
-    uint flags;  // as in gemm.comp; the causal hint is not needed (it only skips zeros)
-    uint biasOffset;
-} p;
+layout(push_constant) uniform Params { QKV_GEMM_PARAMS } p;
 
-const uint kBias = 1u;
-const uint kVecB = 4u;
+const uint kBias = QKV_GEMM_BIAS;
+const uint kVecB = QKV_GEMM_VEC_B;
 const uint MAX_M = 16u;
 const uint KC = 64u;
 
@@ -40,37 +32,37 @@ void main() {
     const uint bBase = p.bOffset + (z / p.bGroup) * p.bBatchStride;
     const uint cBase = p.cOffset + z * p.cBatchStride;
     const bool vecB = B_NK && (p.flags & kVecB) != 0u;
-    const bool inRange = col < p.N;
+    const bool inRange = col < p.n;
 
     float acc[MAX_M];
     for (uint r = 0u; r < MAX_M; ++r) acc[r] = 0.0;
 
-    for (uint k0 = 0u; k0 < p.K; k0 += KC) {
+    for (uint k0 = 0u; k0 < p.k; k0 += KC) {
         for (uint i = lid; i < MAX_M * KC / 4u; i += size) {
             const uint r = i / (KC / 4u);
             const uint k = k0 + (i % (KC / 4u)) * 4u;
             vec4 v = vec4(0.0);
-            if (r < p.M)
+            if (r < p.m)
                 for (uint j = 0u; j < 4u; ++j)
-                    if (k + j < p.K) v[j] = a[aBase + r * p.lda + k + j];
+                    if (k + j < p.k) v[j] = a[aBase + r * p.lda + k + j];
             As[r][i % (KC / 4u)] = v;
         }
         barrier();
         if (inRange) {
             for (uint kk = 0u; kk < KC; kk += 4u) {
                 const uint k = k0 + kk;
-                if (k >= p.K) break;
+                if (k >= p.k) break;
                 vec4 w = vec4(0.0);
                 if (vecB) {
                     w = b4[(bBase + col * p.ldb + k) / 4u];  // K is a multiple of 4
                 } else {
                     for (uint i = 0u; i < 4u; ++i)
-                        if (k + i < p.K)
+                        if (k + i < p.k)
                             w[i] = B_NK ? b[bBase + col * p.ldb + k + i]
                                         : b[bBase + (k + i) * p.ldb + col];
                 }
                 for (uint r = 0u; r < MAX_M; ++r)
-                    if (r < p.M) acc[r] += dot(As[r][kk / 4u], w);
+                    if (r < p.m) acc[r] += dot(As[r][kk / 4u], w);
             }
         }
         barrier();
@@ -78,5 +70,5 @@ void main() {
     if (!inRange) return;
     const float shift = (p.flags & kBias) != 0u ? bias[p.biasOffset + col] : 0.0;
     for (uint r = 0u; r < MAX_M; ++r)
-        if (r < p.M) c[cBase + r * p.ldc + col] = p.alpha * acc[r] + shift;
+        if (r < p.m) c[cBase + r * p.ldc + col] = p.alpha * acc[r] + shift;
 }

@@ -1,4 +1,6 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "push_constants.h"
 // Row-wise LayerNorm (mean, then variance about it; beta optional) or RMSNorm, one workgroup per
 // row, with the CPU backend's operation order.
 layout(local_size_x_id = 0) in;
@@ -8,13 +10,7 @@ layout(std430, set = 0, binding = 1) readonly buffer Gamma { float gamma[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Beta { float beta[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Y { float y[]; };
 
-layout(push_constant) uniform Params {
-    uint rows;
-    uint cols;
-    float eps;
-    uint rms;      // 1: RMSNorm
-    uint hasBeta;  // LayerNorm only
-} p;
+layout(push_constant) uniform Params { QKV_NORM_PARAMS } p;
 
 shared float reduction[gl_WorkGroupSize.x];
 

@@ -1,4 +1,6 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "push_constants.h"
 // Rotary position embedding, Hugging Face rotate_half convention, on the first rotaryDims of each
 // head (the rest are copied: GPT-NeoX's partial rotary): for i < r/2, (a, b) = (x[i], x[i + r/2])
 // becomes (a cos - b sin, b cos + a sin). One invocation per element. The cos/sin table is
@@ -11,12 +13,7 @@ layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Table { vec2 cosSin[]; };  // [pos][i]
 layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
 
-layout(push_constant) uniform Params {
-    uint rows;
-    uint cols;
-    uint headDim;
-    uint rotaryDims;
-} p;
+layout(push_constant) uniform Params { QKV_ROPE_PARAMS } p;
 
 void main() {
     const uint half_ = p.rotaryDims / 2u;

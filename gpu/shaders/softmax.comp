@@ -1,4 +1,6 @@
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "push_constants.h"
 // Masked softmax of attention scores, one workgroup per (query row, head).
 //
 // `raw` holds q k^T, already multiplied by the score scale unless it sits outside the softmax,
@@ -14,16 +16,7 @@ layout(std430, set = 0, binding = 0) readonly buffer Raw { float raw[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Scores { float scores[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Probabilities { float probabilities[]; };
 
-layout(push_constant) uniform Params {
-    uint n;
-    uint headStride;  // floats between consecutive heads' matrices
-    uint causal;
-    uint maskSelf;
-    uint transform;  // 0 none, 1 symmetric, 2 skew
-    float postScale;
-    float softCap;  // 0: none
-    uint window;    // 0: none
-} p;
+layout(push_constant) uniform Params { QKV_SOFTMAX_PARAMS } p;
 
 // Per invocation a running (max, sum of exp(s - max)) over its keys, merged across the
 // workgroup in one tree: one reduction instead of a max and then a sum.
@@ -45,9 +38,9 @@ float safeTanh(float v) {
 
 float score(uint head, uint i, uint j) {
     float s = raw[head + i * p.n + j];
-    if (p.transform != 0u) {
+    if (p.transform != QKV_TRANSFORM_NONE) {
         const float t = raw[head + j * p.n + i];
-        s = 0.5 * (p.transform == 1u ? s + t : s - t);
+        s = 0.5 * (p.transform == QKV_TRANSFORM_SYMMETRIC ? s + t : s - t);
     }
     return p.softCap > 0.0 ? p.softCap * safeTanh(s / p.softCap) : s;
 }
@@ -61,7 +54,7 @@ void main() {
     const uint first = p.window > 0u && i + 1u > p.window ? i + 1u - p.window : 0u;
     const uint last = p.causal != 0u ? i : p.n - 1u;  // keys first..last are visible
     const bool maskDiagonal = p.maskSelf != 0u && last > first;
-    const bool rewritten = p.transform != 0u || p.softCap > 0.0;
+    const bool rewritten = p.transform != QKV_TRANSFORM_NONE || p.softCap > 0.0;
 
     vec2 running = vec2(kMinusInfinity, 0.0);
     for (uint j = lid; j < p.n; j += size) {

@@ -2,6 +2,8 @@
 // throws, the disk fills up, the folder cannot be written) throw qkv::Error, keep the previous
 // file byte for byte and leave no temporary file behind. The full-disk and read-only cases mount
 // a tiny tmpfs, which needs root (tests run as root in CI); elsewhere they skip and say why.
+#include "core/util/atomic_file.h"
+
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
@@ -11,7 +13,6 @@
 #include <fstream>
 #include <iterator>
 
-#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 
@@ -45,7 +46,7 @@ std::string errorOf(const std::filesystem::path& target, std::string_view conten
 
 // A tmpfs of `size` mounted on a fresh folder, unmounted with the object.
 class TinyFileSystem {
-public:
+  public:
     explicit TinyFileSystem(const char* options) : m_mountPoint(m_dir.path() / "mnt") {
         std::filesystem::create_directory(m_mountPoint);
         if (::mount("tmpfs", m_mountPoint.c_str(), "tmpfs", 0, options) != 0)
@@ -62,15 +63,15 @@ public:
                0;
     }
 
-private:
+  private:
     TempDir m_dir;
     std::filesystem::path m_mountPoint;
     std::string m_error;
 };
 
-#define REQUIRE_MOUNTED(fs)                                                                   \
-    if (!(fs).error().empty())                                                                \
-    GTEST_SKIP() << "cannot mount a tmpfs to simulate this (" << (fs).error()                 \
+#define REQUIRE_MOUNTED(fs)                                                   \
+    if (!(fs).error().empty())                                                \
+    GTEST_SKIP() << "cannot mount a tmpfs to simulate this (" << (fs).error() \
                  << "); needs root or CAP_SYS_ADMIN, as in CI"
 
 TEST(AtomicFile, CreatesAndReplacesWholeFiles) {

@@ -1,8 +1,8 @@
 // Resource bounds with clear errors: weights that would not fit in memory as float32, a forward
 // whose attention capture would not fit, and a weights file truncated, rewritten or replaced
 // while the model is open (reading its mapping would raise SIGBUS).
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
@@ -20,7 +20,7 @@ using test::TempDir;
 
 // Sets the process's memory budget for one test.
 class MemoryBudget {
-public:
+  public:
     explicit MemoryBudget(std::uint64_t bytes) { setMemoryBudget(bytes); }
     ~MemoryBudget() { setMemoryBudget(std::nullopt); }
 };
@@ -53,9 +53,8 @@ void writeTinyGpt2F16(const std::filesystem::path& dir, const test::TinyModelSpe
             data.push_back(static_cast<std::uint8_t>(h & 0xFF));
             data.push_back(static_cast<std::uint8_t>(h >> 8));
         }
-        header[name] = {{"dtype", "F16"},
-                        {"shape", tensor.shape},
-                        {"data_offsets", {begin, data.size()}}};
+        header[name] = {
+            {"dtype", "F16"}, {"shape", tensor.shape}, {"data_offsets", {begin, data.size()}}};
     }
     test::writeRawSafetensors(dir / "model.safetensors", header.dump(), data);
 }
@@ -120,10 +119,10 @@ TEST(MemoryLimits, ForwardWhoseCaptureWouldNotFitIsRefusedNamingTheSizes) {
     EXPECT_GE(needed, 8u * 2 * 16 * 16 * 4);
     {
         MemoryBudget budget(needed - 1);
-        expectContains(messageOf([&] { forward.run(request); }),
-                       {"a forward pass over 16 tokens needs " + formatBytes(needed),
-                        "8 heads' 16x16 matrices", "of memory is available",
-                        "capture one layer or one head"});
+        expectContains(
+            messageOf([&] { forward.run(request); }),
+            {"a forward pass over 16 tokens needs " + formatBytes(needed),
+             "8 heads' 16x16 matrices", "of memory is available", "capture one layer or one head"});
         // One head's capture is far smaller and fits.
         request.capture.layer = 1;
         request.capture.head = 2;
@@ -133,7 +132,7 @@ TEST(MemoryLimits, ForwardWhoseCaptureWouldNotFitIsRefusedNamingTheSizes) {
 }
 
 class ChangedModelFile : public testing::Test {
-protected:
+  protected:
     void SetUp() override {
         test::writeTinyGpt2(m_dir.path());
         m_model = Model::open(m_dir.path());

@@ -1,9 +1,10 @@
 // The safetensors reader: valid files in every float dtype, and each way a file can be broken.
+#include "core/io/safetensors.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "core/io/safetensors.h"
 #include "core/util/error.h"
 #include "core/util/half.h"
 #include "tests/support/fixture_writer.h"
@@ -137,7 +138,8 @@ TEST(SafetensorsErrors, OffsetsOutOfRange) {
                         bytesOf({1, 2}));  // only 8 data bytes
     expectOpenError(dir.path() / "t.safetensors", {"'w'", "outside the 8-byte data region"});
     writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})", bytesOf({1, 2}));
+                        R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})",
+                        bytesOf({1, 2}));
     expectOpenError(dir.path() / "t.safetensors", {"'w'", "data_offsets [8, 4]"});
 }
 
@@ -154,30 +156,35 @@ TEST(SafetensorsErrors, OverlappingTensors) {
 TEST(SafetensorsErrors, ByteSizeMustMatchShape) {
     TempDir dir;
     writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", bytesOf({1, 2}));
+                        R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}));
     expectOpenError(dir.path() / "t.safetensors", {"'w'", "occupies 8 bytes", "need 12"});
 }
 
 TEST(SafetensorsErrors, ShapeOverflow) {
     TempDir dir;
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})",
-                        bytesOf({1, 2}));
+    writeRawSafetensors(
+        dir.path() / "t.safetensors",
+        R"({"w":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})",
+        bytesOf({1, 2}));
     expectOpenError(dir.path() / "t.safetensors", {"'w'", "overflows"});
     writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})", bytesOf({1, 2}));
+                        R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}));
     expectOpenError(dir.path() / "t.safetensors", {"'w'", "not a non-negative integer"});
 }
 
 TEST(SafetensorsErrors, DTypes) {
     TempDir dir;
     writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"Q4_K","shape":[2],"data_offsets":[0,8]}})", bytesOf({1, 2}));
+                        R"({"w":{"dtype":"Q4_K","shape":[2],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}));
     expectOpenError(dir.path() / "t.safetensors", {"unknown dtype 'Q4_K'"});
 
     // Integer tensors (e.g. BERT's position_ids buffer) open, but are not weights.
     writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"ids":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})", bytesOf({1, 2}));
+                        R"({"ids":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}));
     auto store = TensorStore::openFile(dir.path() / "t.safetensors");
     try {
         store->floats(*store->find("ids"));

@@ -82,7 +82,7 @@ TEST(TokenizeBert, EmptyTextIsJustTheSpecials) {
 // tests/data/tokenizers/bert-cased-tiny: do_lower_case false; vocab [PAD] [UNK] [CLS] [SEP]
 // [MASK] Hello , ! world Café a ##a 中 ##s.
 class TokenizeCasedBert : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_tokenizer = loadTokenizer(testDataDir() / "tokenizers" / "bert-cased-tiny");
     }

@@ -60,7 +60,7 @@ TEST(TokenizeGpt2, HubVocabularyTrickyText) {
 // tests/data/tokenizers/gpt2-tiny: vocab a b Ġ aa aaaa ab Ġa Ġab Ã © <|endoftext|>,
 // merges (by rank) "a a", "aa aa", "a b", "Ġ a", "Ġa b".
 class TokenizeTinyGpt2 : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_tokenizer = loadTokenizer(testDataDir() / "tokenizers" / "gpt2-tiny");
     }

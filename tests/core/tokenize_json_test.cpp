@@ -62,7 +62,7 @@ TEST(TokenizeJson, AddedTokensInTextKeepTheirSpan) {
 // tests/data/tokenizers/llama3-style: Split(Llama 3 regex) + ByteLevel, ignore_merges,
 // <|begin_of_text|> (23) prepended by a TemplateProcessing inside a post-processor Sequence.
 class TokenizeLlama3Style : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_tokenizer = loadTokenizer(testDataDir() / "tokenizers" / "llama3-style");
     }
@@ -103,7 +103,7 @@ TEST_F(TokenizeLlama3Style, SpecialTokenTypedInText) {
 // tests/data/tokenizers/metaspace: NFKC + Lowercase, Metaspace(prepend_scheme "first"),
 // fuse_unk, <mask> with lstrip, RobertaProcessing <s> ... </s>.
 class TokenizeMetaspace : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_tokenizer = loadTokenizer(testDataDir() / "tokenizers" / "metaspace");
     }

@@ -17,7 +17,7 @@ namespace qkv::test {
 
 // A fresh folder under the system temp directory, removed with everything in it on destruction.
 class ScratchDir {
-public:
+  public:
     ScratchDir() {
         static std::atomic<int> counter{0};
         m_path = std::filesystem::temp_directory_path() /
@@ -40,7 +40,7 @@ public:
         return m_path;
     }
 
-private:
+  private:
     std::filesystem::path m_path;
 };
 

@@ -157,8 +157,7 @@ class TrainAttentionOps : public TrainOps, public ::testing::WithParamInterface<
 TEST_P(TrainAttentionOps, BackwardMatchesFiniteDifferences) {
     const AttentionTying tying = AttentionTying::parse(GetParam());
     const int sequences = 2, length = 5, heads = 2, headDim = 3, d = heads * headDim;
-    const AttentionShape shape =
-        AttentionShape::forTying(tying, sequences, length, heads, headDim);
+    const AttentionShape shape = AttentionShape::forTying(tying, sequences, length, heads, headDim);
     const int tokens = sequences * length;
     Vec p = randomVector(random, tokens * shape.projectionStride),
         weights = randomVector(random, tokens * d);

@@ -25,7 +25,8 @@ void writeRawSafetensors(const std::filesystem::path& file, const std::string& h
     std::uint64_t n = header.size();
     for (int i = 0; i < 8; ++i) out.put(static_cast<char>((n >> (8 * i)) & 0xFF));
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    out.write(reinterpret_cast<const char*>(data.data()),
+              static_cast<std::streamsize>(data.size()));
     if (!out) throw std::runtime_error("cannot write " + file.string());
 }
 
@@ -37,7 +38,8 @@ void writeSafetensors(const std::filesystem::path& file,
         const size_t begin = data.size();
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(tensor.values.data());
         data.insert(data.end(), bytes, bytes + tensor.values.size() * sizeof(float));
-        header[name] = {{"dtype", "F32"}, {"shape", tensor.shape}, {"data_offsets", {begin, data.size()}}};
+        header[name] = {
+            {"dtype", "F32"}, {"shape", tensor.shape}, {"data_offsets", {begin, data.size()}}};
     }
     std::string text = header.dump();
     text.resize((text.size() + 7) / 8 * 8, ' ');  // keep the data 8-byte aligned
@@ -53,7 +55,7 @@ void writeText(const std::filesystem::path& file, const std::string& text) {
 namespace {
 
 class RandomTensors {
-public:
+  public:
     explicit RandomTensors(unsigned seed) : m_engine(seed) {}
     FixtureTensor normal(std::vector<std::int64_t> shape, float stddev, float mean = 0.0f) {
         std::normal_distribution<float> dist(mean, stddev);
@@ -65,7 +67,7 @@ public:
         return t;
     }
 
-private:
+  private:
     std::mt19937 m_engine;
 };
 
@@ -87,7 +89,8 @@ std::map<std::string, FixtureTensor> tinyGpt2Tensors(const TinyModelSpec& s) {
         t[p + "ln_1.bias"] = r.normal({d}, 0.1f);
         FixtureTensor qkv = r.normal({d, 3 * d}, kWeight);
         for (std::int64_t i = 0; i < d; ++i)
-            for (std::int64_t j = 0; j < 2 * d; ++j) qkv.values[i * 3 * d + j] *= kQueryKeyWeight / kWeight;
+            for (std::int64_t j = 0; j < 2 * d; ++j)
+                qkv.values[i * 3 * d + j] *= kQueryKeyWeight / kWeight;
         t[p + "attn.c_attn.weight"] = qkv;
         t[p + "attn.c_attn.bias"] = r.normal({3 * d}, 0.1f);
         t[p + "attn.c_proj.weight"] = r.normal({d, d}, kWeight);
@@ -107,11 +110,13 @@ std::map<std::string, FixtureTensor> tinyGpt2Tensors(const TinyModelSpec& s) {
 void writeTinyGpt2(const std::filesystem::path& dir, const TinyModelSpec& s) {
     std::filesystem::create_directories(dir);
     writeSafetensors(dir / "model.safetensors", tinyGpt2Tensors(s));
-    writeText(dir / "config.json",
-              nlohmann::json{{"model_type", "gpt2"}, {"n_layer", s.layers}, {"n_head", s.heads},
-                             {"n_embd", s.dModel}, {"n_positions", s.context},
-                             {"vocab_size", s.vocab}}
-                  .dump());
+    writeText(dir / "config.json", nlohmann::json{{"model_type", "gpt2"},
+                                                  {"n_layer", s.layers},
+                                                  {"n_head", s.heads},
+                                                  {"n_embd", s.dModel},
+                                                  {"n_positions", s.context},
+                                                  {"vocab_size", s.vocab}}
+                                       .dump());
 }
 
 void writeTinyBert(const std::filesystem::path& dir, const TinyModelSpec& s) {
@@ -145,12 +150,14 @@ void writeTinyBert(const std::filesystem::path& dir, const TinyModelSpec& s) {
     }
     std::filesystem::create_directories(dir);
     writeSafetensors(dir / "model.safetensors", t);
-    writeText(dir / "config.json",
-              nlohmann::json{{"model_type", "bert"}, {"num_hidden_layers", s.layers},
-                             {"num_attention_heads", s.heads}, {"hidden_size", s.dModel},
-                             {"intermediate_size", 4 * s.dModel},
-                             {"max_position_embeddings", s.context}, {"vocab_size", s.vocab}}
-                  .dump());
+    writeText(dir / "config.json", nlohmann::json{{"model_type", "bert"},
+                                                  {"num_hidden_layers", s.layers},
+                                                  {"num_attention_heads", s.heads},
+                                                  {"hidden_size", s.dModel},
+                                                  {"intermediate_size", 4 * s.dModel},
+                                                  {"max_position_embeddings", s.context},
+                                                  {"vocab_size", s.vocab}}
+                                       .dump());
 }
 
 void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& s) {
@@ -174,13 +181,16 @@ void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& s) {
     t["model.norm.weight"] = r.normal({d}, 0.1f, 1.0f);
     std::filesystem::create_directories(dir);
     writeSafetensors(dir / "model.safetensors", t);
-    writeText(dir / "config.json",
-              nlohmann::json{{"model_type", "llama"}, {"num_hidden_layers", s.layers},
-                             {"num_attention_heads", s.heads}, {"num_key_value_heads", s.kvHeads},
-                             {"hidden_size", s.dModel}, {"intermediate_size", 2 * s.dModel},
-                             {"max_position_embeddings", s.context}, {"vocab_size", s.vocab},
-                             {"tie_word_embeddings", true}}
-                  .dump());
+    writeText(dir / "config.json", nlohmann::json{{"model_type", "llama"},
+                                                  {"num_hidden_layers", s.layers},
+                                                  {"num_attention_heads", s.heads},
+                                                  {"num_key_value_heads", s.kvHeads},
+                                                  {"hidden_size", s.dModel},
+                                                  {"intermediate_size", 2 * s.dModel},
+                                                  {"max_position_embeddings", s.context},
+                                                  {"vocab_size", s.vocab},
+                                                  {"tie_word_embeddings", true}}
+                                       .dump());
 }
 
 }  // namespace qkv::test

@@ -16,7 +16,8 @@ struct ReferenceMatrix {
 };
 
 struct ReferenceResult {
-    std::vector<std::vector<ReferenceMatrix>> attentions;  // [layer][head]; empty for encoder-decoders
+    std::vector<std::vector<ReferenceMatrix>>
+        attentions;  // [layer][head]; empty for encoder-decoders
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };
@@ -25,7 +26,8 @@ struct ReferenceSentence {
     std::string text;
     std::vector<int> ids;
     std::vector<std::string> tokens;
-    std::map<std::string, ReferenceResult> results;  // "original", "shared-qk", "tied-kv", "single-w"
+    std::map<std::string, ReferenceResult>
+        results;  // "original", "shared-qk", "tied-kv", "single-w"
 };
 
 struct ModelReference {

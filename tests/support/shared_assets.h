@@ -15,9 +15,9 @@ std::filesystem::path testDataDir();
 
 // Skips the current test, with a message saying how to provide the assets, when ../shared is
 // absent; otherwise binds `var` to the shared folder's path.
-#define QKV_REQUIRE_SHARED(var)                                                            \
-    auto var##_opt = ::qkv::test::sharedDir();                                             \
-    if (!var##_opt)                                                                        \
+#define QKV_REQUIRE_SHARED(var)                                                             \
+    auto var##_opt = ::qkv::test::sharedDir();                                              \
+    if (!var##_opt)                                                                         \
         GTEST_SKIP() << "shared reference assets not found (looked in $QKV_SHARED_DIR and " \
-                        "../shared beside the repository); reference tests skipped";       \
+                        "../shared beside the repository); reference tests skipped";        \
     const std::filesystem::path var = *var##_opt

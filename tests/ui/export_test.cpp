@@ -30,7 +30,7 @@ QByteArray fileStart(const QString& path, int bytes) {
 }
 
 class ExportTest : public MainWindowTest {
-protected:
+  protected:
     void openMovie() {
         const auto shared = ::qkv::test::sharedDir();
         ASSERT_TRUE(shared);

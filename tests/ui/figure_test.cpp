@@ -80,7 +80,7 @@ TEST(HeadMatrices, DifferenceKeepsMaskedCellsMasked) {
 }
 
 class FigureTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         plot.resize(900, 600);
         trace = syntheticTrace(6);

@@ -30,11 +30,12 @@ constexpr qint64 kMaxCancelMs = 200;
 
 // Records when a fast timer actually fires on the GUI thread.
 class TickRecorder {
-public:
+  public:
     TickRecorder() {
         m_timer.setInterval(kTickMs);
         m_timer.setTimerType(Qt::PreciseTimer);
-        QObject::connect(&m_timer, &QTimer::timeout, [this] { m_ticks.push_back(m_clock.elapsed()); });
+        QObject::connect(&m_timer, &QTimer::timeout,
+                         [this] { m_ticks.push_back(m_clock.elapsed()); });
         m_clock.start();
         m_timer.start();
     }
@@ -45,12 +46,13 @@ public:
     double hz() const { return m_end > 0 ? 1000.0 * m_ticks.size() / m_end : 0; }
     qint64 longestGapMs() const {
         qint64 gap = m_ticks.empty() ? m_end : m_ticks.front();
-        for (size_t i = 1; i < m_ticks.size(); ++i) gap = std::max(gap, m_ticks[i] - m_ticks[i - 1]);
+        for (size_t i = 1; i < m_ticks.size(); ++i)
+            gap = std::max(gap, m_ticks[i] - m_ticks[i - 1]);
         return m_ticks.empty() ? gap : std::max(gap, m_end - m_ticks.back());
     }
     qint64 durationMs() const { return m_end; }
 
-private:
+  private:
     QElapsedTimer m_clock;
     QTimer m_timer;
     std::vector<qint64> m_ticks;
@@ -76,7 +78,7 @@ QString sentenceOfLength(const Model& model, int tokens) {
 }
 
 class ResponsivenessThreadTest : public MainWindowTest {
-protected:
+  protected:
     // stories260K with a sentence of 490-512 tokens, every head kept.
     void openLongSentence() {
         const auto shared = ::qkv::test::sharedDir();
@@ -163,9 +165,9 @@ TEST_F(ResponsivenessThreadTest, CancelLeavesTheDocumentIdleAndTheWorkerFreeWith
     const qint64 freeMs = clock.elapsed();
     ticks.stop();
     std::cout << "[ measure  ] full computation " << fullMs << " ms (" << m_tokens
-              << " tokens); cancelled while busy: document idle after " << idleMs << " ms, next result after " << freeMs
-              << " ms; timer " << ticks.hz() << " Hz, longest gap " << ticks.longestGapMs()
-              << " ms\n";
+              << " tokens); cancelled while busy: document idle after " << idleMs
+              << " ms, next result after " << freeMs << " ms; timer " << ticks.hz()
+              << " Hz, longest gap " << ticks.longestGapMs() << " ms\n";
     RecordProperty("cancel_idle_ms", std::to_string(idleMs));
     RecordProperty("cancel_free_ms", std::to_string(freeMs));
     if (!kTimingsMeaningful) return printUnasserted();

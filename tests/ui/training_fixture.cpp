@@ -16,20 +16,19 @@ nlohmann::json fixtureLog(const FixtureRun& run) {
                          {"val_loss", 2.5 / i + offset + 0.05},
                          {"tokens_per_s", 1000.0 + 10 * i},
                          {"learning_rate", 0.006}});
-    nlohmann::json log = {
-        {"command", "qkvlab-cli train --config " + run.tying.toStdString()},
-        {"seed", 1},
-        {"config",
-         {{"attention", run.tying.toStdString()},
-          {"layers", kFixtureLayers},
-          {"heads", kFixtureHeads},
-          {"parameters", 10000 + static_cast<int>(run.seed)},
-          {"steps", 100 * run.entries},
-          {"context", run.context}}},
-        {"steps", steps},
-        {"completed_steps", 100 * run.entries},
-        {"finished", run.finished},
-        {"tokens_per_s", 1234.5}};
+    nlohmann::json log = {{"command", "qkvlab-cli train --config " + run.tying.toStdString()},
+                          {"seed", 1},
+                          {"config",
+                           {{"attention", run.tying.toStdString()},
+                            {"layers", kFixtureLayers},
+                            {"heads", kFixtureHeads},
+                            {"parameters", 10000 + static_cast<int>(run.seed)},
+                            {"steps", 100 * run.entries},
+                            {"context", run.context}}},
+                          {"steps", steps},
+                          {"completed_steps", 100 * run.entries},
+                          {"finished", run.finished},
+                          {"tokens_per_s", 1234.5}};
     if (run.finished) {
         const nlohmann::json& last = steps.back();
         log["final"] = {{"step", last["step"]},

@@ -11,9 +11,9 @@ namespace qkv::ui::test {
 
 struct FixtureRun {
     QString tying = QStringLiteral("learned");
-    unsigned seed = 7;      // weights, and an offset of the losses
-    int entries = 5;        // validation entries, every 100 steps
-    bool finished = true;   // false: no "final" entry, as while training
+    unsigned seed = 7;     // weights, and an offset of the losses
+    int entries = 5;       // validation entries, every 100 steps
+    bool finished = true;  // false: no "final" entry, as while training
     int context = 16;
 };
 

@@ -110,7 +110,7 @@ TEST(TrainingRuns, FindsTheSiblingVariantsByName) {
 }
 
 class TrainingTabTest : public MainWindowTest {
-protected:
+  protected:
     void writeToyVariants() {
         writeVariantFolder(pathOf(dir, "toy-learned"), {QStringLiteral("learned"), 1});
         writeVariantFolder(pathOf(dir, "toy-shared-qk"), {QStringLiteral("shared-qk"), 2});
@@ -178,15 +178,16 @@ TEST_F(TrainingTabTest, ShowsCurvesTableAndEachVariantsAttention) {
     ASSERT_EQ(figure.spec().panels.size(), 3u);
     EXPECT_EQ(figure.spec().columns, 2);
     for (int v = 0; v < 3; ++v) {
-        EXPECT_EQ(figure.spec().panels[v].title, readTrainingRun(folderOf(dir, folders[v]))->attention);
+        EXPECT_EQ(figure.spec().panels[v].title,
+                  readTrainingRun(folderOf(dir, folders[v]))->attention);
         expectCoreAttention(figure, v, folderOf(dir, folders[v]), kSentence, 0, 0);
     }
 
     doc().setHead(1, 3);
     ASSERT_TRUE(attentionShown());
     for (int v = 0; v < 3; ++v)
-        expectCoreAttention(view()->heatmap()->figure(), v, folderOf(dir, folders[v]), kSentence,
-                            1, 3);
+        expectCoreAttention(view()->heatmap()->figure(), v, folderOf(dir, folders[v]), kSentence, 1,
+                            3);
     EXPECT_TRUE(sink.errors.isEmpty());
 }
 
@@ -226,12 +227,15 @@ TEST_F(TrainingTabTest, AVariantWrittenWhileTheTabIsOpenAppears) {
     ASSERT_TRUE(attentionShown());
     ASSERT_EQ(view()->table()->rowCount(), 3);
     writeVariantFolder(pathOf(dir, "toy-single-w"), {QStringLiteral("single-w"), 4});
-    ASSERT_TRUE(waitFor([&] {
-        return view()->table()->rowCount() == 4 &&
-               view()->heatmap()->figure().spec().panels.size() == 4;
-    }, 10000)) << "the new variant was not picked up";
-    expectCoreAttention(view()->heatmap()->figure(), 3, folderOf(dir, "toy-single-w"), kSentence,
-                        0, 0);
+    ASSERT_TRUE(waitFor(
+        [&] {
+            return view()->table()->rowCount() == 4 &&
+                   view()->heatmap()->figure().spec().panels.size() == 4;
+        },
+        10000))
+        << "the new variant was not picked up";
+    expectCoreAttention(view()->heatmap()->figure(), 3, folderOf(dir, "toy-single-w"), kSentence, 0,
+                        0);
 }
 
 TEST_F(TrainingTabTest, ShippedVariantsMatchTheirLogsAndTheirCore) {

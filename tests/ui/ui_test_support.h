@@ -37,7 +37,7 @@ Reference referenceTrace(const QString& folder, const QString& text,
                          const AttentionConfig& config = {});
 
 class MainWindowTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override;
     void TearDown() override;
 

@@ -44,8 +44,7 @@ void ComputeWorker::loadModel(const QString& folder, quint64 load) {
         m_backend = std::move(backend);
         m_forward = std::move(forward);
         m_weightMetrics.clear();
-        emit modelLoaded(load, m_model, m_backendChoice,
-                         QString::fromStdString(m_backend->name()));
+        emit modelLoaded(load, m_model, m_backendChoice, QString::fromStdString(m_backend->name()));
         if (!backendError.isEmpty()) emit backendFailed(requested, backendError);
     } catch (const Error& e) {
         emit modelFailed(load, folder, QString::fromStdString(e.what()));

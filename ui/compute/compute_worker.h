@@ -20,7 +20,7 @@ namespace qkv::ui {
 
 class ComputeWorker : public QObject {
     Q_OBJECT
-public:
+  public:
     ComputeWorker();
     ~ComputeWorker() override;
 
@@ -38,7 +38,7 @@ public:
     void selectBackend(const QString& choice);
     void compute(const ComputeRequest& request);
 
-signals:
+  signals:
     void modelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model, QString backendChoice,
                      QString backendName);
     void modelFailed(quint64 load, QString folder, QString message);
@@ -48,7 +48,7 @@ signals:
     void metricsReady(qkv::ui::MetricsSnapshotPtr metrics);
     void computeFailed(quint64 sequence, QString message);
 
-private:
+  private:
     bool isStale(const ComputeRequest& request) const;
     TraceSnapshotPtr runForward(const ComputeRequest& request);
     MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);

@@ -224,10 +224,7 @@ void LabDocument::setBusy(bool busy) {
 }
 
 void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
-    if (snapshot->sequence != m_sequence) {
-        ++m_dropped;
-        return;
-    }
+    if (snapshot->sequence != m_sequence) return;  // a newer request is on its way
     m_snapshot = std::move(snapshot);
     m_error.clear();
     if (m_tokenPair && std::max(m_tokenPair->query, m_tokenPair->key) >=

@@ -30,7 +30,7 @@ struct TokenPair {
 
 class LabDocument : public QObject {
     Q_OBJECT
-public:
+  public:
     static constexpr int kDefaultDebounceMs = 150;
 
     explicit LabDocument(QObject* parent = nullptr);
@@ -46,7 +46,6 @@ public:
 
     QString text() const { return m_text; }
     void setText(const QString& text);  // recomputes after the debounce interval
-    int debounceInterval() const { return m_debounce.interval(); }
     void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
 
     const AttentionConfig& config() const { return m_config; }
@@ -80,9 +79,8 @@ public:
     MetricsSnapshotPtr metrics() const { return m_metrics; }
     QString computeError() const { return m_error; }
     bool isBusy() const { return m_busy; }
-    int droppedResults() const { return m_dropped; }
 
-signals:
+  signals:
     void modelLoading(QString folder);
     void modelChanged();
     void modelFailed(QString folder, QString message);
@@ -100,12 +98,12 @@ signals:
     void metricsChanged();
     void computeFailed(QString message);
 
-private:
+  private:
     void submit(bool captureAll = false);
     void clearResults();
     void setBusy(bool busy);
-    void onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model,
-                       QString backendChoice, QString backendName);
+    void onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model, QString backendChoice,
+                       QString backendName);
     void onModelFailed(quint64 load, QString folder, QString message);
     void cancelLoading();
     void onBackendChanged(QString choice, QString name);
@@ -138,7 +136,6 @@ private:
     MetricsSnapshotPtr m_metrics;
     QString m_error;
     bool m_busy = false;
-    int m_dropped = 0;
 };
 
 }  // namespace qkv::ui

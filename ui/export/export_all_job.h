@@ -21,7 +21,7 @@ class LabDocument;
 
 class ExportAllJob : public QObject {
     Q_OBJECT
-public:
+  public:
     ExportAllJob(LabDocument& document, QString folder, ImageFormat format, QSize size,
                  QObject* parent = nullptr);
     ~ExportAllJob() override;
@@ -31,12 +31,12 @@ public:
     int total() const { return m_total; }
     static QString fileName(int layer, int head, ImageFormat format);  // "layer02_head05.png"
 
-signals:
+  signals:
     void progressChanged(int done, int total);
     // completed: every file written. Otherwise `error` says why, or is empty when cancelled.
     void finished(bool completed, QString error);
 
-private:
+  private:
     void onDocumentUpdated();
     void renderNext();
     void writeMetrics();

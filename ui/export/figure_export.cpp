@@ -22,13 +22,13 @@ constexpr int kVectorDpi = 96;
 
 // Restores the figure's on-screen layout after it was laid out at an export size.
 class ExportLayout {
-public:
+  public:
     ExportLayout(HeatmapFigure& figure, const QSize& size) : m_figure(figure) {
         m_figure.fitCells(size);
     }
     ~ExportLayout() { m_figure.fitCells(m_figure.plot()->size()); }
 
-private:
+  private:
     HeatmapFigure& m_figure;
 };
 
@@ -138,8 +138,7 @@ QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& 
                                       : renderPdf(figure.plot(), size);
 }
 
-std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path,
-                                   const QSize& size) {
+std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
     const auto format = imageFormatForPath(path);
     if (!format) throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
     QByteArray bytes;

@@ -45,7 +45,7 @@ struct HeatmapCell {
 };
 
 class HeatmapFigure {
-public:
+  public:
     explicit HeatmapFigure(QCustomPlot* plot);
     HeatmapFigure(const HeatmapFigure&) = delete;
     HeatmapFigure& operator=(const HeatmapFigure&) = delete;
@@ -72,7 +72,7 @@ public:
     QCPColorMap* colorMap(int panel) const { return m_drawn.at(panel).map; }
     QCPColorScale* colorScale(int group) const;
 
-private:
+  private:
     struct Drawn {
         QCPAxisRect* rect = nullptr;
         QCPColorMap* map = nullptr;

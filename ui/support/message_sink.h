@@ -9,7 +9,7 @@ class QWidget;
 namespace qkv::ui {
 
 class MessageSink {
-public:
+  public:
     virtual ~MessageSink() = default;
     virtual void error(const QString& title, const QString& message) = 0;
     virtual void information(const QString& title, const QString& message) = 0;
@@ -17,18 +17,18 @@ public:
 
 // Modal message boxes over a parent window.
 class DialogMessageSink : public MessageSink {
-public:
+  public:
     explicit DialogMessageSink(QWidget* parent) : m_parent(parent) {}
     void error(const QString& title, const QString& message) override;
     void information(const QString& title, const QString& message) override;
 
-private:
+  private:
     QWidget* m_parent;
 };
 
 // Keeps messages for inspection (tests, headless runs).
 class RecordingMessageSink : public MessageSink {
-public:
+  public:
     void error(const QString& title, const QString& message) override {
         errors.append(title + ": " + message);
     }

@@ -10,7 +10,7 @@ namespace qkv::ui {
 
 template <typename T>
 class Setting {
-public:
+  public:
     Setting(QString key, T fallback) : m_key(std::move(key)), m_default(std::move(fallback)) {}
 
     T value() const {
@@ -21,7 +21,7 @@ public:
     const QString& key() const { return m_key; }
     const T& defaultValue() const { return m_default; }
 
-private:
+  private:
     QString m_key;
     T m_default;
 };

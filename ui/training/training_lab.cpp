@@ -4,8 +4,8 @@
 #include <QFileInfo>
 #include <algorithm>
 
-#include "ui/training/variant_worker.h"
 #include "ui/support/worker_thread.h"
+#include "ui/training/variant_worker.h"
 
 namespace qkv::ui {
 

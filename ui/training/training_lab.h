@@ -29,7 +29,7 @@ struct LoggedVariant {
 
 class TrainingLab : public QObject {
     Q_OBJECT
-public:
+  public:
     static constexpr int kReloadDelayMs = 300;
 
     explicit TrainingLab(QObject* parent = nullptr);
@@ -51,12 +51,12 @@ public:
     bool isBusy() const { return m_busy; }
     void cancel();
 
-signals:
+  signals:
     void variantsChanged();
     void attentionChanged();
     void busyChanged(bool busy);
 
-private:
+  private:
     void reload();
     void watch();
     void submit();

@@ -26,7 +26,7 @@ struct TrainingRun {
     double finalValLoss = 0;
     double perplexity = 0;  // exp(final validation loss)
     long long parameters = 0;
-    double tokensPerSecond = 0;  // over the whole run
+    double tokensPerSecond = 0;            // over the whole run
     std::optional<double> evaluationLoss;  // evaluation.json, when present
 };
 

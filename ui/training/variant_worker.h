@@ -19,7 +19,7 @@ namespace qkv::ui {
 
 class VariantWorker : public QObject {
     Q_OBJECT
-public:
+  public:
     VariantWorker();
     ~VariantWorker() override;
 
@@ -29,10 +29,10 @@ public:
     // Runs on the worker's thread (queued through QMetaObject::invokeMethod).
     void compute(const VariantRequest& request);
 
-signals:
+  signals:
     void ready(qkv::ui::VariantSnapshotPtr snapshot);
 
-private:
+  private:
     struct OpenModel {
         QString signature;  // the folder's files, sizes and times when it was opened
         std::unique_ptr<Model> model;

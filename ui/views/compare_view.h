@@ -9,15 +9,15 @@ namespace qkv::ui {
 
 class CompareView : public HeadFigureView {
     Q_OBJECT
-public:
+  public:
     explicit CompareView(LabDocument& document, QWidget* parent = nullptr);
 
-protected:
+  protected:
     FigureSpec buildFigure(const HeadFigureInput& input) const override;
     QString cellValues(const HeatmapCell& cell) const override;
     void onFigureShown(bool shown) override;
 
-private:
+  private:
     QLabel* m_hint;
 };
 

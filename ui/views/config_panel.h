@@ -13,7 +13,7 @@ class LabDocument;
 
 class ConfigPanel : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit ConfigPanel(LabDocument& document, QWidget* parent = nullptr);
 
     QComboBox* presetBox() const { return m_preset; }
@@ -21,7 +21,7 @@ public:
     QCheckBox* scaleOutsideBox() const { return m_scaleOutside; }
     QCheckBox* maskSelfBox() const { return m_maskSelf; }
 
-private:
+  private:
     void onPresetChosen();
     void onSlotsChanged();
     void onOptionsChanged();

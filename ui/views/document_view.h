@@ -13,13 +13,13 @@ class LabDocument;
 
 class DocumentView : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit DocumentView(LabDocument& document, QWidget* parent = nullptr);
 
     // Redraws now if visible, else when next shown.
     void scheduleRefresh();
 
-protected:
+  protected:
     virtual void refresh() = 0;
     void showEvent(QShowEvent* event) override;
     LabDocument& document() const { return m_document; }
@@ -30,7 +30,7 @@ protected:
     // The clicked token pair as a heatmap (row, col), to outline it.
     static std::optional<std::pair<int, int>> selectedCell(const LabDocument& document);
 
-private:
+  private:
     LabDocument& m_document;
     bool m_dirty = true;
 };

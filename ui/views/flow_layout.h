@@ -7,7 +7,7 @@
 namespace qkv::ui {
 
 class FlowLayout : public QLayout {
-public:
+  public:
     explicit FlowLayout(QWidget* parent, int spacing = 4);
     ~FlowLayout() override;
 
@@ -22,7 +22,7 @@ public:
     QSize sizeHint() const override { return minimumSize(); }
     void setGeometry(const QRect& rect) override;
 
-private:
+  private:
     int arrange(const QRect& rect, bool apply) const;
 
     QList<QLayoutItem*> m_items;

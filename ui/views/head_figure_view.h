@@ -14,10 +14,10 @@ struct HeatmapCell;
 
 class HeadFigureView : public DocumentView {
     Q_OBJECT
-public:
+  public:
     HeatmapWidget* heatmap() const { return m_heatmap; }
 
-protected:
+  protected:
     HeadFigureView(LabDocument& document, QWidget* parent);
 
     void refresh() override;
@@ -28,7 +28,7 @@ protected:
     virtual void onFigureShown(bool shown) {}
     QVBoxLayout* layout() const { return m_layout; }
 
-private:
+  private:
     QString cellToolTip(const HeatmapCell& cell) const;
 
     QVBoxLayout* m_layout;

@@ -14,14 +14,14 @@ class LabDocument;
 
 class HeadPicker : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit HeadPicker(LabDocument& document, QWidget* parent = nullptr);
 
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* headBox() const { return m_head; }
     QAbstractButton* modeButton(int mode) const;
 
-private:
+  private:
     void onModelChanged();
     void onHeadChanged(int layer, int head);
     void onModeChanged();

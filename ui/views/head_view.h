@@ -7,10 +7,10 @@ namespace qkv::ui {
 
 class HeadView : public HeadFigureView {
     Q_OBJECT
-public:
+  public:
     explicit HeadView(LabDocument& document, QWidget* parent = nullptr);
 
-protected:
+  protected:
     FigureSpec buildFigure(const HeadFigureInput& input) const override;
     QString cellValues(const HeatmapCell& cell) const override;
 };

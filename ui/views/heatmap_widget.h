@@ -19,7 +19,7 @@ namespace qkv::ui {
 
 class HeatmapWidget : public QWidget {
     Q_OBJECT
-public:
+  public:
     using ToolTipProvider = std::function<QString(const HeatmapCell&)>;
 
     explicit HeatmapWidget(QWidget* parent = nullptr);
@@ -38,14 +38,14 @@ public:
     void setToolTipProvider(ToolTipProvider provider) { m_toolTip = std::move(provider); }
     QString lastToolTip() const { return m_lastToolTip; }
 
-signals:
+  signals:
     void cellClicked(qkv::ui::HeatmapCell cell);
     void figureShown();  // after the new figure was painted into the plot's buffer
 
-protected:
+  protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
-private:
+  private:
     void onMouseMove(QMouseEvent* event);
     void onMousePress(QMouseEvent* event);
 

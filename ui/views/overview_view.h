@@ -13,19 +13,19 @@ class HeatmapWidget;
 
 class OverviewView : public DocumentView {
     Q_OBJECT
-public:
+  public:
     explicit OverviewView(LabDocument& document, QWidget* parent = nullptr);
     HeatmapWidget* heatmap() const { return m_heatmap; }
     HeadMetric metric() const;
     void setMetric(HeadMetric metric);
 
-signals:
+  signals:
     void headActivated(int layer, int head);  // the user clicked a head's cell
 
-protected:
+  protected:
     void refresh() override;
 
-private:
+  private:
     QString cellToolTip(const HeatmapCell& cell) const;
     void onMetricChosen();
 

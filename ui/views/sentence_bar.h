@@ -13,11 +13,11 @@ QStringList exampleSentences();
 
 class SentenceBar : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit SentenceBar(LabDocument& document, QWidget* parent = nullptr);
     QLineEdit* editor() const { return m_editor; }
 
-private:
+  private:
     void onDocumentTextChanged(const QString& text);
 
     LabDocument& m_document;

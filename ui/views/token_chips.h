@@ -14,13 +14,13 @@ class LabDocument;
 
 class TokenChips : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit TokenChips(LabDocument& document, QWidget* parent = nullptr);
 
     QStringList chipTexts() const;  // what the chips show, in order
     QString noticeText() const;     // truncation note, or empty
 
-private:
+  private:
     void rebuild();
     void highlight();
 

@@ -46,8 +46,8 @@ TrainingTable::TrainingTable(QWidget* parent) : QTableWidget(parent) {
         tr("Final validation loss: mean next-token cross-entropy, nats per token"));
     horizontalHeaderItem(Perplexity)->setToolTip(tr("exp(validation loss)"));
     horizontalHeaderItem(TrainLoss)->setToolTip(tr("Mean training loss over the last interval"));
-    horizontalHeaderItem(Parameters)->setToolTip(
-        tr("Distinct trained parameters: tying shares attention matrices"));
+    horizontalHeaderItem(Parameters)
+        ->setToolTip(tr("Distinct trained parameters: tying shares attention matrices"));
     verticalHeader()->hide();
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
@@ -94,7 +94,8 @@ void TrainingTable::setVariants(const std::vector<LoggedVariant>& variants) {
         item(row, Steps)->setText(stepsText(run));
         if (!run.finished) item(row, Steps)->setToolTip(tr("still training, or interrupted"));
         item(row, Parameters)->setText(QLocale().toString(run.parameters));
-        item(row, TokensPerSecond)->setText(QLocale().toString(qlonglong(std::llround(run.tokensPerSecond))));
+        item(row, TokensPerSecond)
+            ->setText(QLocale().toString(qlonglong(std::llround(run.tokensPerSecond))));
     }
 }
 

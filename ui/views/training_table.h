@@ -11,7 +11,7 @@ namespace qkv::ui {
 
 class TrainingTable : public QTableWidget {
     Q_OBJECT
-public:
+  public:
     enum Column { Variant, ValLoss, Perplexity, TrainLoss, Steps, Parameters, TokensPerSecond };
 
     explicit TrainingTable(QWidget* parent = nullptr);

@@ -24,7 +24,7 @@ struct HeatmapCell;
 
 class TrainingView : public DocumentView {
     Q_OBJECT
-public:
+  public:
     explicit TrainingView(LabDocument& document, QWidget* parent = nullptr);
     ~TrainingView() override;
 
@@ -36,13 +36,13 @@ public:
     QString emptyStateText() const;
     QString noticeText() const;  // truncated sentences and variants that could not run
 
-signals:
+  signals:
     void openModelRequested(QString folder);
 
-protected:
+  protected:
     void refresh() override;
 
-private:
+  private:
     QWidget* buildEmptyPage();
     QWidget* buildLabPage();
     void showEmptyState();

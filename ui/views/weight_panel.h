@@ -13,7 +13,7 @@ namespace qkv::ui {
 
 class WeightPanel : public DocumentView {
     Q_OBJECT
-public:
+  public:
     explicit WeightPanel(LabDocument& document, QWidget* parent = nullptr);
 
     // The value labels, by name ("rank", "parameters", "symmetry", "positivity", "score-symmetry",
@@ -21,10 +21,10 @@ public:
     QString valueText(const QString& name) const;
     QCustomPlot* spectrumPlot() const { return m_spectrum; }
 
-protected:
+  protected:
     void refresh() override;
 
-private:
+  private:
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& name);
     void showHeadMetrics();
     void showTokenPair();

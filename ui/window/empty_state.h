@@ -9,15 +9,15 @@ namespace qkv::ui {
 
 class EmptyState : public QWidget {
     Q_OBJECT
-public:
+  public:
     explicit EmptyState(QWidget* parent = nullptr);
     void refresh();  // re-reads the recent and example models
 
-signals:
+  signals:
     void openRequested();
     void modelChosen(QString folder);
 
-private:
+  private:
     QVBoxLayout* m_models;
 };
 

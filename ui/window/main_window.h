@@ -35,7 +35,7 @@ class WeightPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
-public:
+  public:
     enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3 };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -75,12 +75,12 @@ public:
     // The status bar's fields: "model", "tokens", "backend", "time".
     QString statusField(const QString& name) const;
 
-protected:
+  protected:
     void closeEvent(QCloseEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
-private:
+  private:
     void buildLayout();
     void buildStatusBar();
     void buildMenus();

@@ -5,7 +5,7 @@
 namespace qkv::ui {
 
 class RecentModels {
-public:
+  public:
     static constexpr int kMaxCount = 8;
     static QStringList list();  // only folders that still exist
     static void add(const QString& folder);

@@ -22,6 +22,13 @@ Activation activationNamed(const ConfigReader& r, const char* key, const std::st
 
 namespace qkv::families {
 
+// The keys most Hugging Face configs use: num_hidden_layers, num_attention_heads,
+// num_key_value_heads (default: heads), hidden_size, intermediate_size, vocab_size,
+// max_position_embeddings.
+void readStandardShape(const ConfigReader& r, ModelConfig& c, int defaultContext);
+// readStandardShape plus head_dim, rms_norm_eps, rope_theta: pre-RMSNorm with full-head rotary
+// positions and no rope_scaling.
+void readRotaryShape(const ConfigReader& r, ModelConfig& c, int defaultContext, int defaultHeadDim);
 // The Llama shape most rotary decoders share (keys num_hidden_layers, num_attention_heads,
 // num_key_value_heads, hidden_size, intermediate_size, head_dim, rms_norm_eps, rope_theta):
 // pre-RMSNorm, full-head rotary, SwiGLU, no rope_scaling.
@@ -30,5 +37,7 @@ void readRotaryDecoder(const ConfigReader& r, ModelConfig& c);
 // (with biases when `qkvBias`) and o_proj.
 void bindLlamaAttention(TensorBinder& b, const ModelConfig& c, const std::string& p, bool qkvBias,
                         LayerWeights& layer);
+// gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), without biases.
+void bindGatedMlp(TensorBinder& b, const ModelConfig& c, const std::string& p, LayerWeights& layer);
 
 }  // namespace qkv::families

@@ -14,18 +14,7 @@ namespace qkv::families {
 namespace {
 
 void read(const ConfigReader& r, ModelConfig& c) {
-    c.layers = r.positiveInt("num_hidden_layers");
-    c.heads = r.positiveInt("num_attention_heads");
-    c.kvHeads = r.positiveIntOr("num_key_value_heads", c.heads);
-    c.dModel = r.width("hidden_size");
-    c.dFF = r.width("intermediate_size");
-    c.vocabSize = r.positiveInt("vocab_size");
-    c.contextLength = r.positiveIntOr("max_position_embeddings", 8192);
-    c.headDim = r.widthOr("head_dim", 256);
-    c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
-    c.ropeTheta = r.numberOr("rope_theta", 10000.0f);
-    c.norm = NormKind::RmsNorm;
-    c.positions = Positions::Rotary;
+    readRotaryShape(r, c, 8192, 256);  // HF Gemma2Config's defaults
     c.embeddingScale = std::sqrt(static_cast<float>(c.dModel));
     const std::string act =
         r.stringOr("hidden_activation", r.stringOr("hidden_act", "gelu_pytorch_tanh"));
@@ -40,7 +29,6 @@ void read(const ConfigReader& r, ModelConfig& c) {
     c.slidingWindow = r.positiveIntOr("sliding_window", 0);
     c.slidingWindowPeriod = 2;  // layers 0, 2, 4, ... are the local ones
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
-    r.requireNull("rope_scaling", "rope_scaling (scaled rotary positions)");
     if (r.boolOr("attention_bias", false)) r.fail("attention_bias is not supported for Gemma-2");
 }
 
@@ -59,9 +47,7 @@ ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
         bindLlamaAttention(b, c, p + "self_attn.", false, layer);
         layer.attentionOutputNorm = gemmaNorm(b, p + "post_attention_layernorm", d);
         layer.mlpNorm = gemmaNorm(b, p + "pre_feedforward_layernorm", d);
-        layer.mlpGate = linearLayer(b, p + "mlp.gate_proj", d, c.dFF, false);
-        layer.mlpIn = linearLayer(b, p + "mlp.up_proj", d, c.dFF, false);
-        layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
+        bindGatedMlp(b, c, p + "mlp.", layer);
         layer.mlpOutputNorm = gemmaNorm(b, p + "post_feedforward_layernorm", d);
         w.layers.push_back(layer);
     }

@@ -9,13 +9,8 @@ namespace qkv::families {
 namespace {
 
 void read(const ConfigReader& r, ModelConfig& c) {
-    c.layers = r.positiveInt("num_hidden_layers");
-    c.heads = r.positiveInt("num_attention_heads");
+    readStandardShape(r, c, 2048);
     c.kvHeads = c.heads;
-    c.dModel = r.width("hidden_size");
-    c.dFF = r.width("intermediate_size");
-    c.vocabSize = r.positiveInt("vocab_size");
-    c.contextLength = r.positiveIntOr("max_position_embeddings", 2048);
     c.normEps = r.numberOr("layer_norm_eps", 1e-5f);
     c.activation = activationNamed(r, "hidden_act", "gelu");
     c.positions = Positions::Rotary;

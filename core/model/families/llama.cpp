@@ -30,9 +30,7 @@ ModelWeights bindDecoder(TensorBinder& b, const ModelConfig& c, bool qkvBias) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
         bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer);
         layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
-        layer.mlpGate = linearLayer(b, p + "mlp.gate_proj", d, c.dFF, false);
-        layer.mlpIn = linearLayer(b, p + "mlp.up_proj", d, c.dFF, false);
-        layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
+        bindGatedMlp(b, c, p + "mlp.", layer);
         w.layers.push_back(layer);
     }
     w.finalNorm = rmsNorm(b, "norm", d);

@@ -1,0 +1,63 @@
+// The contract between the Vulkan backend and its kernels, declared once: each kernel's
+// push-constant fields and the codes it reads from them. The shaders include this file
+// (GL_GOOGLE_include_directive) and expand a field list inside
+// `layout(push_constant) uniform Params { ... } p;`; gpu/vulkan_pipelines.h expands the same
+// list in its C++ structs, so the two cannot drift apart. Every field is a 32-bit scalar (uint
+// or float), which std430 and C++ both pack without padding (vulkan_pipelines.h checks sizes).
+
+// gemm.comp and gemv.comp: C = alpha · A B (+ bias) over a batch of heads.
+#define QKV_GEMM_PARAMS                                                                  \
+    uint m, n, k;                                                                        \
+    uint lda, ldb, ldc;                                                                  \
+    uint aOffset, bOffset, cOffset; /* in floats */                                      \
+    uint aBatchStride, bBatchStride, cBatchStride;                                       \
+    uint aGroup, bGroup;                                                                 \
+    uint batchBase; /* first batch index of this dispatch (added to gl_WorkGroupID.z) */ \
+    float alpha;                                                                         \
+    uint flags;                                                                          \
+    uint biasOffset; /* bias[biasOffset + column]: a weight stored in parts adds its slice */
+#define QKV_GEMM_BIAS 1u
+#define QKV_GEMM_VEC_A 2u   /* A's rows and offsets are multiples of 4 floats (and K too) */
+#define QKV_GEMM_VEC_B 4u   /* likewise for B along its contiguous dimension */
+#define QKV_GEMM_VEC_C 8u   /* C's rows, offsets and N are multiples of 4 */
+#define QKV_GEMM_CAUSAL 16u /* A is lower triangular (masked probabilities) */
+
+// softmax.comp: masked softmax of one n x n score matrix per head.
+#define QKV_SOFTMAX_PARAMS                                            \
+    uint n;                                                           \
+    uint headStride; /* floats between consecutive heads' matrices */ \
+    uint causal;                                                      \
+    uint maskSelf;                                                    \
+    uint transform; /* QKV_TRANSFORM_* */                             \
+    float postScale;                                                  \
+    float softCap; /* 0: none */                                      \
+    uint window;   /* 0: none */
+#define QKV_TRANSFORM_NONE 0u
+#define QKV_TRANSFORM_SYMMETRIC 1u
+#define QKV_TRANSFORM_SKEW 2u
+
+// norm.comp: LayerNorm or RMSNorm per row.
+#define QKV_NORM_PARAMS            \
+    uint rows;                     \
+    uint cols;                     \
+    float eps;                     \
+    uint rms;     /* 1: RMSNorm */ \
+    uint hasBeta; /* LayerNorm only */
+
+// eltwise.comp: x := op(x[, y]) element by element.
+#define QKV_ELTWISE_PARAMS \
+    uint count;            \
+    uint op; /* QKV_ELTWISE_* */
+#define QKV_ELTWISE_GELU_TANH 0u
+#define QKV_ELTWISE_GELU_EXACT 1u
+#define QKV_ELTWISE_RELU 2u
+#define QKV_ELTWISE_SWIGLU 3u
+#define QKV_ELTWISE_ADD 4u
+#define QKV_ELTWISE_GELU_TANH_GLU 5u
+
+// rope.comp: rotary embedding on the first rotaryDims of each head.
+#define QKV_ROPE_PARAMS \
+    uint rows;          \
+    uint cols;          \
+    uint headDim;       \
+    uint rotaryDims;
