@@ -136,6 +136,15 @@ ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
     return out;
 }
 
+void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace) {
+    for (int l = 0; l < static_cast<int>(metrics.layers.size()) && l < trace.layerCount(); ++l) {
+        std::vector<HeadMetrics>& heads = metrics.layers[l].heads;
+        for (int h = 0; h < static_cast<int>(heads.size()); ++h)
+            if (trace.hasScores(l, h))
+                heads[h].scoreSymmetry = symmetryScore(trace.scores(l, h).cast<double>());
+    }
+}
+
 HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int layer, int head,
                         const AttentionTrace* trace) {
     checkTrace(model.config(), trace);

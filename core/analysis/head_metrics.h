@@ -46,10 +46,14 @@ MatrixView headProjection(const Model& model, const AttentionConfig& config, int
 
 // Weight metrics of every head and layer under `config`; with a trace (whose scores were
 // captured) also each head's score symmetry; a trace of another shape throws qkv::Error.
-// `cancel` is polled before each layer (throws qkv::Cancelled from core/model/forward.h).
+// `cancel` is polled before each layer (throws qkv::Cancelled, core/util/error.h).
 ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
                           const AttentionTrace* trace = nullptr,
                           const std::atomic<bool>* cancel = nullptr);
+
+// Fills the score symmetry of every head the trace captured into metrics computed without a
+// trace (the weights' part, which a caller may cache per configuration).
+void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace);
 
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int layer, int head,

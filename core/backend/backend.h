@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/backend/activation.h"
 #include "core/backend/matrix_view.h"
-#include "core/io/model_config.h"
 
 namespace qkv {
 

@@ -32,12 +32,6 @@ struct ForwardResult {
     RowMatrixXf logits;  // 1 x vocab (last position), n x vocab, or empty
 };
 
-// Thrown when ForwardRequest::cancel was raised.
-class Cancelled : public Error {
-  public:
-    Cancelled() : Error("cancelled") {}
-};
-
 class ForwardPass {
   public:
     // Binds the model's weights to the backend (a GPU backend uploads them here). Both must

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/io/model_config.h"
+#include "core/model/model_config.h"
 #include "core/model/model_weights.h"
 #include "core/tokenize/tokenizer.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/io/config_reader.h"
-#include "core/io/model_config.h"
+#include "core/model/model_config.h"
 #include "core/model/model_weights.h"
 #include "core/model/tensor_binder.h"
 

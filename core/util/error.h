@@ -11,4 +11,10 @@ class Error : public std::runtime_error {
     explicit Error(const std::string& message) : std::runtime_error(message) {}
 };
 
+// Thrown when long work (a forward, an analysis, training) sees its cancel flag raised.
+class Cancelled : public Error {
+  public:
+    Cancelled() : Error("cancelled") {}
+};
+
 }  // namespace qkv

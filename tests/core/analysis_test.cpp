@@ -274,6 +274,27 @@ TEST_P(SharedModelAnalysis, ScoreSymmetryOnlyForCapturedHeads) {
     EXPECT_THROW(analyzeModel(*model, request.config, &otherShape), Error);
 }
 
+// The weights' metrics (cached per configuration by the app) plus a sentence's score symmetry
+// equal the metrics computed with the trace in one go.
+TEST_P(SharedModelAnalysis, AddedScoreSymmetryEqualsAnalysisWithTheTrace) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto model = open(shared);
+    const auto backend = createCpuBackend();
+    ForwardRequest request;
+    request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
+    request.capture.layer = 1;  // one layer captured: the other's heads stay without
+    const ForwardResult result = ForwardPass(*model, *backend).run(request);
+    ModelMetrics added = analyzeModel(*model, request.config);
+    addScoreSymmetry(added, result.trace);
+    const ModelMetrics together = analyzeModel(*model, request.config, &result.trace);
+    for (size_t l = 0; l < together.layers.size(); ++l)
+        for (size_t h = 0; h < together.layers[l].heads.size(); ++h) {
+            EXPECT_EQ(added.layers[l].heads[h].scoreSymmetry,
+                      together.layers[l].heads[h].scoreSymmetry);
+            EXPECT_EQ(added.layers[l].heads[h].scoreSymmetry.has_value(), l == 1);
+        }
+}
+
 TEST_P(SharedModelAnalysis, TokenPairSimilarity) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);

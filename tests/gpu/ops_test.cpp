@@ -274,9 +274,11 @@ TEST(VulkanOps, RopeMatchesCpu) {
         EXPECT_LE(maxAbsDifference(run(gpu), expected), 1e-6);
         // Dimensions past the rotated ones are copied unchanged.
         for (int r = 0; r < c.rows; ++r)
-            for (int col = 0; col < cols; ++col)
-                if (col % c.headDim >= c.rotaryDims)
+            for (int col = 0; col < cols; ++col) {
+                if (col % c.headDim >= c.rotaryDims) {
                     ASSERT_EQ(expected[r * cols + col], x[r * cols + col]);
+                }
+            }
     }
 }
 

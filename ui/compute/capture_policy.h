@@ -4,8 +4,8 @@
 // on screen: a long sentence through a large model would otherwise hold gigabytes.
 #include <cstddef>
 
-#include "core/io/model_config.h"
 #include "core/model/attention_trace.h"
+#include "core/model/model_config.h"
 
 namespace qkv::ui {
 

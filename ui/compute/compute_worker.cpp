@@ -2,7 +2,6 @@
 
 #include <QElapsedTimer>
 
-#include "core/analysis/matrix_metrics.h"
 #include "gpu/backend_factory.h"
 #include "ui/compute/capture_policy.h"
 #include "ui/compute/token_list.h"
@@ -14,7 +13,8 @@ double elapsedMs(const QElapsedTimer& timer) { return timer.nsecsElapsed() / 1e6
 
 }  // namespace
 
-ComputeWorker::ComputeWorker() {
+ComputeWorker::ComputeWorker(const LatestRequest& computations, const LatestRequest& loads)
+    : m_computations(computations), m_loads(loads) {
     qRegisterMetaType<std::shared_ptr<const qkv::Model>>();
     qRegisterMetaType<TraceSnapshotPtr>();
     qRegisterMetaType<MetricsSnapshotPtr>();
@@ -24,10 +24,10 @@ ComputeWorker::ComputeWorker() {
 ComputeWorker::~ComputeWorker() { m_forward.reset(); }
 
 void ComputeWorker::loadModel(const QString& folder, quint64 load) {
-    if (load < m_latestLoad.load()) return;
+    if (m_loads.isStale(load)) return;
     try {
         std::shared_ptr<const Model> model = Model::open(folder.toStdString());
-        if (load < m_latestLoad.load()) return;
+        if (m_loads.isStale(load)) return;
         std::unique_ptr<Backend> backend;
         const QString requested = m_backendChoice;
         QString backendError;
@@ -70,7 +70,7 @@ void ComputeWorker::selectBackend(const QString& choice) {
 }
 
 bool ComputeWorker::isStale(const ComputeRequest& request) const {
-    return request.sequence < m_latest.load() || (request.cancel && request.cancel->load());
+    return m_computations.isStale(request.sequence, request.cancel.get());
 }
 
 void ComputeWorker::compute(const ComputeRequest& request) {
@@ -145,13 +145,7 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
         cached = m_weightMetrics.emplace(key, std::move(weights)).first;
     }
     auto metrics = std::make_shared<ModelMetrics>(*cached->second);
-    const AttentionTrace& trace = *snapshot.trace;
-    for (int l = 0; l < static_cast<int>(metrics->layers.size()); ++l) {
-        auto& heads = metrics->layers[l].heads;
-        for (int h = 0; h < static_cast<int>(heads.size()); ++h)
-            if (l < trace.layerCount() && trace.hasScores(l, h))
-                heads[h].scoreSymmetry = symmetryScore(trace.scores(l, h).cast<double>());
-    }
+    addScoreSymmetry(*metrics, *snapshot.trace);
     auto out = std::make_shared<MetricsSnapshot>();
     out->sequence = request.sequence;
     out->config = request.config;

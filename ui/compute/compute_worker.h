@@ -15,23 +15,21 @@
 #include "core/model/forward.h"
 #include "core/model/model.h"
 #include "ui/compute/compute_types.h"
+#include "ui/compute/latest_request.h"
 
 namespace qkv::ui {
 
 class ComputeWorker : public QObject {
     Q_OBJECT
   public:
-    ComputeWorker();
+    // The GUI side numbers computations and loads apart (typing while a model opens must not
+    // cancel the opening); both outlive the worker.
+    ComputeWorker(const LatestRequest& computations, const LatestRequest& loads);
     ~ComputeWorker() override;
-
-    // The GUI thread raises these before queueing a request; see class comment. Loads are
-    // numbered apart from computations: typing while a model opens must not cancel the opening.
-    std::atomic<quint64>& latestSequence() { return m_latest; }
-    std::atomic<quint64>& latestLoad() { return m_latestLoad; }
 
     // Run on the worker's thread (queued through QMetaObject::invokeMethod).
     // The model gets the backend chosen last (falling back to the CPU, with backendFailed). A
-    // load older than latestLoad() is skipped, and one that became stale while the folder was
+    // stale load is skipped, and one that became stale while the folder was
     // being opened is thrown away: the model open before stays. Model::open itself cannot be
     // interrupted, so a cancelled load still occupies this thread until it returns.
     void loadModel(const QString& folder, quint64 load);
@@ -53,8 +51,8 @@ class ComputeWorker : public QObject {
     TraceSnapshotPtr runForward(const ComputeRequest& request);
     MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);
 
-    std::atomic<quint64> m_latest{0};
-    std::atomic<quint64> m_latestLoad{0};
+    const LatestRequest& m_computations;
+    const LatestRequest& m_loads;
     std::shared_ptr<const Model> m_model;
     QString m_backendChoice = QStringLiteral("auto");
     std::unique_ptr<Backend> m_backend;

@@ -16,7 +16,7 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
 
     // The GUI thread keeps a core of its own while the worker computes.
     setCpuBackendThreads(QThread::idealThreadCount() - 1);
-    m_worker = new ComputeWorker;
+    m_worker = new ComputeWorker(m_computations, m_loads);
     m_worker->moveToThread(&m_thread);
     m_thread.setObjectName(QStringLiteral("qkv-compute"));
     connect(m_worker, &ComputeWorker::modelLoaded, this, &LabDocument::onModelLoaded);
@@ -31,9 +31,8 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
 }
 
 LabDocument::~LabDocument() {
-    if (m_cancel) *m_cancel = true;
-    m_worker->latestSequence() = ~quint64{0};  // skip whatever is still queued
-    m_worker->latestLoad() = ~quint64{0};
+    m_computations.close();  // skip whatever is still queued
+    m_loads.close();
     finishWorkerThread(m_thread, m_worker);
 }
 
@@ -44,10 +43,8 @@ QString LabDocument::modelFolder() const {
 void LabDocument::openModel(const QString& folder) {
     m_loading = true;
     m_loadingFolder = folder;
-    if (m_cancel) *m_cancel = true;
-    m_worker->latestSequence() = ++m_sequence;  // results for the old model are stale
-    const quint64 load = ++m_load;
-    m_worker->latestLoad() = load;
+    m_computations.cancel();  // results for the old model are stale
+    const quint64 load = m_loads.start().sequence;
     setBusy(false);
     emit modelLoading(folder);
     QMetaObject::invokeMethod(
@@ -60,7 +57,7 @@ void LabDocument::openModel(const QString& folder) {
 void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model,
                                 QString backendChoice, QString backendName) {
     m_model = std::move(model);
-    m_loading = load != m_load;
+    m_loading = !m_loads.isCurrent(load);
     m_backendChoice = backendChoice;
     m_backendName = backendName;
     m_layer = m_head = 0;
@@ -73,13 +70,14 @@ void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> 
 }
 
 void LabDocument::onModelFailed(quint64 load, QString folder, QString message) {
-    if (load != m_load || !m_loading) return;  // superseded or cancelled: nobody waits for it
+    if (!m_loads.isCurrent(load) || !m_loading)
+        return;  // superseded or cancelled: nobody waits for it
     m_loading = false;
     emit modelFailed(folder, message);
 }
 
 void LabDocument::cancelLoading() {
-    m_worker->latestLoad() = ++m_load;
+    m_loads.cancel();
     m_loading = false;
     emit loadCancelled(m_loadingFolder);
     if (m_model) recompute();  // what was typed while it loaded, for the model that stays
@@ -179,16 +177,13 @@ void LabDocument::computeAllHeads() {
 
 void LabDocument::cancelComputation() {
     m_debounce.stop();
-    if (m_cancel) *m_cancel = true;
-    m_worker->latestSequence() = ++m_sequence;
+    m_computations.cancel();
     setBusy(false);
     if (m_loading) cancelLoading();
 }
 
 void LabDocument::submit(bool captureAll) {
-    if (m_cancel) *m_cancel = true;
-    const quint64 sequence = ++m_sequence;
-    m_worker->latestSequence() = sequence;
+    const LatestRequest::Ticket ticket = m_computations.start();
     if (!m_model || m_loading) return;
     if (m_text.trimmed().isEmpty()) {
         clearResults();
@@ -198,13 +193,13 @@ void LabDocument::submit(bool captureAll) {
         return;
     }
     ComputeRequest request;
-    request.sequence = sequence;
+    request.sequence = ticket.sequence;
     request.text = m_text;
     request.config = m_config;
     request.layer = m_layer;
     request.head = m_head;
     request.captureAll = captureAll;
-    request.cancel = m_cancel = std::make_shared<std::atomic<bool>>(false);
+    request.cancel = ticket.cancel;
     setBusy(true);
     QMetaObject::invokeMethod(
         m_worker, [worker = m_worker, request] { worker->compute(request); }, Qt::QueuedConnection);
@@ -224,7 +219,7 @@ void LabDocument::setBusy(bool busy) {
 }
 
 void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
-    if (snapshot->sequence != m_sequence) return;  // a newer request is on its way
+    if (!m_computations.isCurrent(snapshot->sequence)) return;  // a newer request is on its way
     m_snapshot = std::move(snapshot);
     m_error.clear();
     if (m_tokenPair && std::max(m_tokenPair->query, m_tokenPair->key) >=
@@ -235,13 +230,13 @@ void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
 }
 
 void LabDocument::onMetricsReady(MetricsSnapshotPtr metrics) {
-    if (metrics->sequence != m_sequence) return;
+    if (!m_computations.isCurrent(metrics->sequence)) return;
     m_metrics = std::move(metrics);
     emit metricsChanged();
 }
 
 void LabDocument::onComputeFailed(quint64 sequence, QString message) {
-    if (sequence != m_sequence) return;
+    if (!m_computations.isCurrent(sequence)) return;
     m_snapshot.reset();
     m_metrics.reset();
     m_error = message;

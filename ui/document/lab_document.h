@@ -15,6 +15,7 @@
 #include "core/model/attention_config.h"
 #include "core/model/model.h"
 #include "ui/compute/compute_types.h"
+#include "ui/compute/latest_request.h"
 #include "ui/plot/color_maps.h"
 #include "ui/plot/heatmap_mode.h"
 
@@ -129,9 +130,8 @@ class LabDocument : public QObject {
     QString m_backendChoice = QStringLiteral("auto");
     QString m_backendName;
 
-    quint64 m_load = 0;      // the latest model opening requested
-    quint64 m_sequence = 0;  // the latest request submitted
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    LatestRequest m_loads;         // model openings
+    LatestRequest m_computations;  // forwards and metrics
     TraceSnapshotPtr m_snapshot;
     MetricsSnapshotPtr m_metrics;
     QString m_error;

@@ -10,7 +10,7 @@
 namespace qkv::ui {
 
 TrainingLab::TrainingLab(QObject* parent) : QObject(parent) {
-    m_worker = new VariantWorker;
+    m_worker = new VariantWorker(m_requests);
     m_worker->moveToThread(&m_thread);
     m_thread.setObjectName(QStringLiteral("qkv-variants"));
     connect(m_worker, &VariantWorker::ready, this, &TrainingLab::onReady);
@@ -25,8 +25,7 @@ TrainingLab::TrainingLab(QObject* parent) : QObject(parent) {
 }
 
 TrainingLab::~TrainingLab() {
-    if (m_cancel) *m_cancel = true;
-    m_worker->latestSequence() = ~quint64{0};  // skip whatever is still queued
+    m_requests.close();  // skip whatever is still queued
     finishWorkerThread(m_thread, m_worker);
 }
 
@@ -83,17 +82,14 @@ void TrainingLab::requestAttention(const QString& text, int layer, int head) {
 }
 
 void TrainingLab::cancel() {
-    if (m_cancel) *m_cancel = true;
-    m_worker->latestSequence() = ++m_sequence;
+    m_requests.cancel();
     m_text.clear();  // the next request runs even if it asks for the same
     m_layer = m_head = -1;
     setBusy(false);
 }
 
 void TrainingLab::submit() {
-    if (m_cancel) *m_cancel = true;
-    const quint64 sequence = ++m_sequence;
-    m_worker->latestSequence() = sequence;
+    const LatestRequest::Ticket ticket = m_requests.start();
     if (m_text.trimmed().isEmpty() || m_family.empty()) {
         m_attention.reset();
         setBusy(false);
@@ -101,12 +97,12 @@ void TrainingLab::submit() {
         return;
     }
     VariantRequest request;
-    request.sequence = sequence;
+    request.sequence = ticket.sequence;
     request.text = m_text;
     request.layer = m_layer;
     request.head = m_head;
     request.variants = m_family.variants;
-    request.cancel = m_cancel = std::make_shared<std::atomic<bool>>(false);
+    request.cancel = ticket.cancel;
     setBusy(true);
     QMetaObject::invokeMethod(
         m_worker, [worker = m_worker, request] { worker->compute(request); }, Qt::QueuedConnection);
@@ -119,7 +115,7 @@ void TrainingLab::setBusy(bool busy) {
 }
 
 void TrainingLab::onReady(VariantSnapshotPtr snapshot) {
-    if (snapshot->sequence != m_sequence) return;
+    if (!m_requests.isCurrent(snapshot->sequence)) return;
     m_attention = std::move(snapshot);
     setBusy(false);
     emit attentionChanged();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "ui/compute/latest_request.h"
 #include "ui/training/training_run.h"
 #include "ui/training/variant_attention.h"
 #include "ui/training/variant_family.h"
@@ -75,8 +76,7 @@ class TrainingLab : public QObject {
     QString m_text;  // the latest request
     int m_layer = -1;
     int m_head = -1;
-    quint64 m_sequence = 0;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    LatestRequest m_requests;
     VariantSnapshotPtr m_attention;
     bool m_busy = false;
 };

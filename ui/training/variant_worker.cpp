@@ -33,13 +33,15 @@ QStringList VariantAttention::labels() const {
     return out;
 }
 
-VariantWorker::VariantWorker() { qRegisterMetaType<VariantSnapshotPtr>(); }
+VariantWorker::VariantWorker(const LatestRequest& requests) : m_requests(requests) {
+    qRegisterMetaType<VariantSnapshotPtr>();
+}
 
 // The forward passes refer to their models and to the backend: they go first.
 VariantWorker::~VariantWorker() { m_models.clear(); }
 
 bool VariantWorker::isStale(const VariantRequest& request) const {
-    return request.sequence < m_latest.load() || (request.cancel && request.cancel->load());
+    return m_requests.isStale(request.sequence, request.cancel.get());
 }
 
 VariantWorker::OpenModel& VariantWorker::open(const QString& folder) {

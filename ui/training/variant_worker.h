@@ -13,6 +13,7 @@
 #include "core/backend/backend.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
+#include "ui/compute/latest_request.h"
 #include "ui/training/variant_attention.h"
 
 namespace qkv::ui {
@@ -20,11 +21,10 @@ namespace qkv::ui {
 class VariantWorker : public QObject {
     Q_OBJECT
   public:
-    VariantWorker();
+    explicit VariantWorker(const LatestRequest& requests);  // numbered by the GUI side
     ~VariantWorker() override;
 
     // The GUI thread raises this before queueing a request.
-    std::atomic<quint64>& latestSequence() { return m_latest; }
 
     // Runs on the worker's thread (queued through QMetaObject::invokeMethod).
     void compute(const VariantRequest& request);
@@ -42,7 +42,7 @@ class VariantWorker : public QObject {
     OpenModel& open(const QString& folder);
     VariantAttention run(const VariantFolder& variant, const VariantRequest& request);
 
-    std::atomic<quint64> m_latest{0};
+    const LatestRequest& m_requests;
     std::unique_ptr<Backend> m_backend;
     std::map<QString, OpenModel> m_models;  // by folder
 };

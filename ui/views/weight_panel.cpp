@@ -51,20 +51,20 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     layout->addWidget(m_spectrum);
 
     auto* form = new QFormLayout;
-    addValue(form, tr("rank"), "rank");
-    addValue(form, tr("parameters"), "parameters");
-    addValue(form, tr("symmetry s(M)"), "symmetry");
-    addValue(form, tr("eigenvalue positivity"), "positivity");
-    addValue(form, tr("score symmetry s(S)"), "score-symmetry");
+    m_rank = addValue(form, tr("rank"), "rank");
+    m_parameters = addValue(form, tr("parameters"), "parameters");
+    m_symmetry = addValue(form, tr("symmetry s(M)"), "symmetry");
+    m_positivity = addValue(form, tr("eigenvalue positivity"), "positivity");
+    m_scoreSymmetry = addValue(form, tr("score symmetry s(S)"), "score-symmetry");
     layout->addLayout(form);
 
     layout->addWidget(
         sectionLabel(tr("Subspace similarity (mean cos² of principal angles)"), this));
     auto* similarity = new QFormLayout;
-    addValue(similarity, tr("W_Q vs W_K"), "qk");
-    addValue(similarity, tr("W_Q vs W_V"), "qv");
-    addValue(similarity, tr("W_K vs W_V"), "kv");
-    addValue(similarity, tr("random baseline"), "baseline");
+    m_qk = addValue(similarity, tr("W_Q vs W_K"), "qk");
+    m_qv = addValue(similarity, tr("W_Q vs W_V"), "qv");
+    m_kv = addValue(similarity, tr("W_K vs W_V"), "kv");
+    m_baseline = addValue(similarity, tr("random baseline"), "baseline");
     layout->addLayout(similarity);
 
     layout->addWidget(sectionLabel(tr("Token pair"), this));
@@ -74,10 +74,10 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     m_pairHint->setWordWrap(true);
     layout->addWidget(m_pairHint);
     auto* pair = new QFormLayout;
-    addValue(pair, tr("pair"), "pair");
-    addValue(pair, tr("scores"), "pair-scores");
-    addValue(pair, tr("cosine of keys"), "key-cosine");
-    addValue(pair, tr("cosine of values"), "value-cosine");
+    m_pair = addValue(pair, tr("pair"), "pair");
+    m_pairScores = addValue(pair, tr("scores"), "pair-scores");
+    m_keyCosine = addValue(pair, tr("cosine of keys"), "key-cosine");
+    m_valueCosine = addValue(pair, tr("cosine of values"), "value-cosine");
     layout->addLayout(pair);
     m_pairVerdict = new QLabel(this);
     m_pairVerdict->setWordWrap(true);
@@ -95,17 +95,18 @@ QLabel* WeightPanel::addValue(QFormLayout* form, const QString& label, const QSt
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     value->setWordWrap(true);
     form->addRow(label, value);
+    m_values.push_back(value);
     return value;
 }
 
 QString WeightPanel::valueText(const QString& name) const {
-    const auto* label = findChild<QLabel*>(name);
-    return label ? label->text() : QString();
+    for (const QLabel* label : m_values)
+        if (label->objectName() == name) return label->text();
+    return {};
 }
 
 void WeightPanel::refresh() {
-    for (QLabel* label : findChildren<QLabel*>())
-        if (!label->objectName().isEmpty()) label->setText(QStringLiteral("—"));
+    for (QLabel* label : m_values) label->setText(QStringLiteral("—"));
     m_pairVerdict->clear();
     const LabDocument& d = document();
     m_body->setVisible(d.model() != nullptr);
@@ -124,12 +125,11 @@ void WeightPanel::showHeadMetrics() {
     const ModelConfig& c = d.model()->config();
     const BilinearParameterCount count = bilinearParameterCount(c);
     const QLocale locale;
-    findChild<QLabel*>("parameters")
-        ->setText(tr("2·d_model·d_k = %1 vs d_model² = %2 (%3%)")
-                      .arg(locale.toString(count.factored), locale.toString(count.full))
-                      .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
-    findChild<QLabel*>("baseline")
-        ->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
+    m_parameters->setText(
+        tr("2·d_model·d_k = %1 vs d_model² = %2 (%3%)")
+            .arg(locale.toString(count.factored), locale.toString(count.full))
+            .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
+    m_baseline->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
     const auto metrics = d.metrics();
     if (!metrics || d.layer() >= static_cast<int>(metrics->metrics->layers.size())) {
         showSpectrum({});
@@ -137,15 +137,14 @@ void WeightPanel::showHeadMetrics() {
     }
     const HeadMetrics& h = metrics->metrics->layers[d.layer()].heads.at(d.head());
     showSpectrum(h.wqkSingularValues);
-    findChild<QLabel*>("rank")->setText(
+    m_rank->setText(
         tr("%1 of at most d_k = %2 (d_model = %3)").arg(h.wqkRank).arg(c.headDim).arg(c.dModel));
-    findChild<QLabel*>("symmetry")->setText(formatNumber(h.wqkSymmetry));
-    findChild<QLabel*>("positivity")->setText(formatNumber(h.eigenPositivity));
-    findChild<QLabel*>("score-symmetry")
-        ->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry) : tr("not captured"));
-    findChild<QLabel*>("qk")->setText(formatNumber(h.qkSimilarity));
-    findChild<QLabel*>("qv")->setText(formatNumber(h.qvSimilarity));
-    findChild<QLabel*>("kv")->setText(formatNumber(h.kvSimilarity));
+    m_symmetry->setText(formatNumber(h.wqkSymmetry));
+    m_positivity->setText(formatNumber(h.eigenPositivity));
+    m_scoreSymmetry->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry) : tr("not captured"));
+    m_qk->setText(formatNumber(h.qkSimilarity));
+    m_qv->setText(formatNumber(h.qvSimilarity));
+    m_kv->setText(formatNumber(h.kvSimilarity));
 }
 
 void WeightPanel::showTokenPair() {
@@ -154,19 +153,18 @@ void WeightPanel::showTokenPair() {
     const auto snapshot = d.snapshot();
     m_pairHint->setVisible(!pair);
     if (!pair || !snapshot || !snapshot->includes(d.layer(), d.head())) return;
-    findChild<QLabel*>("pair")->setText(tokenPairHeading(snapshot->tokens, pair->query, pair->key));
+    m_pair->setText(tokenPairHeading(snapshot->tokens, pair->query, pair->key));
     const auto& trace = *snapshot->trace;
     if (trace.hasScores(d.layer(), d.head())) {
         const auto& s = trace.scores(d.layer(), d.head());
-        findChild<QLabel*>("pair-scores")
-            ->setText(QStringLiteral("S_ij = %1, S_ji = %2")
-                          .arg(formatNumber(s(pair->query, pair->key)),
-                               formatNumber(s(pair->key, pair->query))));
+        m_pairScores->setText(QStringLiteral("S_ij = %1, S_ji = %2")
+                                  .arg(formatNumber(s(pair->query, pair->key)),
+                                       formatNumber(s(pair->key, pair->query))));
     }
     const TokenPairSimilarity sim =
         tokenPairSimilarity(trace, d.layer(), d.head(), pair->query, pair->key);
-    findChild<QLabel*>("key-cosine")->setText(formatNumber(sim.keyCosine));
-    findChild<QLabel*>("value-cosine")->setText(formatNumber(sim.valueCosine));
+    m_keyCosine->setText(formatNumber(sim.keyCosine));
+    m_valueCosine->setText(formatNumber(sim.valueCosine));
     if (pair->query != pair->key && sim.keyCosine - sim.valueCosine > 0.3)
         m_pairVerdict->setText(
             tr("Their keys agree more than their values: a query finds both "

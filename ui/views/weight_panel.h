@@ -3,6 +3,8 @@
 // parameter count against a full d_model² matrix, symmetry, eigenvalue positivity), the subspace
 // similarities of W_Q, W_K and W_V, and for the clicked token pair the cosine of their keys
 // versus of their values.
+#include <vector>
+
 #include "ui/views/document_view.h"
 
 class QCustomPlot;
@@ -35,6 +37,11 @@ class WeightPanel : public DocumentView {
     QCustomPlot* m_spectrum;
     QLabel* m_pairHint;
     QLabel* m_pairVerdict;
+    // The value labels (object names as valueText() takes them), shown as "—" until known.
+    std::vector<QLabel*> m_values;
+    QLabel *m_rank, *m_parameters, *m_symmetry, *m_positivity, *m_scoreSymmetry;
+    QLabel *m_qk, *m_qv, *m_kv, *m_baseline;
+    QLabel *m_pair, *m_pairScores, *m_keyCosine, *m_valueCosine;
 };
 
 }  // namespace qkv::ui

@@ -24,8 +24,9 @@ void read(const ConfigReader& r, ModelConfig& c) {
         r.fail("hidden size " + std::to_string(c.dModel) + " is not divisible by " +
                std::to_string(c.heads) + " heads");
     const int headDim = c.dModel / c.heads;
-    // HF: int(head_size * rotary_pct), truncated.
-    c.rotaryDims = static_cast<int>(headDim * static_cast<double>(r.numberOr("rotary_pct", 1.0f)));
+    const double fraction = r.numberOr("rotary_pct", 1.0f);
+    if (fraction > 1.0) r.fail("\"rotary_pct\" must be at most 1");
+    c.rotaryDims = static_cast<int>(headDim * fraction);  // HF: int(head_size * rotary_pct)
     if (c.rotaryDims == 0 || c.rotaryDims > headDim)
         r.fail("\"rotary_pct\" must rotate between 1 and " + std::to_string(headDim) +
                " dimensions of each head");

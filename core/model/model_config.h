@@ -6,11 +6,11 @@
 #include <cmath>
 #include <string>
 
+#include "core/backend/activation.h"
+
 namespace qkv {
 
 enum class NormKind { LayerNorm, RmsNorm };
-// The MLP's non-linearity. The gated kinds compute act(x W_gate) * (x W_up).
-enum class Activation { GeluTanh, GeluExact, Relu, SwiGlu, GeluTanhGlu };
 enum class Positions { Learned, Rotary };
 
 // Which keys a query may see in one layer: the model's own masks (causal, sliding window), not
@@ -22,10 +22,6 @@ struct KeyMask {
         return (causal && key > query) || (window > 0 && key <= query - window);
     }
 };
-
-inline bool isGated(Activation a) {
-    return a == Activation::SwiGlu || a == Activation::GeluTanhGlu;
-}
 
 struct ModelConfig {
     std::string family;     // the reader that filled this: gpt2, bert, llama, gpt_neox, ...

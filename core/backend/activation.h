@@ -1,0 +1,12 @@
+#pragma once
+// The non-linearities the backends implement. The gated kinds compute act(x W_gate) * (x W_up)
+// (Backend::glu); the others apply in place (Backend::activate).
+namespace qkv {
+
+enum class Activation { GeluTanh, GeluExact, Relu, SwiGlu, GeluTanhGlu };
+
+inline bool isGated(Activation a) {
+    return a == Activation::SwiGlu || a == Activation::GeluTanhGlu;
+}
+
+}  // namespace qkv
