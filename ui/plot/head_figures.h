@@ -8,6 +8,7 @@
 
 #include "core/model/attention_config.h"
 #include "core/model/attention_trace.h"
+#include "core/model/model_config.h"
 #include "ui/plot/heatmap_figure.h"
 #include "ui/plot/heatmap_mode.h"
 
