@@ -9,28 +9,12 @@
 #include "core/util/error.h"
 
 namespace qkv {
-namespace {
-
-// A special token entry of tokenizer_config.json: a string or {"content": "...", ...}.
-std::string specialToken(const nlohmann::json& config, const char* key, const std::string& fallback,
-                         const std::string& where) {
-    const nlohmann::json* value = json::find(config, key, where);
-    if (!value) return fallback;
-    const std::string field = json::member(where, key);
-    if (value->is_object()) return json::asString(json::require(*value, "content", field), field);
-    return json::asString(*value, field);
-}
-
-}  // namespace
 
 BertTokenizer::BertTokenizer(const std::filesystem::path& vocabTxt,
                              const std::filesystem::path& tokenizerConfig)
     : m_vocab(readVocabTxt(vocabTxt)) {
-    nlohmann::json config = nlohmann::json::object();
-    std::error_code ec;
-    if (std::filesystem::exists(tokenizerConfig, ec)) config = json::readFile(tokenizerConfig);
+    const nlohmann::json config = json::readOptionalObject(tokenizerConfig);
     const std::string where = tokenizerConfig.string();
-    if (!config.is_object()) json::fail(where, "expected a JSON object");
 
     m_options.lowerCase = json::boolOr(config, "do_lower_case", true, where);
     const nlohmann::json* strip = json::find(config, "strip_accents", where);
@@ -45,16 +29,16 @@ BertTokenizer::BertTokenizer(const std::filesystem::path& vocabTxt,
                         "' is not in the vocabulary");
         return id;
     };
-    const std::string unk = specialToken(config, "unk_token", "[UNK]", where);
-    const std::string cls = specialToken(config, "cls_token", "[CLS]", where);
-    const std::string sep = specialToken(config, "sep_token", "[SEP]", where);
+    const std::string unk = json::tokenOr(config, "unk_token", "[UNK]", where);
+    const std::string cls = json::tokenOr(config, "cls_token", "[CLS]", where);
+    const std::string sep = json::tokenOr(config, "sep_token", "[SEP]", where);
     m_unknownId = idOf(unk, "unknown");
     m_clsId = idOf(cls, "classifier");
     m_sepId = idOf(sep, "separator");
     std::vector<AddedToken> specials;
     for (const std::string& token :
-         {unk, cls, sep, specialToken(config, "pad_token", "[PAD]", where),
-          specialToken(config, "mask_token", "[MASK]", where)})
+         {unk, cls, sep, json::tokenOr(config, "pad_token", "[PAD]", where),
+          json::tokenOr(config, "mask_token", "[MASK]", where)})
         if (const int id = m_vocab.find(token); id != Vocabulary::kMissing)
             specials.push_back({token, id});
     m_specials = AddedTokenMatcher(std::move(specials));

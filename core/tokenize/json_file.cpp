@@ -17,6 +17,14 @@ nlohmann::json readFile(const std::filesystem::path& path) {
     }
 }
 
+nlohmann::json readOptionalObject(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return nlohmann::json::object();
+    nlohmann::json doc = readFile(path);
+    if (!doc.is_object()) fail(path.string(), "expected a JSON object");
+    return doc;
+}
+
 void fail(const std::string& where, const std::string& problem) {
     throw Error(where + ": " + problem);
 }
@@ -69,6 +77,15 @@ bool boolOr(const nlohmann::json& object, const char* key, bool fallback,
             const std::string& where) {
     const nlohmann::json* value = find(object, key, where);
     return value ? asBool(*value, member(where, key)) : fallback;
+}
+
+std::string tokenOr(const nlohmann::json& object, const char* key, const std::string& fallback,
+                    const std::string& where) {
+    const nlohmann::json* value = find(object, key, where);
+    if (!value) return fallback;
+    const std::string field = member(where, key);
+    if (value->is_object()) return asString(require(*value, "content", field), field);
+    return asString(*value, field);
 }
 
 std::string stringOr(const nlohmann::json& object, const char* key, const std::string& fallback,

@@ -13,6 +13,8 @@ constexpr int kMaxNesting = 32;
 
 // Parses a whole file; throws qkv::Error "<file>: cannot read" or "<file>: invalid JSON: ...".
 nlohmann::json readFile(const std::filesystem::path& path);
+// A JSON object file that may be absent (tokenizer_config.json, config.json): {} when it is.
+nlohmann::json readOptionalObject(const std::filesystem::path& path);
 
 [[noreturn]] void fail(const std::string& where, const std::string& problem);
 // Names member `key` of `where`: "<file>: key" at the top level, else "<where>.key".
@@ -31,6 +33,9 @@ int asInt(const nlohmann::json& value, const std::string& where);  // fits in in
 
 // Optional members with a default for absent or null.
 bool boolOr(const nlohmann::json& object, const char* key, bool fallback, const std::string& where);
+// A special token of tokenizer_config.json: a string or an AddedToken {"content": "...", ...}.
+std::string tokenOr(const nlohmann::json& object, const char* key, const std::string& fallback,
+                    const std::string& where);
 std::string stringOr(const nlohmann::json& object, const char* key, const std::string& fallback,
                      const std::string& where);
 

@@ -1,7 +1,6 @@
 #include "core/tokenize/vocab_merges_layout.h"
 
 #include <functional>
-#include <system_error>
 
 #include "core/tokenize/json_file.h"
 #include "core/tokenize/vocab_files.h"
@@ -18,28 +17,12 @@ constexpr const char* kQwen2Pattern =
 
 enum class Style { Gpt2, Roberta, Qwen2 };
 
-Json optionalFile(const std::filesystem::path& path) {
-    std::error_code ec;
-    return std::filesystem::is_regular_file(path, ec) ? json::readFile(path) : Json::object();
-}
-
-std::string stringMember(const Json& doc, const char* key) {
-    const auto it = doc.find(key);
-    if (it == doc.end()) return "";
-    if (it->is_string()) return it->get<std::string>();
-    // tokenizer_config.json may hold an AddedToken object: {"content": "</s>", ...}.
-    if (it->is_object() && it->contains("content") && (*it)["content"].is_string())
-        return (*it)["content"].get<std::string>();
-    return "";
-}
-
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-// `vocabulary` is read only when the configs do not say (a bare vocab.json + merges.txt).
-Style styleOf(const Json& tokenizerConfig, const Json& modelConfig,
+// From tokenizer_config.json's tokenizer_class, else config.json's model_type; `vocabulary` is
+// read only when neither says (a bare vocab.json + merges.txt).
+Style styleOf(const std::string& cls, const std::string& type,
               const std::function<const Vocabulary&()>& vocabulary) {
-    const std::string cls = stringMember(tokenizerConfig, "tokenizer_class");
-    const std::string type = stringMember(modelConfig, "model_type");
     if (startsWith(cls, "Qwen2Tokenizer") || startsWith(type, "qwen2")) return Style::Qwen2;
     if (startsWith(cls, "Roberta") || type == "roberta") return Style::Roberta;
     if (!cls.empty() || !type.empty()) return Style::Gpt2;
@@ -58,17 +41,19 @@ Json addedToken(const std::string& content, int id, bool normalized, bool lstrip
 // tokenizer_config.json's {"151643": {"content": ..., "lstrip": ...}, ...}.
 Json addedTokensDecoder(const Json& tokenizerConfig, const std::string& where) {
     Json list = Json::array();
-    const auto it = tokenizerConfig.find("added_tokens_decoder");
-    if (it == tokenizerConfig.end() || !it->is_object()) return list;
-    for (auto entry = it->begin(); entry != it->end(); ++entry) {
+    const Json* decoder = json::find(tokenizerConfig, "added_tokens_decoder", where);
+    if (!decoder) return list;
+    const std::string field = json::member(where, "added_tokens_decoder");
+    if (!decoder->is_object()) json::fail(field, "expected an object");
+    for (auto entry = decoder->begin(); entry != decoder->end(); ++entry) {
         int id = -1;
         try {
             id = std::stoi(entry.key());
         } catch (const std::exception&) {
-            json::fail(where + ": added_tokens_decoder", "key '" + entry.key() + "' is not an id");
+            json::fail(field, "key '" + entry.key() + "' is not an id");
         }
         Json token = entry.value();
-        if (!token.is_object()) json::fail(where + ": added_tokens_decoder", "expected objects");
+        if (!token.is_object()) json::fail(field, "expected objects");
         token["id"] = id;
         list.push_back(std::move(token));
     }
@@ -85,19 +70,21 @@ Json byteLevel(bool useRegex) {
 }  // namespace
 
 std::optional<nlohmann::json> vocabMergesLayout(const std::filesystem::path& folder) {
-    const Json tokenizerConfig = optionalFile(folder / "tokenizer_config.json");
-    const Json modelConfig = optionalFile(folder / "config.json");
+    const std::string configWhere = (folder / "tokenizer_config.json").string();
+    const Json tokenizerConfig = json::readOptionalObject(folder / "tokenizer_config.json");
+    const std::string modelType =
+        json::stringOr(json::readOptionalObject(folder / "config.json"), "model_type", "",
+                       (folder / "config.json").string());
     std::optional<Vocabulary> read;
     const auto vocabulary = [&]() -> const Vocabulary& {
         if (!read) read = readVocabJson(folder / "vocab.json");  // validated
         return *read;
     };
-    const Style style = styleOf(tokenizerConfig, modelConfig, vocabulary);
-    const std::string bos = stringMember(tokenizerConfig, "bos_token");
-    const auto addBosFlag = tokenizerConfig.find("add_bos_token");
-    const bool addBos = (addBosFlag != tokenizerConfig.end() && addBosFlag->is_boolean() &&
-                         addBosFlag->get<bool>()) ||
-                        stringMember(modelConfig, "model_type") == "opt";
+    const Style style = styleOf(json::stringOr(tokenizerConfig, "tokenizer_class", "", configWhere),
+                                modelType, vocabulary);
+    const std::string bos = json::tokenOr(tokenizerConfig, "bos_token", "", configWhere);
+    const bool addBos =
+        json::boolOr(tokenizerConfig, "add_bos_token", false, configWhere) || modelType == "opt";
     if (style == Style::Gpt2 && !addBos) return std::nullopt;
 
     Json merges = Json::array();
@@ -120,8 +107,7 @@ std::optional<nlohmann::json> vocabMergesLayout(const std::filesystem::path& fol
                                        {"behavior", "Isolated"},
                                        {"invert", false}},
                                       byteLevel(false)}}};
-            added =
-                addedTokensDecoder(tokenizerConfig, (folder / "tokenizer_config.json").string());
+            added = addedTokensDecoder(tokenizerConfig, configWhere);
             break;
         case Style::Roberta: {
             for (const char* special : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"})
@@ -139,8 +125,7 @@ std::optional<nlohmann::json> vocabMergesLayout(const std::filesystem::path& fol
         case Style::Gpt2: {
             const std::string first = bos.empty() ? "</s>" : bos;
             if (idOf(first) < 0)
-                json::fail((folder / "tokenizer_config.json").string(),
-                           "bos_token '" + first + "' is not in vocab.json");
+                json::fail(configWhere, "bos_token '" + first + "' is not in vocab.json");
             added.push_back(addedToken(first, idOf(first), false));
             doc["post_processor"] = {
                 {"type", "TemplateProcessing"},
