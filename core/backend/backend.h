@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/backend/activation.h"
+#include "core/backend/key_mask.h"
 #include "core/backend/matrix_view.h"
 
 namespace qkv {
@@ -56,8 +57,7 @@ struct AttentionOptions {
     float scaleFor(int headDim) const {
         return scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
     }
-    // The first key query i may see (the last is i when causal, else n-1).
-    int firstVisibleKey(int i) const { return window > 0 ? std::max(0, i - window + 1) : 0; }
+    KeyMask keyMask() const { return {causal, window}; }
 };
 
 // Host destinations for what a head computed: n x n row-major per query head, nullptr where not

@@ -343,7 +343,7 @@ class CpuBackend final : public Backend {
     static void softmaxRows(int n, const AttentionOptions& options, float postScale, float* s) {
         for (int i = 0; i < n; ++i) {
             ArrayMap row(s + static_cast<size_t>(i) * n, n);
-            const int first = options.firstVisibleKey(i);
+            const int first = options.keyMask().firstVisible(i);
             const int end = options.causal ? i + 1 : n;  // keys first..end-1 are visible
             // Reformer's rule: mask the token itself unless it has nothing else to attend to.
             const bool maskDiagonal = options.maskSelf && end - first > 1;

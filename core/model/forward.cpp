@@ -65,26 +65,25 @@ class LayerRunner {
     const ModelConfig& config() const { return m_c; }
 
     // x := the layer's output; h is scratch of x's shape.
-    void run(int l, const DeviceLayer& layer, std::unique_ptr<Tensor>& x, Tensor& h,
-             LayerTrace& traced) const {
+    void run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, LayerTrace& traced) const {
         if (m_c.parallelResidual) {  // x + attn(ln1 x) + mlp(ln2 x)
-            norm(layer.attentionNorm, *x, h);
+            norm(layer.attentionNorm, x, h);
             auto attention = attend(l, layer, h, traced);
-            norm(layer.mlpNorm, *x, h);
-            m_be.add(*x, *mlp(layer, h));
-            m_be.add(*x, *attention);
+            norm(layer.mlpNorm, x, h);
+            m_be.add(x, *mlp(layer, h));
+            m_be.add(x, *attention);
         } else if (m_c.preNorm) {  // x + out(attn(norm x)), then the same for the MLP
-            norm(layer.attentionNorm, *x, h);
-            addResidual(*x, *attend(l, layer, h, traced), layer.attentionOutputNorm, h);
-            norm(layer.mlpNorm, *x, h);
-            addResidual(*x, *mlp(layer, h), layer.mlpOutputNorm, h);
+            norm(layer.attentionNorm, x, h);
+            addResidual(x, *attend(l, layer, h, traced), layer.attentionOutputNorm, h);
+            norm(layer.mlpNorm, x, h);
+            addResidual(x, *mlp(layer, h), layer.mlpOutputNorm, h);
         } else {  // norm(x + attn(x)), then norm(x + mlp(x))
-            auto attention = attend(l, layer, *x, traced);
-            m_be.add(*attention, *x);
-            norm(layer.attentionNorm, *attention, *x);
-            auto mlpOut = mlp(layer, *x);
-            m_be.add(*mlpOut, *x);
-            norm(layer.mlpNorm, *mlpOut, *x);
+            auto attention = attend(l, layer, x, traced);
+            m_be.add(*attention, x);
+            norm(layer.attentionNorm, *attention, x);
+            auto mlpOut = mlp(layer, x);
+            m_be.add(*mlpOut, x);
+            norm(layer.mlpNorm, *mlpOut, x);
         }
     }
 
@@ -150,9 +149,10 @@ class LayerRunner {
 
         const int n = q.rows();
         const AttentionCapture capture = captureInto(l, n, traced);
-        const AttentionOptions options{m_c.causal,       config.maskSelf,  config.scaleOutside,
-                                       config.transform, m_c.scoreScale(), m_c.attentionSoftCap,
-                                       m_c.windowOf(l)};
+        const KeyMask mask = m_c.keyMask(l);
+        const AttentionOptions options{mask.causal,      config.maskSelf,    config.scaleOutside,
+                                       config.transform, m_c.attentionScale, m_c.attentionSoftCap,
+                                       mask.window};
         auto attended = m_be.create(n, m_c.heads * m_c.headDim);
         m_be.attention(q, k, v, m_layout, options, *attended, &capture);
         for (auto [tensor, target] : {std::pair{&q, &traced.query}, std::pair{&k, &traced.key},
@@ -295,7 +295,7 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     auto h = be.create(n, c.dModel);
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
-        runner.run(l, m_device.layers[l], x, *h, result.trace.layers().emplace_back());
+        runner.run(l, m_device.layers[l], *x, *h, result.trace.layers().emplace_back());
     }
     if (request.logits != LogitsMode::None && m_device.lmHead.weight)
         queueLogits(runner, m_device, std::move(x), request.logits, result.logits);

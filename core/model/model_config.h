@@ -3,25 +3,15 @@
 // kind and placement, residual style, positions, score scale, soft-caps, windows, activations.
 // A model family's reader (core/model/families/) fills it from config.json; nothing downstream
 // looks at the family's name.
-#include <cmath>
 #include <string>
 
 #include "core/backend/activation.h"
+#include "core/backend/key_mask.h"
 
 namespace qkv {
 
 enum class NormKind { LayerNorm, RmsNorm };
 enum class Positions { Learned, Rotary };
-
-// Which keys a query may see in one layer: the model's own masks (causal, sliding window), not
-// those of a W configuration's options.
-struct KeyMask {
-    bool causal = true;
-    int window = 0;  // keys i - window < j; 0: all
-    bool hides(int query, int key) const {
-        return (causal && key > query) || (window > 0 && key <= query - window);
-    }
-};
 
 struct ModelConfig {
     std::string family;     // the reader that filled this: gpt2, bert, llama, gpt_neox, ...
@@ -53,7 +43,7 @@ struct ModelConfig {
 
     // Attention.
     bool causal = true;
-    float attentionScale = 0.0f;    // multiplies q·k; 0: 1/sqrt(d_k)
+    float attentionScale = 0.0f;    // multiplies q·k; 0: 1/sqrt(d_k) (AttentionOptions::scaleFor)
     float attentionSoftCap = 0.0f;  // scores := cap·tanh(scores/cap) before masking; 0: none
     int slidingWindow = 0;          // keys i-window < j <= i; 0: none
     int slidingWindowPeriod = 1;    // layers l with l % period == 0 use the window
@@ -63,9 +53,6 @@ struct ModelConfig {
     float logitSoftCap = 0.0f;   // logits := cap·tanh(logits/cap); 0: none
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
-    float scoreScale() const {
-        return attentionScale > 0 ? attentionScale : 1.0f / std::sqrt(static_cast<float>(headDim));
-    }
     int windowOf(int layer) const {
         return slidingWindow > 0 && layer % slidingWindowPeriod == 0 ? slidingWindow : 0;
     }

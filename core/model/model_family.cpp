@@ -13,12 +13,7 @@ constexpr std::size_t kMaxConfigBytes = 16u << 20;
 
 // Checks every family shares: widths that fit, heads that divide, positions that rotate.
 void validate(ModelConfig& c, const std::string& where) {
-    if (c.headDim == 0) {
-        if (c.dModel % c.heads != 0)
-            throw Error(where + ": hidden size " + std::to_string(c.dModel) +
-                        " is not divisible by " + std::to_string(c.heads) + " heads");
-        c.headDim = c.dModel / c.heads;
-    }
+    if (c.headDim == 0) c.headDim = headDimFromWidth(c, where);
     if (static_cast<std::int64_t>(c.heads) * c.headDim > ConfigReader::kMaxWidth)
         throw Error(where + ": " + std::to_string(c.heads) + " heads of " +
                     std::to_string(c.headDim) + " dimensions exceed the " +
@@ -36,6 +31,13 @@ void validate(ModelConfig& c, const std::string& where) {
 }
 
 }  // namespace
+
+int headDimFromWidth(const ModelConfig& c, const std::string& where) {
+    if (c.dModel % c.heads != 0)
+        throw Error(where + ": hidden size " + std::to_string(c.dModel) + " is not divisible by " +
+                    std::to_string(c.heads) + " heads");
+    return c.dModel / c.heads;
+}
 
 const std::vector<ModelFamily>& modelFamilies() {
     static const std::vector<ModelFamily> all = {

@@ -28,6 +28,10 @@ const ModelFamily* findFamily(const std::string& modelType);
 // "gpt2, bert, ..." for messages and --help.
 std::string supportedModelTypes();
 
+// d_model / heads, the head width of families that give none; throws naming `where` when the
+// heads do not divide d_model.
+int headDimFromWidth(const ModelConfig& c, const std::string& where);
+
 // config.json text -> description; throws qkv::Error naming `where` and the key at fault, or the
 // unsupported model_type.
 ModelConfig parseModelConfig(const std::string& jsonText, const std::string& where);

@@ -20,15 +20,12 @@ void read(const ConfigReader& r, ModelConfig& c) {
     r.requireNull("rope_scaling", "rope_scaling (scaled rotary positions)");
     if (!r.boolOr("attention_bias", true))
         r.fail("\"attention_bias\": false is not supported for GPT-NeoX");
-    if (c.dModel % c.heads != 0)
-        r.fail("hidden size " + std::to_string(c.dModel) + " is not divisible by " +
-               std::to_string(c.heads) + " heads");
-    const int headDim = c.dModel / c.heads;
+    c.headDim = headDimFromWidth(c, r.where());  // rotary_pct is a fraction of it
     const double fraction = r.numberOr("rotary_pct", 1.0f);
     if (fraction > 1.0) r.fail("\"rotary_pct\" must be at most 1");
-    c.rotaryDims = static_cast<int>(headDim * fraction);  // HF: int(head_size * rotary_pct)
-    if (c.rotaryDims == 0 || c.rotaryDims > headDim)
-        r.fail("\"rotary_pct\" must rotate between 1 and " + std::to_string(headDim) +
+    c.rotaryDims = static_cast<int>(c.headDim * fraction);  // HF: int(head_size * rotary_pct)
+    if (c.rotaryDims == 0)
+        r.fail("\"rotary_pct\" must rotate between 1 and " + std::to_string(c.headDim) +
                " dimensions of each head");
 }
 
