@@ -1,3 +1,6 @@
+// Opens the Vulkan loader, reads the function table, picks the device and creates the logical
+// device and queue. About 400 lines: the loader, the device choice and the error texts that name
+// what is missing belong to the one object every other part of the backend is created on.
 #include "gpu/vulkan_context.h"
 
 #include <algorithm>

@@ -1,0 +1,67 @@
+#include "gpu/vulkan_weights.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace qkv::gpu {
+
+WeightUploader::WeightUploader(std::shared_ptr<DeviceAllocator> allocator, Staging& staging,
+                               VkDeviceSize maxShaderRange)
+    : m_allocator(std::move(allocator)), m_staging(staging), m_maxShaderRange(maxShaderRange) {}
+
+std::unique_ptr<Tensor> WeightUploader::upload(const MatrixView& w) {
+    if (w.empty() || w.rows <= 0 || w.cols <= 0) throw Error("internal error: empty weight view");
+    const bool transposed = w.rowStride == 1 && w.colStride != 1;
+    const Key key{w.data, w.rows, w.cols, w.rowStride, w.colStride};
+    if (auto it = m_uploaded.find(key); it != m_uploaded.end())
+        if (auto parts = it->second.lock())
+            return std::make_unique<VulkanTensor>(w.rows, w.cols, parts, transposed);
+
+    const std::string what =
+        "a " + std::to_string(w.rows) + " x " + std::to_string(w.cols) + " weight";
+    // A transposed weight keeps each column's floats together, so it splits into column ranges
+    // (whole 64-column GEMM tiles) that each fit one shader's addressable range.
+    const VkDeviceSize columnBytes = VkDeviceSize{sizeof(float)} * w.rows;
+    int partColumns = w.cols;
+    if (transposed && columnBytes * w.cols > m_maxShaderRange)
+        partColumns =
+            static_cast<int>(m_maxShaderRange / columnBytes / gemm::kTileN * gemm::kTileN);
+    if (partColumns <= 0) partColumns = w.cols;  // not splittable: allocate() explains
+    auto parts = std::make_shared<TensorParts>();
+    for (int first = 0; first < w.cols; first += partColumns) {
+        const int columns = std::min(partColumns, w.cols - first);
+        parts->push_back(
+            {m_allocator->allocate(VkDeviceSize{sizeof(float)} * w.rows * columns, what), first,
+             columns});
+        pack(w.columns(first, columns), transposed, *parts->back().region);
+    }
+    std::erase_if(m_uploaded, [](const auto& entry) { return entry.second.expired(); });
+    m_uploaded.emplace(key, parts);
+    return std::make_unique<VulkanTensor>(w.rows, w.cols, std::move(parts), transposed);
+}
+
+void WeightUploader::pack(const MatrixView& w, bool transposed, const BufferRegion& region) {
+    const size_t inner = transposed ? w.rows : w.cols;
+    const std::ptrdiff_t innerStride = transposed ? w.rowStride : w.colStride;
+    const std::ptrdiff_t outerStride = transposed ? w.colStride : w.rowStride;
+    m_staging.upload(region, static_cast<size_t>(w.rows) * w.cols,
+                     [=](float* out, size_t first, size_t count) {
+                         while (count > 0) {
+                             const size_t outer = first / inner;
+                             const size_t i = first % inner;
+                             const size_t run = std::min(count, inner - i);
+                             const float* source = w.data + outer * outerStride + i * innerStride;
+                             if (innerStride == 1) {
+                                 std::memcpy(out, source, run * sizeof(float));
+                             } else {
+                                 for (size_t j = 0; j < run; ++j) out[j] = source[j * innerStride];
+                             }
+                             out += run;
+                             first += run;
+                             count -= run;
+                         }
+                     });
+}
+
+}  // namespace qkv::gpu

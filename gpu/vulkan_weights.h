@@ -1,0 +1,35 @@
+#pragma once
+// Internal to gpu/: weights uploaded once per host memory and layout. A column-major view (a
+// Linear [out, in] weight) is kept in that layout, since the GEMM reads both; such a weight
+// larger than one shader can address is split into column ranges (whole GEMM tiles).
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "gpu/vulkan_staging.h"
+#include "gpu/vulkan_tensor.h"
+
+namespace qkv::gpu {
+
+class WeightUploader {
+  public:
+    WeightUploader(std::shared_ptr<DeviceAllocator> allocator, Staging& staging,
+                   VkDeviceSize maxShaderRange);
+
+    // The device copy of `w`, shared with earlier calls on the same memory and layout while
+    // they are alive.
+    std::unique_ptr<Tensor> upload(const MatrixView& w);
+
+  private:
+    // Packs a weight view into its stored layout: `inner` contiguous floats per outer index.
+    void pack(const MatrixView& w, bool transposed, const BufferRegion& region);
+
+    using Key = std::tuple<const float*, int, int, std::ptrdiff_t, std::ptrdiff_t>;
+    std::shared_ptr<DeviceAllocator> m_allocator;
+    Staging& m_staging;
+    VkDeviceSize m_maxShaderRange;
+    std::map<Key, std::weak_ptr<const TensorParts>> m_uploaded;
+};
+
+}  // namespace qkv::gpu
