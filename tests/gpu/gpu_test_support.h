@@ -1,10 +1,8 @@
 #pragma once
 // Helpers for the Vulkan tests: one backend per test process (creating a device and compiling
-// pipelines is the slow part on lavapipe), random host matrices and tensor comparison.
+// pipelines is the slow part on lavapipe), random host matrices and downloads.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <memory>
 #include <random>
 #include <vector>
@@ -38,23 +36,6 @@ inline std::vector<float> download(Backend& backend, const Tensor& t) {
     std::vector<float> values(static_cast<size_t>(t.rows()) * t.cols());
     backend.download(t, values.data());
     return values;
-}
-
-inline double maxAbsDifference(const std::vector<float>& a, const std::vector<float>& b) {
-    EXPECT_EQ(a.size(), b.size());
-    double worst = 0.0;
-    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-        const double d = std::abs(static_cast<double>(a[i]) - b[i]);
-        if (std::isnan(d)) return INFINITY;
-        worst = std::max(worst, d);
-    }
-    return worst;
-}
-
-inline double maxAbs(const std::vector<float>& a) {
-    double m = 0.0;
-    for (float v : a) m = std::max(m, static_cast<double>(std::abs(v)));
-    return m;
 }
 
 }  // namespace qkv::test
