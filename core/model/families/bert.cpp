@@ -9,7 +9,7 @@
 namespace qkv::families {
 namespace {
 
-void readEncoder(const ConfigReader& r, ModelConfig& c) {
+void readEncoder(const ConfigReader& r, Architecture& c) {
     readStandardShape(r, c, 512);
     c.kvHeads = c.heads;
     c.typeVocabSize = r.positiveIntOr("type_vocab_size", 2);
@@ -26,7 +26,7 @@ void readEncoder(const ConfigReader& r, ModelConfig& c) {
     if (r.boolOr("is_decoder", false)) r.fail("\"is_decoder\": true is not supported");
 }
 
-void readRoberta(const ConfigReader& r, ModelConfig& c) {
+void readRoberta(const ConfigReader& r, Architecture& c) {
     readEncoder(r, c);
     c.positionOffset = r.nonNegativeIntOr("pad_token_id", 1) + 1;
     if (c.contextLength <= c.positionOffset)
@@ -38,7 +38,7 @@ void readRoberta(const ConfigReader& r, ModelConfig& c) {
 }
 
 // Embeddings and layers, identical in BERT and RoBERTa.
-ModelWeights bindEncoder(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bindEncoder(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
@@ -46,34 +46,18 @@ ModelWeights bindEncoder(TensorBinder& b, const ModelConfig& c) {
         b.matrix("embeddings.position_embeddings.weight", c.contextLength + c.positionOffset, d);
     w.tokenTypeEmbedding = b.matrix("embeddings.token_type_embeddings.weight", c.typeVocabSize, d);
     w.embeddingNorm = layerNorm(b, "embeddings.LayerNorm", d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "encoder.layer." + std::to_string(i) + ".";
-        LayerWeights layer;
-        layer.query = linearLayer(b, p + "attention.self.query", d, d, true);
-        layer.key = linearLayer(b, p + "attention.self.key", d, d, true);
-        layer.value = linearLayer(b, p + "attention.self.value", d, d, true);
-        layer.output = linearLayer(b, p + "attention.output.dense", d, d, true);
+    w.layers = bindLayers(c, "encoder.layer.", [&](const std::string& p, LayerWeights& layer) {
+        bindLinears(b, c, p,
+                    {"attention.self.query", "attention.self.key", "attention.self.value",
+                     "attention.output.dense", "intermediate.dense", "output.dense"},
+                    true, layer);
         layer.attentionNorm = layerNorm(b, p + "attention.output.LayerNorm", d);
-        layer.mlpIn = linearLayer(b, p + "intermediate.dense", d, c.dFF, true);
-        layer.mlpOut = linearLayer(b, p + "output.dense", c.dFF, d, true);
         layer.mlpNorm = layerNorm(b, p + "output.LayerNorm", d);
-        w.layers.push_back(layer);
-    }
+    });
     return w;
 }
 
-// A masked-LM head: dense -> activation -> LayerNorm -> decoder (+ bias) under `prefix`.
-void bindMaskedLmHead(TensorBinder& b, const ModelConfig& c, ModelWeights& w,
-                      const std::string& dense, const std::string& norm, const std::string& bias,
-                      const std::string& decoder) {
-    if (!b.has(bias)) return;
-    w.headTransform = linearLayer(b, dense, c.dModel, c.dModel, true);
-    w.headTransformNorm = layerNorm(b, norm, c.dModel);
-    w.lmHead.bias = b.vector(bias, c.vocabSize);
-    w.lmHead.weight = outputProjection(b, c, decoder, w.tokenEmbedding);
-}
-
-ModelWeights bindBert(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bindBert(TensorBinder& b, const Architecture& c) {
     ModelWeights w = bindEncoder(b, c);
     bindMaskedLmHead(b, c, w, "cls.predictions.transform.dense",
                      "cls.predictions.transform.LayerNorm", "cls.predictions.bias",
@@ -81,7 +65,7 @@ ModelWeights bindBert(TensorBinder& b, const ModelConfig& c) {
     return w;
 }
 
-ModelWeights bindRoberta(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bindRoberta(TensorBinder& b, const Architecture& c) {
     ModelWeights w = bindEncoder(b, c);
     bindMaskedLmHead(b, c, w, "lm_head.dense", "lm_head.layer_norm", "lm_head.bias",
                      "lm_head.decoder.weight");

@@ -15,10 +15,20 @@ NormWeights rmsNorm(TensorBinder& b, const std::string& module, int size) {
     return {b.normWeight(module, size), {}};
 }
 
-MatrixView outputProjection(TensorBinder& b, const ModelConfig& c, const std::string& name,
+MatrixView outputProjection(TensorBinder& b, const Architecture& c, const std::string& name,
                             const MatrixView& tokenEmbedding) {
     if (c.tiedEmbeddings) return tokenEmbedding.transposed();   // a stored copy would be equal
     return b.matrix(name, c.vocabSize, c.dModel).transposed();  // throws naming it when missing
+}
+
+void bindMaskedLmHead(TensorBinder& b, const Architecture& c, ModelWeights& w,
+                      const std::string& dense, const std::string& norm, const std::string& bias,
+                      const std::string& decoder) {
+    if (!b.has(bias)) return;
+    w.headTransform = linearLayer(b, dense, c.dModel, c.dModel, true);
+    w.headTransformNorm = layerNorm(b, norm, c.dModel);
+    w.lmHead.bias = b.vector(bias, c.vocabSize);
+    w.lmHead.weight = outputProjection(b, c, decoder, w.tokenEmbedding);
 }
 
 Activation activationNamed(const ConfigReader& r, const char* key, const std::string& fallback) {
@@ -34,17 +44,18 @@ Activation activationNamed(const ConfigReader& r, const char* key, const std::st
 
 namespace qkv::families {
 
-void readStandardShape(const ConfigReader& r, ModelConfig& c, int defaultContext) {
-    c.layers = r.positiveInt("num_hidden_layers");
-    c.heads = r.positiveInt("num_attention_heads");
+void readStandardShape(const ConfigReader& r, Architecture& c, int defaultContext,
+                       const ShapeKeys& keys) {
+    c.layers = r.positiveInt(keys.layers);
+    c.heads = r.positiveInt(keys.heads);
     c.kvHeads = r.positiveIntOr("num_key_value_heads", c.heads);
-    c.dModel = r.width("hidden_size");
-    c.dFF = r.width("intermediate_size");
+    c.dModel = r.width(keys.dModel);
+    c.dFF = r.width(keys.dFF);
     c.vocabSize = r.positiveInt("vocab_size");
-    c.contextLength = r.positiveIntOr("max_position_embeddings", defaultContext);
+    c.contextLength = r.positiveIntOr(keys.context, defaultContext);
 }
 
-void readRotaryShape(const ConfigReader& r, ModelConfig& c, int defaultContext,
+void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext,
                      int defaultHeadDim) {
     readStandardShape(r, c, defaultContext);
     c.headDim = r.widthOr("head_dim", defaultHeadDim);  // 0: d_model / heads
@@ -55,7 +66,7 @@ void readRotaryShape(const ConfigReader& r, ModelConfig& c, int defaultContext,
     r.requireNull("rope_scaling", "rope_scaling (scaled rotary positions)");
 }
 
-void readRotaryDecoder(const ConfigReader& r, ModelConfig& c) {
+void readRotaryDecoder(const ConfigReader& r, Architecture& c) {
     readRotaryShape(r, c, 2048, 0);
     c.activation = Activation::SwiGlu;
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);
@@ -65,7 +76,7 @@ void readRotaryDecoder(const ConfigReader& r, ModelConfig& c) {
         r.fail("pretraining_tp other than 1 is not supported");
 }
 
-void bindLlamaAttention(TensorBinder& b, const ModelConfig& c, const std::string& p, bool qkvBias,
+void bindLlamaAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool qkvBias,
                         LayerWeights& layer) {
     const int d = c.dModel;
     const int qWidth = c.heads * c.headDim;
@@ -76,11 +87,36 @@ void bindLlamaAttention(TensorBinder& b, const ModelConfig& c, const std::string
     layer.output = linearLayer(b, p + "o_proj", qWidth, d, false);
 }
 
-void bindGatedMlp(TensorBinder& b, const ModelConfig& c, const std::string& p,
+void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer) {
     layer.mlpGate = linearLayer(b, p + "gate_proj", c.dModel, c.dFF, false);
     layer.mlpIn = linearLayer(b, p + "up_proj", c.dModel, c.dFF, false);
     layer.mlpOut = linearLayer(b, p + "down_proj", c.dFF, c.dModel, false);
+}
+
+}  // namespace qkv::families
+
+namespace qkv::families {
+
+std::vector<LayerWeights> bindLayers(
+    const Architecture& c, const std::string& layerPrefix,
+    const std::function<void(const std::string& prefix, LayerWeights& layer)>& bindLayer) {
+    std::vector<LayerWeights> layers(c.layers);
+    for (int i = 0; i < c.layers; ++i) bindLayer(layerPrefix + std::to_string(i) + ".", layers[i]);
+    return layers;
+}
+
+void bindLinears(TensorBinder& b, const Architecture& c, const std::string& p,
+                 const LinearNames& names, bool bias, LayerWeights& layer) {
+    const int d = c.dModel;
+    const std::pair<const std::string&, LinearWeights*> square[] = {{names.query, &layer.query},
+                                                                    {names.key, &layer.key},
+                                                                    {names.value, &layer.value},
+                                                                    {names.output, &layer.output}};
+    for (const auto& [name, slot] : square)
+        if (!name.empty()) *slot = linearLayer(b, p + name, d, d, bias);
+    if (!names.mlpIn.empty()) layer.mlpIn = linearLayer(b, p + names.mlpIn, d, c.dFF, bias);
+    if (!names.mlpOut.empty()) layer.mlpOut = linearLayer(b, p + names.mlpOut, c.dFF, d, bias);
 }
 
 }  // namespace qkv::families

@@ -1,7 +1,9 @@
 #pragma once
 // Pieces every family's reader and binder share: PyTorch Linear and norm layers, the output
 // projection, activation names.
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "core/model/model_family.h"
 
@@ -13,8 +15,13 @@ NormWeights layerNorm(TensorBinder& b, const std::string& module, int size);  //
 NormWeights rmsNorm(TensorBinder& b, const std::string& module, int size);    // weight only
 // The output projection: the token embedding when the config ties them, else `name`
 // ([vocab, d_model]), which an untied checkpoint must carry.
-MatrixView outputProjection(TensorBinder& b, const ModelConfig& c, const std::string& name,
+MatrixView outputProjection(TensorBinder& b, const Architecture& c, const std::string& name,
                             const MatrixView& tokenEmbedding);
+// A masked-LM head under the given names: dense -> activation -> LayerNorm -> decoder + bias.
+// Optional: a checkpoint without `bias` (a bare encoder) has no head and yields no logits.
+void bindMaskedLmHead(TensorBinder& b, const Architecture& c, ModelWeights& w,
+                      const std::string& dense, const std::string& norm, const std::string& bias,
+                      const std::string& decoder);
 // Hugging Face activation names (ACT2FN) the forward implements; throws naming the key.
 Activation activationNamed(const ConfigReader& r, const char* key, const std::string& fallback);
 
@@ -22,22 +29,50 @@ Activation activationNamed(const ConfigReader& r, const char* key, const std::st
 
 namespace qkv::families {
 
-// The keys most Hugging Face configs use: num_hidden_layers, num_attention_heads,
-// num_key_value_heads (default: heads), hidden_size, intermediate_size, vocab_size,
-// max_position_embeddings.
-void readStandardShape(const ConfigReader& r, ModelConfig& c, int defaultContext);
+// The config.json keys of a model's size; the defaults are the names most Hugging Face configs
+// use. Key/value heads are num_key_value_heads (default: heads).
+struct ShapeKeys {
+    const char* layers = "num_hidden_layers";
+    const char* heads = "num_attention_heads";
+    const char* dModel = "hidden_size";
+    const char* dFF = "intermediate_size";
+    const char* context = "max_position_embeddings";
+};
+void readStandardShape(const ConfigReader& r, Architecture& c, int defaultContext,
+                       const ShapeKeys& keys = {});
 // readStandardShape plus head_dim, rms_norm_eps, rope_theta: pre-RMSNorm with full-head rotary
 // positions and no rope_scaling.
-void readRotaryShape(const ConfigReader& r, ModelConfig& c, int defaultContext, int defaultHeadDim);
+void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext,
+                     int defaultHeadDim);
 // The Llama shape most rotary decoders share (keys num_hidden_layers, num_attention_heads,
 // num_key_value_heads, hidden_size, intermediate_size, head_dim, rms_norm_eps, rope_theta):
 // pre-RMSNorm, full-head rotary, SwiGLU, no rope_scaling.
-void readRotaryDecoder(const ConfigReader& r, ModelConfig& c);
+void readRotaryDecoder(const ConfigReader& r, Architecture& c);
 // Llama-named attention projections under `p` ("layers.N.self_attn."): q_proj, k_proj, v_proj
 // (with biases when `qkvBias`) and o_proj.
-void bindLlamaAttention(TensorBinder& b, const ModelConfig& c, const std::string& p, bool qkvBias,
+void bindLlamaAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool qkvBias,
                         LayerWeights& layer);
 // gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), without biases.
-void bindGatedMlp(TensorBinder& b, const ModelConfig& c, const std::string& p, LayerWeights& layer);
+void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
+                  LayerWeights& layer);
+
+}  // namespace qkv::families
+
+namespace qkv::families {
+
+// Calls bindLayer(prefix, layer) for layers 0..layers-1, prefix = layerPrefix + "N.".
+std::vector<LayerWeights> bindLayers(
+    const Architecture& c, const std::string& layerPrefix,
+    const std::function<void(const std::string& prefix, LayerWeights& layer)>& bindLayer);
+
+// Module names (under a layer's prefix) of a block's plain Linear layers; an empty name is bound
+// by the family itself (a fused projection).
+struct LinearNames {
+    std::string query, key, value, output;  // d_model -> d_model
+    std::string mlpIn, mlpOut;              // d_model -> d_ff -> d_model
+};
+// Binds the named Linear layers of one block, all with biases when `bias`.
+void bindLinears(TensorBinder& b, const Architecture& c, const std::string& p,
+                 const LinearNames& names, bool bias, LayerWeights& layer);
 
 }  // namespace qkv::families

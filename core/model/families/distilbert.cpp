@@ -7,14 +7,14 @@
 namespace qkv::families {
 namespace {
 
-void read(const ConfigReader& r, ModelConfig& c) {
-    c.layers = r.positiveInt("n_layers");
-    c.heads = r.positiveInt("n_heads");
+void read(const ConfigReader& r, Architecture& c) {
+    ShapeKeys keys;
+    keys.layers = "n_layers";
+    keys.heads = "n_heads";
+    keys.dModel = "dim";
+    keys.dFF = "hidden_dim";
+    readStandardShape(r, c, 512, keys);
     c.kvHeads = c.heads;
-    c.dModel = r.width("dim");
-    c.dFF = r.width("hidden_dim");
-    c.vocabSize = r.positiveInt("vocab_size");
-    c.contextLength = r.positiveIntOr("max_position_embeddings", 512);
     c.normEps = 1e-12f;
     c.activation = activationNamed(r, "activation", "gelu");
     c.headActivation = c.activation;
@@ -23,31 +23,22 @@ void read(const ConfigReader& r, ModelConfig& c) {
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
 }
 
-ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embeddings.word_embeddings.weight", c.vocabSize, d);
     w.positionEmbedding = b.matrix("embeddings.position_embeddings.weight", c.contextLength, d);
     w.embeddingNorm = layerNorm(b, "embeddings.LayerNorm", d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "transformer.layer." + std::to_string(i) + ".";
-        LayerWeights layer;
-        layer.query = linearLayer(b, p + "attention.q_lin", d, d, true);
-        layer.key = linearLayer(b, p + "attention.k_lin", d, d, true);
-        layer.value = linearLayer(b, p + "attention.v_lin", d, d, true);
-        layer.output = linearLayer(b, p + "attention.out_lin", d, d, true);
+    w.layers = bindLayers(c, "transformer.layer.", [&](const std::string& p, LayerWeights& layer) {
+        bindLinears(b, c, p,
+                    {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                     "ffn.lin1", "ffn.lin2"},
+                    true, layer);
         layer.attentionNorm = layerNorm(b, p + "sa_layer_norm", d);
-        layer.mlpIn = linearLayer(b, p + "ffn.lin1", d, c.dFF, true);
-        layer.mlpOut = linearLayer(b, p + "ffn.lin2", c.dFF, d, true);
         layer.mlpNorm = layerNorm(b, p + "output_layer_norm", d);
-        w.layers.push_back(layer);
-    }
-    if (b.has("vocab_projector.bias")) {
-        w.headTransform = linearLayer(b, "vocab_transform", d, d, true);
-        w.headTransformNorm = layerNorm(b, "vocab_layer_norm", d);
-        w.lmHead.bias = b.vector("vocab_projector.bias", c.vocabSize);
-        w.lmHead.weight = outputProjection(b, c, "vocab_projector.weight", w.tokenEmbedding);
-    }
+    });
+    bindMaskedLmHead(b, c, w, "vocab_transform", "vocab_layer_norm", "vocab_projector.bias",
+                     "vocab_projector.weight");
     return w;
 }
 

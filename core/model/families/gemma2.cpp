@@ -13,7 +13,7 @@
 namespace qkv::families {
 namespace {
 
-void read(const ConfigReader& r, ModelConfig& c) {
+void read(const ConfigReader& r, Architecture& c) {
     readRotaryShape(r, c, 8192, 256);  // HF Gemma2Config's defaults
     c.embeddingScale = std::sqrt(static_cast<float>(c.dModel));
     const std::string act =
@@ -36,21 +36,18 @@ NormWeights gemmaNorm(TensorBinder& b, const std::string& module, int size) {
     return {b.unitOffsetNormWeight(module, size), {}};
 }
 
-ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "layers." + std::to_string(i) + ".";
-        LayerWeights layer;
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = gemmaNorm(b, p + "input_layernorm", d);
         bindLlamaAttention(b, c, p + "self_attn.", false, layer);
         layer.attentionOutputNorm = gemmaNorm(b, p + "post_attention_layernorm", d);
         layer.mlpNorm = gemmaNorm(b, p + "pre_feedforward_layernorm", d);
         bindGatedMlp(b, c, p + "mlp.", layer);
         layer.mlpOutputNorm = gemmaNorm(b, p + "post_feedforward_layernorm", d);
-        w.layers.push_back(layer);
-    }
+    });
     w.finalNorm = gemmaNorm(b, "norm", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;

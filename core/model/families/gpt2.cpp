@@ -6,7 +6,7 @@
 namespace qkv::families {
 namespace {
 
-void read(const ConfigReader& r, ModelConfig& c) {
+void read(const ConfigReader& r, Architecture& c) {
     c.layers = r.positiveInt("n_layer");
     c.heads = r.positiveInt("n_head");
     c.kvHeads = c.heads;
@@ -25,14 +25,12 @@ void read(const ConfigReader& r, ModelConfig& c) {
             "scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) are not supported");
 }
 
-ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("wte.weight", c.vocabSize, d);
     w.positionEmbedding = b.matrix("wpe.weight", c.contextLength, d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "h." + std::to_string(i) + ".";
-        LayerWeights layer;
+    w.layers = bindLayers(c, "h.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = layerNorm(b, p + "ln_1", d);
         const MatrixView qkv = b.matrix(p + "attn.c_attn.weight", d, 3 * d);
         const VectorView qkvBias = b.vector(p + "attn.c_attn.bias", 3 * d);
@@ -46,8 +44,7 @@ ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
                        b.vector(p + "mlp.c_fc.bias", c.dFF)};
         layer.mlpOut = {b.matrix(p + "mlp.c_proj.weight", c.dFF, d),
                         b.vector(p + "mlp.c_proj.bias", d)};
-        w.layers.push_back(layer);
-    }
+    });
     w.finalNorm = layerNorm(b, "ln_f", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;

@@ -8,7 +8,7 @@
 namespace qkv::families {
 namespace {
 
-void read(const ConfigReader& r, ModelConfig& c) {
+void read(const ConfigReader& r, Architecture& c) {
     readStandardShape(r, c, 2048);
     c.kvHeads = c.heads;
     c.normEps = r.numberOr("layer_norm_eps", 1e-5f);
@@ -30,21 +30,19 @@ void read(const ConfigReader& r, ModelConfig& c) {
 }
 
 // Rows of the fused [heads·3·d_k, d] tensor that hold projection j (0 q, 1 k, 2 v).
-std::vector<int> fusedRows(const ModelConfig& c, int j) {
+std::vector<int> fusedRows(const Architecture& c, int j) {
     std::vector<int> rows;
     for (int h = 0; h < c.heads; ++h)
         for (int i = 0; i < c.headDim; ++i) rows.push_back((h * 3 + j) * c.headDim + i);
     return rows;
 }
 
-ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     const int width = 3 * c.heads * c.headDim;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_in.weight", c.vocabSize, d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "layers." + std::to_string(i) + ".";
-        LayerWeights layer;
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = layerNorm(b, p + "input_layernorm", d);
         LinearWeights* slots[] = {&layer.query, &layer.key, &layer.value};
         for (int j = 0; j < 3; ++j) {
@@ -53,12 +51,11 @@ ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
                 b.selectedRows(p + "attention.query_key_value.weight", width, d, rows).transposed(),
                 b.selectedElements(p + "attention.query_key_value.bias", width, rows)};
         }
-        layer.output = linearLayer(b, p + "attention.dense", d, d, true);
+        bindLinears(b, c, p,
+                    {"", "", "", "attention.dense", "mlp.dense_h_to_4h", "mlp.dense_4h_to_h"}, true,
+                    layer);
         layer.mlpNorm = layerNorm(b, p + "post_attention_layernorm", d);
-        layer.mlpIn = linearLayer(b, p + "mlp.dense_h_to_4h", d, c.dFF, true);
-        layer.mlpOut = linearLayer(b, p + "mlp.dense_4h_to_h", c.dFF, d, true);
-        w.layers.push_back(layer);
-    }
+    });
     w.finalNorm = layerNorm(b, "final_layer_norm", d);
     w.lmHead.weight = outputProjection(b, c, "embed_out.weight", w.tokenEmbedding);
     return w;

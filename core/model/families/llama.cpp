@@ -7,39 +7,36 @@
 namespace qkv::families {
 namespace {
 
-void readLlama(const ConfigReader& r, ModelConfig& c) {
+void readLlama(const ConfigReader& r, Architecture& c) {
     readRotaryDecoder(r, c);
     if (r.boolOr("attention_bias", false) || r.boolOr("mlp_bias", false))
         r.fail("attention_bias / mlp_bias are not supported for Llama");
     if (c.modelType == "mistral") c.slidingWindow = r.positiveIntOr("sliding_window", 0);
 }
 
-void readQwen2(const ConfigReader& r, ModelConfig& c) {
+void readQwen2(const ConfigReader& r, Architecture& c) {
     readRotaryDecoder(r, c);
     if (r.boolOr("use_sliding_window", false))
         r.fail("\"use_sliding_window\": true (Qwen2's windowed layers) is not supported");
 }
 
-ModelWeights bindDecoder(TensorBinder& b, const ModelConfig& c, bool qkvBias) {
+ModelWeights bindDecoder(TensorBinder& b, const Architecture& c, bool qkvBias) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "layers." + std::to_string(i) + ".";
-        LayerWeights layer;
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
         bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer);
         layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
         bindGatedMlp(b, c, p + "mlp.", layer);
-        w.layers.push_back(layer);
-    }
+    });
     w.finalNorm = rmsNorm(b, "norm", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;
 }
 
-ModelWeights bindLlama(TensorBinder& b, const ModelConfig& c) { return bindDecoder(b, c, false); }
-ModelWeights bindQwen2(TensorBinder& b, const ModelConfig& c) { return bindDecoder(b, c, true); }
+ModelWeights bindLlama(TensorBinder& b, const Architecture& c) { return bindDecoder(b, c, false); }
+ModelWeights bindQwen2(TensorBinder& b, const Architecture& c) { return bindDecoder(b, c, true); }
 
 }  // namespace
 

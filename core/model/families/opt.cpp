@@ -10,14 +10,11 @@ namespace {
 
 constexpr int kPositionOffset = 2;  // HF OPTLearnedPositionalEmbedding
 
-void read(const ConfigReader& r, ModelConfig& c) {
-    c.layers = r.positiveInt("num_hidden_layers");
-    c.heads = r.positiveInt("num_attention_heads");
+void read(const ConfigReader& r, Architecture& c) {
+    ShapeKeys keys;
+    keys.dFF = "ffn_dim";
+    readStandardShape(r, c, 2048, keys);
     c.kvHeads = c.heads;
-    c.dModel = r.width("hidden_size");
-    c.dFF = r.width("ffn_dim");
-    c.vocabSize = r.positiveInt("vocab_size");
-    c.contextLength = r.positiveIntOr("max_position_embeddings", 2048);
     c.positionOffset = kPositionOffset;
     c.activation = activationNamed(r, "activation_function", "relu");
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
@@ -32,24 +29,19 @@ void read(const ConfigReader& r, ModelConfig& c) {
         r.fail("OPT without biases, affine LayerNorms or final_layer_norm is not supported");
 }
 
-ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
     w.positionEmbedding = b.matrix("embed_positions.weight", c.contextLength + c.positionOffset, d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "layers." + std::to_string(i) + ".";
-        LayerWeights layer;
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
+        bindLinears(b, c, p,
+                    {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                     "self_attn.out_proj", "fc1", "fc2"},
+                    true, layer);
         layer.attentionNorm = layerNorm(b, p + "self_attn_layer_norm", d);
-        layer.query = linearLayer(b, p + "self_attn.q_proj", d, d, true);
-        layer.key = linearLayer(b, p + "self_attn.k_proj", d, d, true);
-        layer.value = linearLayer(b, p + "self_attn.v_proj", d, d, true);
-        layer.output = linearLayer(b, p + "self_attn.out_proj", d, d, true);
         layer.mlpNorm = layerNorm(b, p + "final_layer_norm", d);
-        layer.mlpIn = linearLayer(b, p + "fc1", d, c.dFF, true);
-        layer.mlpOut = linearLayer(b, p + "fc2", c.dFF, d, true);
-        w.layers.push_back(layer);
-    }
+    });
     w.finalNorm = layerNorm(b, "final_layer_norm", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;

@@ -6,22 +6,20 @@
 namespace qkv::families {
 namespace {
 
-void read(const ConfigReader& r, ModelConfig& c) {
+void read(const ConfigReader& r, Architecture& c) {
     readRotaryDecoder(r, c);
     c.slidingWindow = r.positiveIntOr("sliding_window", 0);
     if (r.has("partial_rotary_factor") && r.number("partial_rotary_factor") != 1.0f)
         r.fail("partial_rotary_factor other than 1 is not supported for Phi-3");
 }
 
-ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     const int qWidth = c.heads * c.headDim;
     const int kvWidth = c.kvHeads * c.headDim;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    for (int i = 0; i < c.layers; ++i) {
-        const std::string p = "layers." + std::to_string(i) + ".";
-        LayerWeights layer;
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
         const MatrixView qkv =
             b.matrix(p + "self_attn.qkv_proj.weight", qWidth + 2 * kvWidth, d).transposed();
@@ -35,8 +33,7 @@ ModelWeights bind(TensorBinder& b, const ModelConfig& c) {
         layer.mlpGate = {gateUp.columns(0, c.dFF), {}};
         layer.mlpIn = {gateUp.columns(c.dFF, c.dFF), {}};
         layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
-        w.layers.push_back(layer);
-    }
+    });
     w.finalNorm = rmsNorm(b, "norm", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;
