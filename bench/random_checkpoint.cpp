@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "core/train/checkpoint.h"
 #include "core/util/error.h"
 
 namespace qkv::bench {
@@ -17,7 +18,7 @@ struct Entry {
     float stddev;  // 0: ones (norm weights)
 };
 
-std::vector<Entry> gpt2Entries(const Gpt2Shape& s) {
+std::vector<Entry> gpt2Entries(const train::ModelShape& s) {
     const std::int64_t d = s.dModel;
     std::vector<Entry> e = {{"wte.weight", {s.vocab, d}, 0.02f},
                             {"wpe.weight", {s.context, d}, 0.01f}};
@@ -47,9 +48,21 @@ std::int64_t elements(const Entry& e) {
     return n;
 }
 
+constexpr int kEndOfText = 50256;  // GPT-2's <|endoftext|>
+
 }  // namespace
 
-void writeRandomGpt2(const std::filesystem::path& dir, const Gpt2Shape& s, unsigned seed) {
+train::ModelShape gpt2Small() {
+    train::ModelShape shape;
+    shape.layers = 12;
+    shape.heads = 12;
+    shape.dModel = 768;
+    shape.context = 1024;
+    shape.vocab = 50257;
+    return shape;
+}
+
+void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& s, unsigned seed) {
     std::filesystem::create_directories(dir);
     const auto entries = gpt2Entries(s);
     nlohmann::json header = nlohmann::json::object();
@@ -76,16 +89,9 @@ void writeRandomGpt2(const std::filesystem::path& dir, const Gpt2Shape& s, unsig
         out.write(reinterpret_cast<const char*>(chunk.data()),
                   static_cast<std::streamsize>(chunk.size() * sizeof(float)));
     }
-    std::ofstream config(dir / "config.json");
-    config << nlohmann::json{{"model_type", "gpt2"},
-                             {"n_layer", s.layers},
-                             {"n_head", s.heads},
-                             {"n_embd", s.dModel},
-                             {"n_positions", s.context},
-                             {"vocab_size", s.vocab},
-                             {"activation_function", "gelu_new"}}
-                  .dump(2);
-    if (!out || !config) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
+    out.close();
+    if (!out) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
+    train::writeConfigJson(s, kEndOfText, dir);
 }
 
 }  // namespace qkv::bench

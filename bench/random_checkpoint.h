@@ -3,16 +3,14 @@
 // needs no 500 MB buffer), keyed like the Hub's gpt2 file.
 #include <filesystem>
 
+#include "core/train/model_shape.h"
+
 namespace qkv::bench {
 
-struct Gpt2Shape {
-    int layers = 12;
-    int heads = 12;
-    int dModel = 768;
-    int vocab = 50257;
-    int context = 1024;
-};
+// GPT-2 small (124M): the benchmark's model.
+train::ModelShape gpt2Small();
 
-void writeRandomGpt2(const std::filesystem::path& dir, const Gpt2Shape& shape, unsigned seed);
+void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& shape,
+                     unsigned seed);
 
 }  // namespace qkv::bench

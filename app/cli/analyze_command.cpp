@@ -11,7 +11,7 @@ namespace {
 
 int runAnalyze(const Arguments& args) {
     auto model = openModel(args);
-    const AttentionConfig config = readConfig(args);
+    const WConfiguration config = readConfig(args);
     std::optional<Input> input;
     std::optional<ForwardResult> forward;
     if (hasInput(args)) {

@@ -22,7 +22,7 @@ void printMatrix(const char* title, const RowMatrixXf& m, const std::vector<std:
 
 int runAttention(const Arguments& args) {
     auto model = openModel(args);
-    const ModelConfig& c = model->config();
+    const Architecture& c = model->architecture();
     const Input input = readInput(*model, args);
     ForwardRequest request;
     request.ids = input.ids;

@@ -80,7 +80,7 @@ Input readInput(const Model& model, const Arguments& args) {
             input.pieces.push_back(known ? model.tokenizer()->piece(id) : std::to_string(id));
         }
     }
-    const size_t context = static_cast<size_t>(model.config().contextLength);
+    const size_t context = static_cast<size_t>(model.architecture().contextLength);
     if (input.ids.size() > context) {
         if (!args.flag("truncate"))
             throw Error("the input has " + std::to_string(input.ids.size()) + " tokens but " +
@@ -92,12 +92,12 @@ Input readInput(const Model& model, const Arguments& args) {
         std::cerr << "note: input truncated from " << *input.truncatedFrom << " to " << context
                   << " tokens (the model's context)\n";
     }
-    validateIds(model.config(), input.ids);
+    validateIds(model.architecture(), input.ids);
     return input;
 }
 
-AttentionConfig readConfig(const Arguments& args) {
-    AttentionConfig config = AttentionConfig::parse(args.value("config").value_or("learned"));
+WConfiguration readConfig(const Arguments& args) {
+    WConfiguration config = WConfiguration::parse(args.value("config").value_or("learned"));
     config.scaleOutside = args.flag("scale-outside");
     config.maskSelf = args.flag("mask-self");
     return config;
@@ -114,7 +114,7 @@ nlohmann::ordered_json inputJson(const Model& model, const Input& input) {
     return doc;
 }
 
-void addConfigJson(nlohmann::ordered_json& doc, const AttentionConfig& config) {
+void addConfigJson(nlohmann::ordered_json& doc, const WConfiguration& config) {
     doc["config"] = config.name();
     doc["options"] = {{"scale_outside", config.scaleOutside}, {"mask_self", config.maskSelf}};
 }

@@ -9,8 +9,8 @@
 
 #include "app/cli/arguments.h"
 #include "core/backend/backend.h"
-#include "core/model/attention_config.h"
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 
 namespace qkv::cli {
 
@@ -34,13 +34,13 @@ struct Input {
 Input readInput(const Model& model, const Arguments& args);
 bool hasInput(const Arguments& args);
 
-AttentionConfig readConfig(const Arguments& args);
+WConfiguration readConfig(const Arguments& args);
 std::unique_ptr<Backend> openBackend(const Arguments& args);
 
 // {"model", "tokens", "ids"[, "truncated_from"]}: the fields every JSON document starts with.
 nlohmann::ordered_json inputJson(const Model& model, const Input& input);
 // Adds "config" (its name) and "options" {"scale_outside", "mask_self"}.
-void addConfigJson(nlohmann::ordered_json& doc, const AttentionConfig& config);
+void addConfigJson(nlohmann::ordered_json& doc, const WConfiguration& config);
 
 void printJson(const nlohmann::ordered_json& doc);
 

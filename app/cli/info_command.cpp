@@ -9,7 +9,7 @@ namespace {
 
 int runInfo(const Arguments& args) {
     auto model = openModel(args);
-    const ModelConfig& c = model->config();
+    const Architecture& c = model->architecture();
     nlohmann::ordered_json doc = {
         {"model", model->name()},
         {"architecture", c.family},

@@ -18,7 +18,7 @@ Eigen::MatrixXd toDouble(const MatrixView& view) {
     return map.cast<double>();
 }
 
-void checkTrace(const ModelConfig& c, const AttentionTrace* trace) {
+void checkTrace(const Architecture& c, const AttentionTrace* trace) {
     if (trace && (trace->layerCount() != c.layers || trace->headCount() != c.heads))
         throw Error("attention trace of " + std::to_string(trace->layerCount()) + " layers x " +
                     std::to_string(trace->headCount()) + " heads does not match the model (" +
@@ -29,7 +29,7 @@ void checkTrace(const ModelConfig& c, const AttentionTrace* trace) {
 // configuration several slots read the same block (the same memory) and share its factor.
 class LayerFactors {
   public:
-    LayerFactors(const Model& model, const AttentionConfig& config, int layer)
+    LayerFactors(const Model& model, const WConfiguration& config, int layer)
         : m_model(model), m_config(config), m_layer(layer) {}
 
     const FactorBasis& slot(int head, Projection slot) {
@@ -41,7 +41,7 @@ class LayerFactors {
 
   private:
     const Model& m_model;
-    const AttentionConfig& m_config;
+    const WConfiguration& m_config;
     int m_layer;
     std::map<const float*, FactorBasis> m_factors;  // keyed by the block's first element
 };
@@ -66,7 +66,7 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
 
 // s(sum_h W_Q^h W_K^h^T). Heads that read the same key block (GQA) are merged first, since
 // sum_h Q_h K^T = (sum_h Q_h) K^T: the factors are only as wide as the distinct key blocks.
-double layerWqkSymmetry(LayerFactors& factors, const ModelConfig& c) {
+double layerWqkSymmetry(LayerFactors& factors, const Architecture& c) {
     const int dk = c.headDim;
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(c.dModel, static_cast<Eigen::Index>(c.heads) * dk);
     Eigen::MatrixXd b(c.dModel, a.cols());
@@ -95,9 +95,9 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-MatrixView headProjection(const Model& model, const AttentionConfig& config, int layer, int head,
+MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
                           Projection slot) {
-    const ModelConfig& c = model.config();
+    const Architecture& c = model.architecture();
     if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
         throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
                     " (the model has " + std::to_string(c.layers) + " layers of " +
@@ -117,9 +117,9 @@ MatrixView headProjection(const Model& model, const AttentionConfig& config, int
     throw Error("unknown projection");
 }
 
-ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
+ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace, const std::atomic<bool>* cancel) {
-    const ModelConfig& c = model.config();
+    const Architecture& c = model.architecture();
     checkTrace(c, trace);
     ModelMetrics out;
     std::vector<double> layerSymmetries;
@@ -145,9 +145,9 @@ void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace) {
     }
 }
 
-HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int layer, int head,
+HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
                         const AttentionTrace* trace) {
-    checkTrace(model.config(), trace);
+    checkTrace(model.architecture(), trace);
     LayerFactors factors(model, config, layer);
     return headMetrics(factors, layer, head, trace);
 }
@@ -169,7 +169,7 @@ TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, 
     return {cosine(trace.key(layer, head)), cosine(trace.value(layer, head))};
 }
 
-BilinearParameterCount bilinearParameterCount(const ModelConfig& config) {
+BilinearParameterCount bilinearParameterCount(const Architecture& config) {
     const long long d = config.dModel;
     return {2 * d * config.headDim, d * d};
 }

@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/model/attention_config.h"
 #include "core/model/attention_trace.h"
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 
 namespace qkv {
 
@@ -41,13 +41,13 @@ struct ModelMetrics {
 
 // The d_model x d_k weight (biases excluded) that fills `slot` of query head `head` in `layer`
 // under `config` (GQA: a K or V source of query head h is KV head h / group).
-MatrixView headProjection(const Model& model, const AttentionConfig& config, int layer, int head,
+MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
                           Projection slot);
 
 // Weight metrics of every head and layer under `config`; with a trace (whose scores were
 // captured) also each head's score symmetry; a trace of another shape throws qkv::Error.
 // `cancel` is polled before each layer (throws qkv::Cancelled, core/util/error.h).
-ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
+ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace = nullptr,
                           const std::atomic<bool>* cancel = nullptr);
 
@@ -56,7 +56,7 @@ ModelMetrics analyzeModel(const Model& model, const AttentionConfig& config,
 void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace);
 
 // Metrics of one head only (for the weight panel).
-HeadMetrics analyzeHead(const Model& model, const AttentionConfig& config, int layer, int head,
+HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
                         const AttentionTrace* trace = nullptr);
 
 // For a token pair (i, j) in one head: cosine of their keys and of their values (the
@@ -75,6 +75,6 @@ struct BilinearParameterCount {
     long long factored = 0;
     long long full = 0;
 };
-BilinearParameterCount bilinearParameterCount(const ModelConfig& config);
+BilinearParameterCount bilinearParameterCount(const Architecture& config);
 
 }  // namespace qkv

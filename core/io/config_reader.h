@@ -1,6 +1,6 @@
 #pragma once
 // Typed access to a config.json object with one-line errors naming the file and the key: what a
-// model family's reader uses to fill a ModelConfig.
+// model family's reader uses to fill a Architecture.
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>

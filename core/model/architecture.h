@@ -13,7 +13,7 @@ namespace qkv {
 enum class NormKind { LayerNorm, RmsNorm };
 enum class Positions { Learned, Rotary };
 
-struct ModelConfig {
+struct Architecture {
     std::string family;     // the reader that filled this: gpt2, bert, llama, gpt_neox, ...
     std::string modelType;  // config.json "model_type" as written
     int layers = 0;

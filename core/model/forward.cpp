@@ -23,7 +23,7 @@ const DeviceLinear& projection(const DeviceLayer& layer, Projection p) {
 }
 
 // Embeddings computed on the host (a gather from the mapped tables), then uploaded.
-RowMatrixXf embed(const ModelWeights& w, const ModelConfig& c, const ForwardRequest& request) {
+RowMatrixXf embed(const ModelWeights& w, const Architecture& c, const ForwardRequest& request) {
     const int n = static_cast<int>(request.ids.size());
     RowMatrixXf x(n, c.dModel);
     for (int i = 0; i < n; ++i) {
@@ -38,7 +38,7 @@ RowMatrixXf embed(const ModelWeights& w, const ModelConfig& c, const ForwardRequ
     return x;
 }
 
-int capturedHeads(const ModelConfig& c, const CaptureSelection& capture) {
+int capturedHeads(const Architecture& c, const CaptureSelection& capture) {
     if (!capture.scores && !capture.probabilities) return 0;
     int count = 0;
     for (int l = 0; l < c.layers; ++l)
@@ -46,23 +46,23 @@ int capturedHeads(const ModelConfig& c, const CaptureSelection& capture) {
     return count;
 }
 
-// One forward's layers: the description (ModelConfig) decides norms, residuals, positions and
+// One forward's layers: the description (Architecture) decides norms, residuals, positions and
 // the attention's scale, cap and window; the request's W configuration decides which projection
 // fills each slot.
 class LayerRunner {
   public:
-    LayerRunner(Backend& backend, const ModelConfig& config, const ForwardRequest& request)
+    LayerRunner(Backend& backend, const Architecture& config, const ForwardRequest& request)
         : m_be(backend), m_c(config), m_request(request) {
         // Slots filled from W_Q have one head per query head; from W_K or W_V, one per KV head.
         auto groupOf = [&](Projection p) { return p == Projection::Query ? 1 : m_c.kvGroup(); };
-        const AttentionConfig& a = request.config;
+        const WConfiguration& a = request.config;
         m_layout = {m_c.heads, m_c.headDim, groupOf(a.querySource), groupOf(a.keySource),
                     groupOf(a.valueSource)};
     }
 
     const AttentionLayout& layout() const { return m_layout; }
     Backend& backend() const { return m_be; }
-    const ModelConfig& config() const { return m_c; }
+    const Architecture& architecture() const { return m_c; }
 
     // x := the layer's output; h is scratch of x's shape.
     void run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, LayerTrace& traced) const {
@@ -123,7 +123,7 @@ class LayerRunner {
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.
     std::unique_ptr<Tensor> attend(int l, const DeviceLayer& layer, const Tensor& input,
                                    LayerTrace& traced) const {
-        const AttentionConfig& config = m_request.config;
+        const WConfiguration& config = m_request.config;
         // One projection per distinct source; rotary embedding on the Q and K slots only (a V
         // slot filled from W_Q keeps the un-rotated projection).
         std::unique_ptr<Tensor> projected[3];
@@ -186,7 +186,7 @@ class LayerRunner {
     }
 
     Backend& m_be;
-    const ModelConfig& m_c;
+    const Architecture& m_c;
     const ForwardRequest& m_request;
     AttentionLayout m_layout;
 };
@@ -196,7 +196,7 @@ class LayerRunner {
 void queueLogits(const LayerRunner& runner, const DeviceModel& device, std::unique_ptr<Tensor> rows,
                  LogitsMode mode, RowMatrixXf& out) {
     Backend& be = runner.backend();
-    const ModelConfig& c = runner.config();
+    const Architecture& c = runner.architecture();
     const int n = rows->rows();
     if (mode == LogitsMode::LastPosition && n > 1) {
         auto last = be.create(1, c.dModel);
@@ -220,7 +220,7 @@ void queueLogits(const LayerRunner& runner, const DeviceModel& device, std::uniq
     be.enqueueDownload(*logits, out.data());
 }
 
-void validateTokenTypes(const ModelConfig& c, const ForwardRequest& request) {
+void validateTokenTypes(const Architecture& c, const ForwardRequest& request) {
     if (request.tokenTypes.empty()) return;
     if (request.tokenTypes.size() != request.ids.size())
         throw Error("token types must have one entry per token");
@@ -231,7 +231,7 @@ void validateTokenTypes(const ModelConfig& c, const ForwardRequest& request) {
 
 }  // namespace
 
-void validateIds(const ModelConfig& config, const std::vector<int>& ids) {
+void validateIds(const Architecture& config, const std::vector<int>& ids) {
     if (ids.empty()) throw Error("no tokens to run: the input is empty");
     if (static_cast<int>(ids.size()) > config.contextLength)
         throw Error(std::to_string(ids.size()) + " tokens exceed the model's context of " +
@@ -243,7 +243,7 @@ void validateIds(const ModelConfig& config, const std::vector<int>& ids) {
                         ")");
 }
 
-std::uint64_t forwardMemoryBytes(const ModelConfig& c, const ForwardRequest& request) {
+std::uint64_t forwardMemoryBytes(const Architecture& c, const ForwardRequest& request) {
     const std::uint64_t n = request.ids.size();
     const std::uint64_t f = sizeof(float);
     const std::uint64_t qkvCols = static_cast<std::uint64_t>(c.heads + 2 * c.kvHeads) * c.headDim;
@@ -267,7 +267,7 @@ ForwardPass::ForwardPass(const Model& model, Backend& backend)
     : m_model(model), m_backend(backend), m_device(model.weights(), backend) {}
 
 ForwardResult ForwardPass::run(const ForwardRequest& request) const {
-    const ModelConfig& c = m_model.config();
+    const Architecture& c = m_model.architecture();
     validateIds(c, request.ids);
     validateTokenTypes(c, request);
     const int n = static_cast<int>(request.ids.size());

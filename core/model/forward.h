@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/model/attention_config.h"
 #include "core/model/attention_trace.h"
 #include "core/model/device_model.h"
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -21,7 +21,7 @@ enum class LogitsMode { None, LastPosition, AllPositions };
 struct ForwardRequest {
     std::vector<int> ids;
     std::vector<int> tokenTypes;  // BERT segment ids; all zero when empty
-    AttentionConfig config;
+    WConfiguration config;
     CaptureSelection capture;
     LogitsMode logits = LogitsMode::LastPosition;
     const std::atomic<bool>* cancel = nullptr;  // checked between layers
@@ -53,11 +53,11 @@ class ForwardPass {
 };
 
 // Checks a request's ids against a model; the same checks run() makes, for early errors.
-void validateIds(const ModelConfig& config, const std::vector<int>& ids);
+void validateIds(const Architecture& config, const std::vector<int>& ids);
 
 // Host memory a request needs at its peak: the trace (q, k, v of every layer, and n x n scores
 // and probabilities of each captured head: n²·heads·layers·8 bytes for a full capture), the
 // logits and one layer's activations (weights excluded).
-std::uint64_t forwardMemoryBytes(const ModelConfig& config, const ForwardRequest& request);
+std::uint64_t forwardMemoryBytes(const Architecture& config, const ForwardRequest& request);
 
 }  // namespace qkv

@@ -15,7 +15,7 @@ std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& fol
                     "model.safetensors)");
     std::unique_ptr<Model> model(new Model());
     model->m_folder = folder;
-    model->m_config = loadModelConfig(folder / "config.json");
+    model->m_architecture = loadArchitecture(folder / "config.json");
     try {
         model->m_tokenizer = loadTokenizer(folder);
     } catch (const Error& e) {
@@ -31,9 +31,9 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
                   "as float32 (its F16/BF16 weights are converted when loaded)");
 
     // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
-    const ModelFamily& family = *findFamily(model->m_config.modelType);
+    const ModelFamily& family = *findFamily(model->m_architecture.modelType);
     TensorBinder binder(*model->m_store, family.tensorPrefixes, folder.string());
-    model->m_weights = family.bind(binder, model->m_config);
+    model->m_weights = family.bind(binder, model->m_architecture);
     model->m_parameters = binder.parameterCount();
     model->m_derived = binder.takeDerived();
     return model;

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/model/model_config.h"
+#include "core/model/architecture.h"
 #include "core/model/model_weights.h"
 #include "core/tokenize/tokenizer.h"
 
@@ -28,7 +28,7 @@ class Model {
 
     const std::filesystem::path& folder() const { return m_folder; }
     std::string name() const;  // the folder's name
-    const ModelConfig& config() const { return m_config; }
+    const Architecture& architecture() const { return m_architecture; }
     const ModelWeights& weights() const { return m_weights; }
     const Tokenizer* tokenizer() const { return m_tokenizer.get(); }
     const std::string& tokenizerError() const { return m_tokenizerError; }
@@ -47,7 +47,7 @@ class Model {
   private:
     Model() = default;
     std::filesystem::path m_folder;
-    ModelConfig m_config;
+    Architecture m_architecture;
     std::unique_ptr<TensorStore> m_store;
     ModelWeights m_weights;
     std::deque<std::vector<float>> m_derived;  // tensors the family's binder derived

@@ -12,7 +12,7 @@ namespace {
 constexpr std::size_t kMaxConfigBytes = 16u << 20;
 
 // Checks every family shares: widths that fit, heads that divide, positions that rotate.
-void validate(ModelConfig& c, const std::string& where) {
+void validate(Architecture& c, const std::string& where) {
     if (c.headDim == 0) c.headDim = headDimFromWidth(c, where);
     if (static_cast<std::int64_t>(c.heads) * c.headDim > ConfigReader::kMaxWidth)
         throw Error(where + ": " + std::to_string(c.heads) + " heads of " +
@@ -32,7 +32,7 @@ void validate(ModelConfig& c, const std::string& where) {
 
 }  // namespace
 
-int headDimFromWidth(const ModelConfig& c, const std::string& where) {
+int headDimFromWidth(const Architecture& c, const std::string& where) {
     if (c.dModel % c.heads != 0)
         throw Error(where + ": hidden size " + std::to_string(c.dModel) + " is not divisible by " +
                     std::to_string(c.heads) + " heads");
@@ -62,7 +62,7 @@ std::string supportedModelTypes() {
     return list;
 }
 
-ModelConfig parseModelConfig(const std::string& jsonText, const std::string& where) {
+Architecture parseArchitecture(const std::string& jsonText, const std::string& where) {
     nlohmann::json doc;
     try {
         doc = nlohmann::json::parse(jsonText);
@@ -71,7 +71,7 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& whe
     }
     if (!doc.is_object()) throw Error(where + ": not a JSON object");
     const ConfigReader reader(doc, where);
-    ModelConfig config;
+    Architecture config;
     config.modelType = reader.stringOr("model_type", "");
     const ModelFamily* family = findFamily(config.modelType);
     if (!family)
@@ -84,7 +84,7 @@ ModelConfig parseModelConfig(const std::string& jsonText, const std::string& whe
     return config;
 }
 
-ModelConfig loadModelConfig(const std::filesystem::path& configJson) {
+Architecture loadArchitecture(const std::filesystem::path& configJson) {
     std::error_code ec;
     if (!std::filesystem::exists(configJson, ec))
         throw Error(configJson.string() + ": cannot read (missing config.json?)");
@@ -93,8 +93,8 @@ ModelConfig loadModelConfig(const std::filesystem::path& configJson) {
         throw Error(configJson.string() + ": " + std::to_string(file.size()) +
                     " bytes exceeds the " + std::to_string(kMaxConfigBytes) +
                     "-byte limit for a config.json");
-    return parseModelConfig(std::string(reinterpret_cast<const char*>(file.data()), file.size()),
-                            configJson.string());
+    return parseArchitecture(std::string(reinterpret_cast<const char*>(file.data()), file.size()),
+                             configJson.string());
 }
 
 }  // namespace qkv

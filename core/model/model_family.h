@@ -1,14 +1,14 @@
 #pragma once
 // The model families QKV Lab opens. A family is data plus two small functions: which config.json
 // "model_type" values it accepts, the prefixes its tensor names may carry, a reader that fills
-// the architecture-neutral ModelConfig from config.json and a binder that maps its tensor names
+// the architecture-neutral Architecture from config.json and a binder that maps its tensor names
 // onto ModelWeights. Adding a family is one file in core/model/families/ and one table entry.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/io/config_reader.h"
-#include "core/model/model_config.h"
+#include "core/model/architecture.h"
 #include "core/model/model_weights.h"
 #include "core/model/tensor_binder.h"
 
@@ -18,8 +18,8 @@ struct ModelFamily {
     std::string name;                     // canonical model_type, shown as the architecture
     std::vector<std::string> modelTypes;  // every model_type whose HF code is this family's
     std::vector<std::string> tensorPrefixes;
-    void (*read)(const ConfigReader& reader, ModelConfig& config);
-    ModelWeights (*bind)(TensorBinder& binder, const ModelConfig& config);
+    void (*read)(const ConfigReader& reader, Architecture& config);
+    ModelWeights (*bind)(TensorBinder& binder, const Architecture& config);
 };
 
 const std::vector<ModelFamily>& modelFamilies();
@@ -30,12 +30,12 @@ std::string supportedModelTypes();
 
 // d_model / heads, the head width of families that give none; throws naming `where` when the
 // heads do not divide d_model.
-int headDimFromWidth(const ModelConfig& c, const std::string& where);
+int headDimFromWidth(const Architecture& c, const std::string& where);
 
 // config.json text -> description; throws qkv::Error naming `where` and the key at fault, or the
 // unsupported model_type.
-ModelConfig parseModelConfig(const std::string& jsonText, const std::string& where);
-ModelConfig loadModelConfig(const std::filesystem::path& configJson);
+Architecture parseArchitecture(const std::string& jsonText, const std::string& where);
+Architecture loadArchitecture(const std::filesystem::path& configJson);
 
 // The families' readers and binders (core/model/families/*.cpp).
 namespace families {

@@ -1,4 +1,4 @@
-#include "core/model/attention_config.h"
+#include "core/model/w_configuration.h"
 
 #include <cctype>
 #include <utility>
@@ -55,10 +55,10 @@ const std::vector<std::string>& attentionPresetNames() {
     return names;
 }
 
-AttentionConfig AttentionConfig::parse(const std::string& text) {
+WConfiguration WConfiguration::parse(const std::string& text) {
     for (const auto& preset : kPresets)
         if (text == preset.name) {
-            AttentionConfig c;
+            WConfiguration c;
             c.querySource = preset.q;
             c.keySource = preset.k;
             c.valueSource = preset.v;
@@ -66,7 +66,7 @@ AttentionConfig AttentionConfig::parse(const std::string& text) {
             return c;
         }
     // Custom: "q=Q,k=K,v=V" in any order, each slot at most once, missing slots keep their own.
-    AttentionConfig c;
+    WConfiguration c;
     bool seen[3] = {false, false, false};
     size_t pos = 0;
     if (text.empty()) throw Error("empty configuration; choose " + choices());
@@ -100,7 +100,7 @@ AttentionConfig AttentionConfig::parse(const std::string& text) {
     return c;
 }
 
-std::string AttentionConfig::name() const {
+std::string WConfiguration::name() const {
     for (const auto& preset : kPresets)
         if (querySource == preset.q && keySource == preset.k && valueSource == preset.v &&
             transform == preset.transform)

@@ -17,7 +17,7 @@ namespace qkv {
 
 enum class Projection { Query, Key, Value };
 
-struct AttentionConfig {
+struct WConfiguration {
     Projection querySource = Projection::Query;
     Projection keySource = Projection::Key;
     Projection valueSource = Projection::Value;
@@ -26,10 +26,10 @@ struct AttentionConfig {
     bool maskSelf = false;      // tokens may not attend to themselves (Reformer)
 
     // A preset name or a custom "q=?,k=?,v=?" assignment; throws qkv::Error listing the choices.
-    static AttentionConfig parse(const std::string& text);
+    static WConfiguration parse(const std::string& text);
     // The preset name when the slots and transform match one, else "q=Q,k=K,v=Q" style.
     std::string name() const;
-    bool operator==(const AttentionConfig&) const = default;
+    bool operator==(const WConfiguration&) const = default;
 };
 
 // The preset names, in menu order.

@@ -8,8 +8,8 @@
 
 namespace qkv::train {
 
-void writeModelConfig(const ModelShape& shape, int endOfTextId,
-                      const std::filesystem::path& folder) {
+void writeConfigJson(const ModelShape& shape, int endOfTextId,
+                     const std::filesystem::path& folder) {
     const nlohmann::ordered_json config = {
         {"architectures", {"GPT2LMHeadModel"}},
         {"model_type", "gpt2"},

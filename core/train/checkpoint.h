@@ -18,8 +18,7 @@
 
 namespace qkv::train {
 
-void writeModelConfig(const ModelShape& shape, int endOfTextId,
-                      const std::filesystem::path& folder);
+void writeConfigJson(const ModelShape& shape, int endOfTextId, const std::filesystem::path& folder);
 
 // `metadata` goes into the safetensors header next to {"format": "pt"}.
 void writeModelWeights(const ModelShape& shape, const std::vector<float>& params,

@@ -12,7 +12,7 @@ Evaluation evaluateStream(const ForwardPass& forward, const std::vector<int>& st
                           const std::atomic<bool>* cancel,
                           const std::function<void(std::size_t, std::size_t)>& onWindow) {
     if (stream.size() < 2) throw Error("the text to evaluate has fewer than two tokens");
-    const ModelConfig& config = forward.model().config();
+    const Architecture& config = forward.model().architecture();
     if (!forward.model().hasLogits()) throw Error(forward.model().name() + " has no output head");
     const std::vector<Window> windows = evaluationWindows(stream.size(), config.contextLength);
     double total = 0.0;

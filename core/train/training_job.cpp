@@ -113,7 +113,7 @@ JobResult runTrainingJob(const TrainingJob& job, const JobCallbacks& callbacks) 
             static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const ModelShape& shape = resolved.options.shape;
     shape.validate();
-    writeModelConfig(shape, endOfTextId(*tokenizer), folder);
+    writeConfigJson(shape, endOfTextId(*tokenizer), folder);
 
     Json log = {{"command", job.command},
                 {"seed", job.options.seed},

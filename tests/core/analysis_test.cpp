@@ -152,7 +152,7 @@ TEST(MatrixMetrics, SubspaceSimilarityWithRankDeficiency) {
 }
 
 TEST(HeadMetrics, BilinearParameterCount) {
-    ModelConfig config;
+    Architecture config;
     config.dModel = 768;
     config.headDim = 64;
     const BilinearParameterCount count = bilinearParameterCount(config);
@@ -179,12 +179,12 @@ Eigen::MatrixXd toDouble(const MatrixView& v) {
 TEST_P(SharedModelAnalysis, SharedQkGivesSymmetricForms) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);
-    const ModelMetrics metrics = analyzeModel(*model, AttentionConfig::parse("shared-qk"));
-    ASSERT_EQ(metrics.layers.size(), static_cast<size_t>(model->config().layers));
+    const ModelMetrics metrics = analyzeModel(*model, WConfiguration::parse("shared-qk"));
+    ASSERT_EQ(metrics.layers.size(), static_cast<size_t>(model->architecture().layers));
     EXPECT_NEAR(metrics.medianLayerWqkSymmetry, 1.0, 1e-9);
     for (const LayerMetrics& layer : metrics.layers) {
         EXPECT_NEAR(layer.wqkSymmetry, 1.0, 1e-9);
-        ASSERT_EQ(layer.heads.size(), static_cast<size_t>(model->config().heads));
+        ASSERT_EQ(layer.heads.size(), static_cast<size_t>(model->architecture().heads));
         for (const HeadMetrics& head : layer.heads) {
             EXPECT_NEAR(head.wqkSymmetry, 1.0, 1e-9);
             EXPECT_NEAR(head.eigenPositivity, 1.0, 1e-9);
@@ -197,8 +197,8 @@ TEST_P(SharedModelAnalysis, SharedQkGivesSymmetricForms) {
 TEST_P(SharedModelAnalysis, LearnedMetricsAreInRangeAndMatchExplicitProducts) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);
-    const ModelConfig& c = model->config();
-    const AttentionConfig learned = AttentionConfig::parse("learned");
+    const Architecture& c = model->architecture();
+    const WConfiguration learned = WConfiguration::parse("learned");
     const ModelMetrics metrics = analyzeModel(*model, learned);
     std::vector<double> layerScores;
     for (int l = 0; l < c.layers; ++l) {
@@ -244,7 +244,7 @@ TEST_P(SharedModelAnalysis, ScoreSymmetryOfSymmetrisedAndSkewScores) {
     ForwardRequest request;
     request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
     for (auto [name, expected] : {std::pair{"sym-scores", 1.0}, std::pair{"skew-scores", -1.0}}) {
-        request.config = AttentionConfig::parse(name);
+        request.config = WConfiguration::parse(name);
         const ForwardResult result = forward.run(request);
         const ModelMetrics metrics = analyzeModel(*model, request.config, &result.trace);
         for (const LayerMetrics& layer : metrics.layers)
@@ -301,7 +301,7 @@ TEST_P(SharedModelAnalysis, TokenPairSimilarity) {
     const auto backend = createCpuBackend();
     ForwardRequest request;
     request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
-    request.config = AttentionConfig::parse("tied-kv");
+    request.config = WConfiguration::parse("tied-kv");
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
     const AttentionTrace& trace = result.trace;
     const int last = trace.tokens() - 1;
@@ -315,7 +315,7 @@ TEST_P(SharedModelAnalysis, TokenPairSimilarity) {
     const Eigen::VectorXd k1 = trace.key(1, 2).row(last).transpose().cast<double>();
     EXPECT_NEAR(pair.keyCosine, k0.dot(k1) / (k0.norm() * k1.norm()), 1e-12);
     // Under tied-kv the values are the keys, except that rotary positions turn only the keys.
-    if ((model->config().positions == Positions::Learned)) {
+    if ((model->architecture().positions == Positions::Learned)) {
         EXPECT_DOUBLE_EQ(pair.keyCosine, pair.valueCosine);
     }
     EXPECT_THROW(tokenPairSimilarity(trace, 1, 2, 0, last + 1), Error);
@@ -325,7 +325,7 @@ TEST_P(SharedModelAnalysis, CancelStopsBeforeTheNextLayer) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);
     const std::atomic<bool> cancel{true};
-    EXPECT_THROW(analyzeModel(*model, AttentionConfig{}, nullptr, &cancel), Cancelled);
+    EXPECT_THROW(analyzeModel(*model, WConfiguration{}, nullptr, &cancel), Cancelled);
 }
 
 INSTANTIATE_TEST_SUITE_P(RandomCheckpoints, SharedModelAnalysis,
@@ -343,11 +343,11 @@ INSTANTIATE_TEST_SUITE_P(RandomCheckpoints, SharedModelAnalysis,
 TEST(HeadMetrics, GroupedQueryHeadsShareTheirKeyValueHead) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = Model::open(shared / "models" / "llama-random-gqa");
-    const ModelConfig& c = model->config();
+    const Architecture& c = model->architecture();
     ASSERT_EQ(c.heads, 4);
     ASSERT_EQ(c.kvHeads, 2);
     const LayerWeights& w = model->weights().layers[1];
-    const AttentionConfig learned;
+    const WConfiguration learned;
     for (int h = 0; h < c.heads; ++h) {
         const MatrixView q = headProjection(*model, learned, 1, h, Projection::Query);
         const MatrixView k = headProjection(*model, learned, 1, h, Projection::Key);
@@ -364,11 +364,11 @@ TEST(HeadMetrics, GroupedQueryHeadsShareTheirKeyValueHead) {
               headProjection(*model, learned, 1, 2, Projection::Key).data);
 
     // shared-qk: each query head uses its own W_Q as key; tied-kv: V reads the K block.
-    const AttentionConfig sharedQk = AttentionConfig::parse("shared-qk");
+    const WConfiguration sharedQk = WConfiguration::parse("shared-qk");
     EXPECT_EQ(headProjection(*model, sharedQk, 1, 3, Projection::Key).data,
               w.query.weight.columns(3 * c.headDim, c.headDim).data);
     EXPECT_EQ(
-        headProjection(*model, AttentionConfig::parse("tied-kv"), 1, 3, Projection::Value).data,
+        headProjection(*model, WConfiguration::parse("tied-kv"), 1, 3, Projection::Value).data,
         w.key.weight.columns(1 * c.headDim, c.headDim).data);
     EXPECT_THROW(headProjection(*model, learned, 2, 0, Projection::Key), Error);
     EXPECT_THROW(headProjection(*model, learned, 0, 4, Projection::Key), Error);

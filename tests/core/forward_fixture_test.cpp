@@ -131,15 +131,15 @@ class ForwardInvariants : public testing::TestWithParam<Layout> {
                       bool maskSelf = false) const {
         ForwardRequest request;
         request.ids = kIds;
-        request.config = AttentionConfig::parse(configuration);
+        request.config = WConfiguration::parse(configuration);
         request.config.scaleOutside = scaleOutside;
         request.config.maskSelf = maskSelf;
         return m_pass->run(request);
     }
 
-    bool causal() const { return m_model->config().causal; }
-    int layers() const { return m_model->config().layers; }
-    int heads() const { return m_model->config().heads; }
+    bool causal() const { return m_model->architecture().causal; }
+    int layers() const { return m_model->architecture().layers; }
+    int heads() const { return m_model->architecture().heads; }
 
     test::TempDir m_dir;
     std::unique_ptr<Model> m_model;
@@ -203,7 +203,7 @@ TEST_P(ForwardInvariants, LearnedIsSymmetricOnlyByAccident) {
 TEST_P(ForwardInvariants, TiedSlotsShareProjections) {
     const ForwardResult tied = run("tied-kv");
     const ForwardResult learned = run("learned");
-    const bool rotary = m_model->config().positions == Positions::Rotary;
+    const bool rotary = m_model->architecture().positions == Positions::Rotary;
     for (int h = 0; h < heads(); ++h) {
         if (!rotary) {
             EXPECT_EQ(RowMatrixXf(tied.trace.value(0, h)), RowMatrixXf(learned.trace.key(0, h)));
@@ -232,7 +232,7 @@ TEST_P(ForwardInvariants, SwappedSlotsTransposeScores) {
 
 TEST_P(ForwardInvariants, ScaleOutsideAndMaskSelf) {
     const ForwardResult outside = run("learned", true, false);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(m_model->config().headDim));
+    const float scale = 1.0f / std::sqrt(static_cast<float>(m_model->architecture().headDim));
     const int n = static_cast<int>(kIds.size());
     for (int i = 0; i < n; ++i)
         EXPECT_NEAR(outside.trace.probabilities(0, 0).row(i).sum(), scale, 1e-5f);
@@ -278,7 +278,7 @@ TEST_P(ForwardInvariants, CaptureSelectionKeepsOnlyTheChosenHead) {
 TEST_P(ForwardInvariants, RejectsBadInput) {
     ForwardRequest request;
     EXPECT_THROW(m_pass->run(request), Error);  // empty
-    request.ids.assign(m_model->config().contextLength + 1, 1);
+    request.ids.assign(m_model->architecture().contextLength + 1, 1);
     try {
         m_pass->run(request);
         FAIL() << "expected an error";

@@ -54,7 +54,7 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
         ForwardRequest request;
         request.ids = sentence.ids;
         request.config =
-            AttentionConfig::parse(configuration == "original" ? "learned" : configuration);
+            WConfiguration::parse(configuration == "original" ? "learned" : configuration);
         const ForwardResult result = pass.run(request);
         const auto& expected = sentence.results.at(configuration);
 

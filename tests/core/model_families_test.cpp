@@ -56,7 +56,7 @@ ForwardResult run(const std::filesystem::path& folder, const std::vector<int>& i
     auto backend = createCpuBackend();
     ForwardRequest request;
     request.ids = ids;
-    request.config = AttentionConfig::parse("shared-qk");
+    request.config = WConfiguration::parse("shared-qk");
     return ForwardPass(*model, *backend).run(request);
 }
 
@@ -73,8 +73,9 @@ TEST(FamilyDtypes, HalfPrecisionFilesGiveTheFloat32Results) {
             const ForwardResult b = run(full.path(), ids);
             // The same float32 values, but converted buffers and mapped ones are aligned
             // differently, and OpenBLAS's kernels then sum in another order: a few ulps apart,
-            // which stories260K's sharp trained heads amplify (1.7e-6 measured).
-            constexpr float kTolerance = 1e-5f;
+            // which stories260K's sharp trained heads amplify (1.7e-6 measured alone, 1.25e-5
+            // once under a parallel ctest, where the buffers' alignment differed).
+            constexpr float kTolerance = 3e-5f;
             for (int l = 0; l < a.trace.layerCount(); ++l)
                 for (int h = 0; h < a.trace.headCount(); ++h)
                     ASSERT_LE((a.trace.probabilities(l, h) - b.trace.probabilities(l, h))

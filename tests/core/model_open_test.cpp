@@ -78,10 +78,10 @@ TEST(ModelOpen, LegacyLayerNormNamesAndLlamaGqa) {
     spec.kvHeads = 2;
     test::writeTinyLlama(llama.path(), spec);
     auto b = Model::open(bert.path());
-    EXPECT_FALSE(b->config().causal);
+    EXPECT_FALSE(b->architecture().causal);
     EXPECT_FALSE(b->hasLogits());  // no masked-LM head in the fixture
     auto l = Model::open(llama.path());
-    EXPECT_EQ(l->config().kvGroup(), 2);
+    EXPECT_EQ(l->architecture().kvGroup(), 2);
     EXPECT_TRUE(l->hasLogits());  // tied to the embeddings
     EXPECT_EQ(l->tokenizer(), nullptr);
     EXPECT_NE(l->tokenizerError(), "");

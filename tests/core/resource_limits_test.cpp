@@ -114,7 +114,7 @@ TEST(MemoryLimits, ForwardWhoseCaptureWouldNotFitIsRefusedNamingTheSizes) {
     auto backend = createCpuBackend();
     ForwardPass forward(*model, *backend);
     ForwardRequest request = requestOf(16);
-    const std::uint64_t needed = forwardMemoryBytes(model->config(), request);
+    const std::uint64_t needed = forwardMemoryBytes(model->architecture(), request);
     // 2 layers x 4 heads, scores and probabilities: 8 x 2 x 16² floats in the trace alone.
     EXPECT_GE(needed, 8u * 2 * 16 * 16 * 4);
     {
@@ -126,7 +126,7 @@ TEST(MemoryLimits, ForwardWhoseCaptureWouldNotFitIsRefusedNamingTheSizes) {
         // One head's capture is far smaller and fits.
         request.capture.layer = 1;
         request.capture.head = 2;
-        EXPECT_LT(forwardMemoryBytes(model->config(), request), needed);
+        EXPECT_LT(forwardMemoryBytes(model->architecture(), request), needed);
         EXPECT_NO_THROW(forward.run(request));
     }
 }

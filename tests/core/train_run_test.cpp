@@ -63,7 +63,7 @@ class TrainRun : public ::testing::Test {
 TEST_F(TrainRun, ShortRunLowersTheLoss) {
     const JobResult result = runTrainingJob(tinyJob(corpus, dir.path() / "m", "learned"));
     ASSERT_EQ(result.run.log.size(), 3u);
-    const ModelConfig config = loadModelConfig(dir.path() / "m" / "config.json");
+    const Architecture config = loadArchitecture(dir.path() / "m" / "config.json");
     const double uniform = std::log(config.vocabSize);
     // From ln(vocab) (about 6) at initialisation to well under the uniform guess in 30 steps.
     EXPECT_LT(result.run.log.back().valLoss, uniform - 1.0);
@@ -110,8 +110,8 @@ TEST_P(TrainedModel, InferenceForwardReproducesTheTrainingForward) {
     auto model = Model::open(job.outputDir);
     ASSERT_NE(model->tokenizer(), nullptr) << model->tokenizerError();
     const ModelShape& shape = job.options.shape;
-    EXPECT_EQ(model->config().layers, shape.layers);
-    EXPECT_EQ(model->config().dModel, shape.dModel);
+    EXPECT_EQ(model->architecture().layers, shape.layers);
+    EXPECT_EQ(model->architecture().dModel, shape.dModel);
 
     const std::vector<int> stream = tokenStream(*model->tokenizer(), fileCorpus(corpus).validation);
     ASSERT_GT(stream.size(), static_cast<size_t>(shape.context) + 1);
@@ -120,7 +120,7 @@ TEST_P(TrainedModel, InferenceForwardReproducesTheTrainingForward) {
 
     ThreadPool pool(1);
     ModelShape trained = shape;
-    trained.vocab = model->config().vocabSize;
+    trained.vocab = model->architecture().vocabSize;
     Gpt2Network<float> network(trained, pool);
     network.forward(result.run.params.data(), ids.data(), targets.data(), 1, shape.context);
 

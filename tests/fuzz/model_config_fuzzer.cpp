@@ -5,7 +5,7 @@
 using namespace qkv;
 
 QKV_FUZZ_TARGET(model_config) {
-    const ModelConfig c = parseModelConfig(std::string(input), "config.json");
+    const Architecture c = parseArchitecture(std::string(input), "config.json");
     FUZZ_CHECK(c.layers > 0 && c.heads > 0 && c.kvHeads > 0 && c.dModel > 0 && c.headDim > 0);
     FUZZ_CHECK(c.dFF > 0 && c.vocabSize > 0 && c.contextLength > 0);
     FUZZ_CHECK(c.heads % c.kvHeads == 0 && c.kvGroup() >= 1);

@@ -105,7 +105,7 @@ TEST_F(ExportTest, ExportAllHeadsWritesAnImagePerHeadAndTheMetrics) {
     QSignalSpy progress(job, &ExportAllJob::progressChanged);
     ASSERT_TRUE(finished.wait(30000));
     EXPECT_TRUE(finished.at(0).at(0).toBool()) << finished.at(0).at(1).toString().toStdString();
-    const int heads = doc().model()->config().layers * doc().model()->config().heads;
+    const int heads = doc().model()->architecture().layers * doc().model()->architecture().heads;
     EXPECT_EQ(progress.last().at(0).toInt(), heads + 1);
     const QStringList files = QDir(folder).entryList(QDir::Files, QDir::Name);
     EXPECT_EQ(files.size(), heads + 1);

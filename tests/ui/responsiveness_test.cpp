@@ -84,7 +84,7 @@ class ResponsivenessThreadTest : public MainWindowTest {
         const auto shared = ::qkv::test::sharedDir();
         ASSERT_TRUE(shared);
         ASSERT_TRUE(open(modelPath(*shared, "stories260K")));
-        m_text = sentenceOfLength(*doc().model(), doc().model()->config().contextLength);
+        m_text = sentenceOfLength(*doc().model(), doc().model()->architecture().contextLength);
         m_tokens = static_cast<int>(doc().model()->tokenize(m_text.toStdString()).size());
         ASSERT_GE(m_tokens, 490);
         window->sentenceBar()->editor()->setText(m_text);
@@ -93,7 +93,7 @@ class ResponsivenessThreadTest : public MainWindowTest {
     }
     // Runs one computation of every head under `config` and waits for its metrics.
     ::testing::AssertionResult computeAll(const char* config) {
-        doc().setConfig(AttentionConfig::parse(config));
+        doc().setConfig(WConfiguration::parse(config));
         doc().computeAllHeads();
         return settle();
     }
@@ -147,7 +147,7 @@ TEST_F(ResponsivenessThreadTest, CancelLeavesTheDocumentIdleAndTheWorkerFreeWith
     // The same work under another configuration, cancelled early in its run (it must still be
     // running, or the test would measure nothing).
     TickRecorder ticks;
-    doc().setConfig(AttentionConfig::parse("tied-kv"));
+    doc().setConfig(WConfiguration::parse("tied-kv"));
     doc().computeAllHeads();
     QTest::qWait(static_cast<int>(std::clamp<qint64>(fullMs / 8, 1, 20)));
     const bool wasBusy = doc().isBusy();

@@ -7,8 +7,7 @@
 
 namespace qkv::ui::test {
 
-Reference referenceTrace(const QString& folder, const QString& text,
-                         const AttentionConfig& config) {
+Reference referenceTrace(const QString& folder, const QString& text, const WConfiguration& config) {
     Reference ref;
     ref.model = Model::open(folder.toStdString());
     ref.tokens = ref.model->tokenize(text.toStdString());

@@ -34,7 +34,7 @@ struct Reference {
     AttentionTrace trace;
 };
 Reference referenceTrace(const QString& folder, const QString& text,
-                         const AttentionConfig& config = {});
+                         const WConfiguration& config = {});
 
 class MainWindowTest : public ::testing::Test {
   protected:

@@ -45,7 +45,7 @@ TEST_F(MainWindowTest, CompareShowsLearnedConfigurationAndDifference) {
     EXPECT_EQ(figure.spec().panels[0].title, QStringLiteral("learned"));
     EXPECT_EQ(figure.spec().panels[1].title, QStringLiteral("tied-kv"));
     const Reference learned = referenceTrace(folder, kMovie);
-    const Reference tied = referenceTrace(folder, kMovie, AttentionConfig::parse("tied-kv"));
+    const Reference tied = referenceTrace(folder, kMovie, WConfiguration::parse("tied-kv"));
     const auto& a0 = learned.trace.probabilities(1, 2);
     const auto& a1 = tied.trace.probabilities(1, 2);
     for (int i = 0; i < a0.rows(); ++i)

@@ -2,7 +2,7 @@
 
 namespace qkv::ui {
 
-CaptureSelection capturePolicy(const ModelConfig& config, int tokens, int traces, int layer,
+CaptureSelection capturePolicy(const Architecture& config, int tokens, int traces, int layer,
                                int head, bool captureAll) {
     CaptureSelection all;
     if (captureAll) return all;

@@ -4,15 +4,15 @@
 // on screen: a long sentence through a large model would otherwise hold gigabytes.
 #include <cstddef>
 
+#include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
-#include "core/model/model_config.h"
 
 namespace qkv::ui {
 
 constexpr std::size_t kCaptureBudgetBytes = 256u << 20;
 
 // `traces` is how many forwards keep matrices (2 when the Compare view's learned reference runs).
-CaptureSelection capturePolicy(const ModelConfig& config, int tokens, int traces, int layer,
+CaptureSelection capturePolicy(const Architecture& config, int tokens, int traces, int layer,
                                int head, bool captureAll);
 
 }  // namespace qkv::ui

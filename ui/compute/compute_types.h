@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/analysis/head_metrics.h"
-#include "core/model/attention_config.h"
 #include "core/model/attention_trace.h"
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 
 namespace qkv::ui {
 
@@ -26,7 +26,7 @@ struct ShownToken {
 struct ComputeRequest {
     quint64 sequence = 0;  // increasing; results of older sequences are dropped
     QString text;
-    AttentionConfig config;
+    WConfiguration config;
     int layer = 0;  // the head on screen (captured even when the rest is not)
     int head = 0;
     bool captureAll = false;  // every head regardless of size (batch export)
@@ -38,7 +38,7 @@ struct TraceSnapshot {
     QString text;
     std::vector<ShownToken> tokens;
     std::optional<int> truncatedFrom;  // token count before cutting to the model's context
-    AttentionConfig config;
+    WConfiguration config;
     CaptureSelection capture;
     std::shared_ptr<const AttentionTrace> trace;
     std::shared_ptr<const AttentionTrace> learned;  // the checkpoint as stored (Compare view)
@@ -52,7 +52,7 @@ struct TraceSnapshot {
 
 struct MetricsSnapshot {
     quint64 sequence = 0;
-    AttentionConfig config;
+    WConfiguration config;
     std::shared_ptr<const ModelMetrics> metrics;  // weight metrics + the sentence's score symmetry
     double milliseconds = 0;
 };

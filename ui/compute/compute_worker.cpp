@@ -116,15 +116,15 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     forward.config = request.config;
     forward.logits = LogitsMode::None;
     forward.cancel = request.cancel.get();
-    const bool compare = !(request.config == AttentionConfig{});
+    const bool compare = !(request.config == WConfiguration{});
     forward.capture =
-        capturePolicy(m_model->config(), static_cast<int>(forward.ids.size()), compare ? 2 : 1,
-                      request.layer, request.head, request.captureAll);
+        capturePolicy(m_model->architecture(), static_cast<int>(forward.ids.size()),
+                      compare ? 2 : 1, request.layer, request.head, request.captureAll);
     snapshot->capture = forward.capture;
     auto trace = std::make_shared<const AttentionTrace>(m_forward->run(forward).trace);
     snapshot->trace = trace;
     if (compare) {
-        forward.config = AttentionConfig{};
+        forward.config = WConfiguration{};
         snapshot->learned = std::make_shared<const AttentionTrace>(m_forward->run(forward).trace);
     } else {
         snapshot->learned = trace;

@@ -53,7 +53,7 @@ TokenizedText tokenizeForModel(const Model& model, const QString& text) {
     } else {
         tokens = model.tokenize(text.toStdString());
     }
-    const int context = model.config().contextLength;
+    const int context = model.architecture().contextLength;
     const int kept = context > 0 ? std::min<int>(context, static_cast<int>(tokens.size()))
                                  : static_cast<int>(tokens.size());
     if (kept < static_cast<int>(tokens.size())) out.truncatedFrom = static_cast<int>(tokens.size());

@@ -95,7 +95,7 @@ void LabDocument::setText(const QString& text) {
     m_debounce.start();
 }
 
-void LabDocument::setConfig(const AttentionConfig& config) {
+void LabDocument::setConfig(const WConfiguration& config) {
     if (config == m_config) return;
     m_config = config;
     emit configChanged();
@@ -104,7 +104,7 @@ void LabDocument::setConfig(const AttentionConfig& config) {
 
 void LabDocument::setHead(int layer, int head) {
     if (!m_model) return;
-    const ModelConfig& c = m_model->config();
+    const Architecture& c = m_model->architecture();
     layer = std::clamp(layer, 0, c.layers - 1);
     head = std::clamp(head, 0, c.heads - 1);
     if (layer == m_layer && head == m_head) return;
@@ -116,9 +116,9 @@ void LabDocument::setHead(int layer, int head) {
 
 void LabDocument::stepHead(int delta) {
     if (!m_model) return;
-    const int heads = m_model->config().heads;
+    const int heads = m_model->architecture().heads;
     const int index =
-        std::clamp(m_layer * heads + m_head + delta, 0, m_model->config().layers * heads - 1);
+        std::clamp(m_layer * heads + m_head + delta, 0, m_model->architecture().layers * heads - 1);
     setHead(index / heads, index % heads);
 }
 

@@ -12,8 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "core/model/attention_config.h"
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 #include "ui/compute/compute_types.h"
 #include "ui/compute/latest_request.h"
 #include "ui/plot/color_maps.h"
@@ -49,8 +49,8 @@ class LabDocument : public QObject {
     void setText(const QString& text);  // recomputes after the debounce interval
     void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
 
-    const AttentionConfig& config() const { return m_config; }
-    void setConfig(const AttentionConfig& config);
+    const WConfiguration& config() const { return m_config; }
+    void setConfig(const WConfiguration& config);
 
     int layer() const { return m_layer; }
     int head() const { return m_head; }
@@ -121,7 +121,7 @@ class LabDocument : public QObject {
     bool m_loading = false;
     QString m_loadingFolder;
     QString m_text;
-    AttentionConfig m_config;
+    WConfiguration m_config;
     int m_layer = 0;
     int m_head = 0;
     HeatmapMode m_mode = HeatmapMode::Attention;

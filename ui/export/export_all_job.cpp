@@ -50,7 +50,7 @@ void ExportAllJob::start() {
         return;
     }
     m_running = true;
-    m_total = model->config().layers * model->config().heads + 1;
+    m_total = model->architecture().layers * model->architecture().heads + 1;
     emit progressChanged(0, m_total);
     connect(&m_document, &LabDocument::metricsChanged, this, &ExportAllJob::onDocumentUpdated);
     connect(&m_document, &LabDocument::computeFailed, this,
@@ -86,7 +86,7 @@ void ExportAllJob::cancel() {
 void ExportAllJob::renderNext() {
     if (!m_running) return;
     const Model& model = *m_document.model();
-    const int heads = model.config().heads;
+    const int heads = model.architecture().heads;
     try {
         if (m_next == m_total - 1) {
             writeMetrics();
@@ -96,8 +96,9 @@ void ExportAllJob::renderNext() {
             return;
         }
         const int layer = m_next / heads;
-        const HeadFigureInput input = headFigureInput(
-            *m_snapshot, layer, m_next % heads, m_document.mode(), model.config().keyMask(layer));
+        const HeadFigureInput input =
+            headFigureInput(*m_snapshot, layer, m_next % heads, m_document.mode(),
+                            model.architecture().keyMask(layer));
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
         exportFigure(*m_figure,

@@ -5,7 +5,7 @@
 
 namespace qkv::ui {
 
-QString configTitle(const AttentionConfig& config) {
+QString configTitle(const WConfiguration& config) {
     QString title = QString::fromStdString(config.name());
     if (config.scaleOutside) title += QStringLiteral(" · scale outside");
     if (config.maskSelf) title += QStringLiteral(" · mask self");

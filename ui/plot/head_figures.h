@@ -6,9 +6,9 @@
 #include <QStringList>
 #include <optional>
 
-#include "core/model/attention_config.h"
+#include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
-#include "core/model/model_config.h"
+#include "core/model/w_configuration.h"
 #include "ui/plot/heatmap_figure.h"
 #include "ui/plot/heatmap_mode.h"
 
@@ -18,7 +18,7 @@ struct HeadFigureInput {
     const AttentionTrace* trace = nullptr;    // under `config`
     const AttentionTrace* learned = nullptr;  // the checkpoint as stored (compare figure only)
     QStringList labels;
-    AttentionConfig config;
+    WConfiguration config;
     int layer = 0;
     int head = 0;
     HeatmapMode mode = HeatmapMode::Attention;
@@ -32,7 +32,7 @@ HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int he
                                 HeatmapMode mode, const KeyMask& mask);
 
 // "shared-qk", with the options appended: "learned · scale outside · mask self".
-QString configTitle(const AttentionConfig& config);
+QString configTitle(const WConfiguration& config);
 // "Layer 3 · Head 5 · shared-qk · attention", and " · first 128 of 150 tokens" for a sentence
 // cut to the model's context, so that no exported figure hides the cut.
 QString headTitle(const HeadFigureInput& input);

@@ -4,8 +4,8 @@
 // are NaN so they show as masked rather than as a zero probability.
 #include <QStringList>
 
+#include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
-#include "core/model/model_config.h"
 #include "ui/plot/heatmap_data.h"
 #include "ui/plot/heatmap_mode.h"
 

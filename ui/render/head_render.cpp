@@ -11,7 +11,7 @@ namespace qkv::ui {
 
 std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
                                        const HeadRenderRequest& request, const QString& path) {
-    const ModelConfig& c = model.config();
+    const Architecture& c = model.architecture();
     if (request.layer < 0 || request.layer >= c.layers)
         throw Error("layer " + std::to_string(request.layer) + " does not exist (the model has " +
                     std::to_string(c.layers) + " layers, 0-based)");
@@ -35,7 +35,7 @@ std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
     const AttentionTrace trace = pass.run(forward).trace;
     AttentionTrace learned;
     if (request.compare) {
-        forward.config = AttentionConfig{};
+        forward.config = WConfiguration{};
         learned = pass.run(forward).trace;
     }
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/backend/backend.h"
-#include "core/model/attention_config.h"
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 #include "ui/compute/compute_types.h"
 #include "ui/plot/color_maps.h"
 #include "ui/plot/heatmap_mode.h"
@@ -19,7 +19,7 @@ namespace qkv::ui {
 
 struct HeadRenderRequest {
     std::vector<ShownToken> tokens;
-    AttentionConfig config;
+    WConfiguration config;
     int layer = 0;
     int head = 0;
     HeatmapMode mode = HeatmapMode::Attention;

@@ -61,7 +61,7 @@ VariantAttention VariantWorker::run(const VariantFolder& variant, const VariantR
     out.variant = variant;
     try {
         OpenModel& opened = open(variant.folder);
-        const ModelConfig& config = opened.model->config();
+        const Architecture& config = opened.model->architecture();
         out.causal = config.causal;
         if (request.layer >= config.layers || request.head >= config.heads)
             throw Error(QStringLiteral("it has %1 layers × %2 heads")

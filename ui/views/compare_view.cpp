@@ -26,7 +26,7 @@ FigureSpec CompareView::buildFigure(const HeadFigureInput& input) const {
 }
 
 void CompareView::onFigureShown(bool shown) {
-    m_hint->setVisible(shown && document().snapshot()->config == AttentionConfig{});
+    m_hint->setVisible(shown && document().snapshot()->config == WConfiguration{});
 }
 
 QString CompareView::cellValues(const HeatmapCell& cell) const {

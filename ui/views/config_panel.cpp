@@ -59,14 +59,14 @@ ConfigPanel::ConfigPanel(LabDocument& document, QWidget* parent)
 void ConfigPanel::onPresetChosen() {
     const QString name = m_preset->currentText();
     if (name == kCustom) return;  // the slots define it
-    AttentionConfig config = AttentionConfig::parse(name.toStdString());
+    WConfiguration config = WConfiguration::parse(name.toStdString());
     config.scaleOutside = m_scaleOutside->isChecked();
     config.maskSelf = m_maskSelf->isChecked();
     m_document.setConfig(config);
 }
 
 void ConfigPanel::onSlotsChanged() {
-    AttentionConfig config;
+    WConfiguration config;
     config.querySource = projectionAt(m_slots[0]->currentIndex());
     config.keySource = projectionAt(m_slots[1]->currentIndex());
     config.valueSource = projectionAt(m_slots[2]->currentIndex());
@@ -76,14 +76,14 @@ void ConfigPanel::onSlotsChanged() {
 }
 
 void ConfigPanel::onOptionsChanged() {
-    AttentionConfig config = m_document.config();
+    WConfiguration config = m_document.config();
     config.scaleOutside = m_scaleOutside->isChecked();
     config.maskSelf = m_maskSelf->isChecked();
     m_document.setConfig(config);
 }
 
 void ConfigPanel::showConfig() {
-    const AttentionConfig& config = m_document.config();
+    const WConfiguration& config = m_document.config();
     const QSignalBlocker b0(m_preset), b1(m_slots[0]), b2(m_slots[1]), b3(m_slots[2]),
         b4(m_scaleOutside), b5(m_maskSelf);
     const int preset = m_preset->findText(QString::fromStdString(config.name()));

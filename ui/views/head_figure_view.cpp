@@ -35,7 +35,7 @@ void HeadFigureView::refresh() {
         return;
     }
     const HeadFigureInput input = headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(),
-                                                  d.model()->config().keyMask(d.layer()));
+                                                  d.model()->architecture().keyMask(d.layer()));
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d));
 }
 

@@ -61,11 +61,12 @@ QAbstractButton* HeadPicker::modeButton(int mode) const { return m_modes->button
 void HeadPicker::onModelChanged() {
     const Model* model = m_document.model();
     const QSignalBlocker b1(m_layer), b2(m_head);
-    m_layer->setRange(0, model ? model->config().layers - 1 : 0);
-    m_head->setRange(0, model ? model->config().heads - 1 : 0);
-    m_range->setText(
-        model ? tr("of %1 layers × %2 heads").arg(model->config().layers).arg(model->config().heads)
-              : QString());
+    m_layer->setRange(0, model ? model->architecture().layers - 1 : 0);
+    m_head->setRange(0, model ? model->architecture().heads - 1 : 0);
+    m_range->setText(model ? tr("of %1 layers × %2 heads")
+                                 .arg(model->architecture().layers)
+                                 .arg(model->architecture().heads)
+                           : QString());
     setEnabled(model != nullptr);
     onHeadChanged(m_document.layer(), m_document.head());
 }

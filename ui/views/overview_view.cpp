@@ -80,7 +80,7 @@ void OverviewView::refresh() {
     const QString subtitle = QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
                              configTitle(metrics->config);
     m_heatmap->showFigure(
-        overviewFigure(*metrics->metrics, metric(), subtitle, d.model()->config().headDim),
+        overviewFigure(*metrics->metrics, metric(), subtitle, d.model()->architecture().headDim),
         d.colorScheme(), std::make_pair(d.layer(), d.head()));
 }
 

@@ -122,7 +122,7 @@ void WeightPanel::refresh() {
 
 void WeightPanel::showHeadMetrics() {
     const LabDocument& d = document();
-    const ModelConfig& c = d.model()->config();
+    const Architecture& c = d.model()->architecture();
     const BilinearParameterCount count = bilinearParameterCount(c);
     const QLocale locale;
     m_parameters->setText(

@@ -1,3 +1,7 @@
+// The main window: layout and status bar, settings, the slots that follow the document (model
+// loading, snapshots, errors), drops, and exporting the current view (the menus are built in
+// main_window_menus.cpp). About 400 lines, mostly one short slot per document signal; each view
+// does its own drawing.
 #include "ui/window/main_window.h"
 
 #include <qcustomplot.h>
@@ -114,7 +118,7 @@ void MainWindow::setMessageSink(MessageSink* sink) { m_sink = sink ? sink : m_di
 void MainWindow::restoreSettings() {
     LabDocument& d = *m_document;
     try {
-        AttentionConfig config = AttentionConfig::parse(settings::kConfig.value().toStdString());
+        WConfiguration config = WConfiguration::parse(settings::kConfig.value().toStdString());
         config.scaleOutside = settings::kScaleOutside.value();
         config.maskSelf = settings::kMaskSelf.value();
         d.setConfig(config);
@@ -238,7 +242,7 @@ void MainWindow::onModelLoading(const QString& folder) {
 
 void MainWindow::onModelChanged() {
     const Model& model = *m_document->model();
-    const ModelConfig& c = model.config();
+    const Architecture& c = model.architecture();
     RecentModels::add(QString::fromStdString(model.folder().string()));
     rebuildRecentMenu();
     const QString name = QString::fromStdString(model.name());
