@@ -56,9 +56,7 @@ int runAnalyze(const Arguments& args) {
 }  // namespace
 
 Command analyzeCommand() {
-    std::vector<OptionSpec> options{modelOption()};
-    for (auto& o : inputOptions()) options.push_back(o);
-    for (auto& o : configOptions()) options.push_back(o);
+    std::vector<OptionSpec> options = forwardOptions();
     options.push_back(backendOption());
     options.push_back(jsonOption());
     return {"analyze",

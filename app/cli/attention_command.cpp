@@ -60,9 +60,7 @@ int runAttention(const Arguments& args) {
 }  // namespace
 
 Command attentionCommand() {
-    std::vector<OptionSpec> options{modelOption()};
-    for (auto& o : inputOptions()) options.push_back(o);
-    for (auto& o : configOptions()) options.push_back(o);
+    std::vector<OptionSpec> options = forwardOptions();
     options.push_back({"layer", "L", "only this layer (0-based)"});
     options.push_back({"head", "H", "only this head (0-based)"});
     options.push_back({"no-scores", "", "leave out the raw score matrices"});

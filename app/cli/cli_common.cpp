@@ -29,6 +29,13 @@ std::vector<OptionSpec> configOptions() {
             {"mask-self", "", "tokens may not attend to themselves (Reformer)"}};
 }
 
+std::vector<OptionSpec> forwardOptions() {
+    std::vector<OptionSpec> options{modelOption()};
+    for (auto& o : inputOptions()) options.push_back(o);
+    for (auto& o : configOptions()) options.push_back(o);
+    return options;
+}
+
 OptionSpec backendOption() {
     return {"backend", "auto|cpu|vulkan", "compute backend (default auto)"};
 }

@@ -18,6 +18,8 @@ namespace qkv::cli {
 OptionSpec modelOption();
 std::vector<OptionSpec> inputOptions();   // --text, --ids, --truncate
 std::vector<OptionSpec> configOptions();  // --config, --scale-outside, --mask-self
+// --model, then inputOptions() and configOptions(): what every command that runs a forward takes.
+std::vector<OptionSpec> forwardOptions();
 OptionSpec backendOption();
 OptionSpec jsonOption();
 

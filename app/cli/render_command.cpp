@@ -66,9 +66,7 @@ int runRender(const Arguments& args) {
 }  // namespace
 
 Command renderCommand() {
-    std::vector<OptionSpec> options{modelOption()};
-    for (auto& o : inputOptions()) options.push_back(o);
-    for (auto& o : configOptions()) options.push_back(o);
+    std::vector<OptionSpec> options = forwardOptions();
     options.push_back({"layer", "L", "layer (0-based, default 0)"});
     options.push_back({"head", "H", "head (0-based, default 0)"});
     options.push_back(

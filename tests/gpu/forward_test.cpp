@@ -61,14 +61,25 @@ double scaleOf(const RowMatrixXf& a) { return 1.0 + a.cwiseAbs().maxCoeff(); }
 
 class VulkanForward : public testing::TestWithParam<std::string> {};
 
+// A shared model, its reference outputs, and a forward on each backend.
+struct OnBothBackends {
+    OnBothBackends(const std::filesystem::path& folder, Backend& gpu)
+        : reference(test::loadReference(folder / "hf_reference.json")),
+          model(Model::open(folder)),
+          onCpu(*model, test::sharedCpuBackend()),
+          onGpu(*model, gpu) {}
+    test::ModelReference reference;
+    std::unique_ptr<Model> model;
+    ForwardPass onCpu, onGpu;
+};
+
 TEST_P(VulkanForward, MatchesCpuAndReference) {
     QKV_REQUIRE_SHARED(shared);
     QKV_REQUIRE_VULKAN(gpu);
-    const auto folder = shared / "models" / GetParam();
-    const auto reference = test::loadReference(folder / "hf_reference.json");
-    auto model = Model::open(folder);
-    const ForwardPass onCpu(*model, test::sharedCpuBackend());
-    const ForwardPass onGpu(*model, gpu);
+    const OnBothBackends both(shared / "models" / GetParam(), gpu);
+    const auto& reference = both.reference;
+    const Model* model = both.model.get();
+    const ForwardPass &onCpu = both.onCpu, &onGpu = both.onGpu;
 
     for (const Variant& variant : kVariants) {
         SCOPED_TRACE(variantName(variant));
@@ -136,11 +147,10 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
 TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     QKV_REQUIRE_SHARED(shared);
     QKV_REQUIRE_VULKAN(gpu);
-    const auto folder = shared / "models" / GetParam();
-    const auto reference = test::loadReference(folder / "hf_reference.json");
-    auto model = Model::open(folder);
-    const ForwardPass onCpu(*model, test::sharedCpuBackend());
-    const ForwardPass onGpu(*model, gpu);
+    const OnBothBackends both(shared / "models" / GetParam(), gpu);
+    const auto& reference = both.reference;
+    const Model* model = both.model.get();
+    const ForwardPass &onCpu = both.onCpu, &onGpu = both.onGpu;
     ForwardRequest request;
     request.ids = reference.sentences.front().ids;
     request.capture.layer = model->architecture().layers - 1;
