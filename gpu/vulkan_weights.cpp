@@ -51,11 +51,12 @@ void WeightUploader::pack(const MatrixView& w, bool transposed, const BufferRegi
                              const size_t outer = first / inner;
                              const size_t i = first % inner;
                              const size_t run = std::min(count, inner - i);
-                             const float* source = w.data + outer * outerStride + i * innerStride;
+                             const std::ptrdiff_t start = outer * outerStride + i * innerStride;
                              if (innerStride == 1) {
-                                 std::memcpy(out, source, run * sizeof(float));
+                                 widen(w.type, w.element(start), run, out);
                              } else {
-                                 for (size_t j = 0; j < run; ++j) out[j] = source[j * innerStride];
+                                 for (size_t j = 0; j < run; ++j)
+                                     out[j] = elementAt(w.type, w.data, start + j * innerStride);
                              }
                              out += run;
                              first += run;

@@ -1,5 +1,6 @@
 #pragma once
-// Internal to gpu/: weights uploaded once per host memory and layout. A column-major view (a
+// Internal to gpu/: weights uploaded once per host memory and layout, widened to float32 on the
+// way (a compact F16/BF16 weight costs twice its size on the device). A column-major view (a
 // Linear [out, in] weight) is kept in that layout, since the GEMM reads both; such a weight
 // larger than one shader can address is split into column ranges (whole GEMM tiles).
 #include <cstddef>
@@ -25,7 +26,7 @@ class WeightUploader {
     // Packs a weight view into its stored layout: `inner` contiguous floats per outer index.
     void pack(const MatrixView& w, bool transposed, const BufferRegion& region);
 
-    using Key = std::tuple<const float*, int, int, std::ptrdiff_t, std::ptrdiff_t>;
+    using Key = std::tuple<const void*, int, int, std::ptrdiff_t, std::ptrdiff_t>;
     std::shared_ptr<DeviceAllocator> m_allocator;
     Staging& m_staging;
     VkDeviceSize m_maxShaderRange;

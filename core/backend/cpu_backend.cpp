@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
+#include "core/backend/compact_gemm.h"
 #include "core/backend/gemm.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
@@ -33,8 +34,8 @@ class CpuTensor final : public Tensor {
     explicit CpuTensor(const MatrixView& view) : Tensor(view.rows, view.cols), m_view(view) {}
 
     const MatrixView& view() const { return m_view; }
-    float* data() { return m_storage.get(); }  // owning tensors only
-    const float* data() const { return m_view.data; }
+    float* data() { return m_storage.get(); }              // owning tensors only
+    const float* data() const { return m_view.floats(); }  // float32 tensors only
     bool contiguous() const { return m_view.colStride == 1 && m_view.rowStride == m_view.cols; }
 
   private:
@@ -68,9 +69,9 @@ void gemm(ThreadPool* pool, const MatrixView& a, const MatrixView& b, float alph
     args.n = b.cols;
     args.k = a.cols;
     if (pool)
-        parallelGemm(*pool, args, alpha, a.data, lda, b.data, ldb, beta, c, ldc);
+        parallelGemm(*pool, args, alpha, a.floats(), lda, b.floats(), ldb, beta, c, ldc);
     else
-        gemm(args, alpha, a.data, lda, b.data, ldb, beta, c, ldc);
+        gemm(args, alpha, a.floats(), lda, b.floats(), ldb, beta, c, ldc);
 }
 
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
@@ -103,10 +104,10 @@ class CpuBackend final : public Backend {
     }
     void download(const Tensor& t, float* rowMajor) override {
         const MatrixView& v = cpu(t).view();
-        if (cpu(t).contiguous()) {  // rows in parallel: the copy's page faults dominate
+        if (cpu(t).contiguous() && v.isFloat32()) {  // rows in parallel: page faults dominate
             split(v.rows, kElementGrain / v.cols + 1, [&](int first, int last) {
                 std::memcpy(rowMajor + static_cast<size_t>(first) * v.cols,
-                            v.data + static_cast<size_t>(first) * v.cols,
+                            v.floats() + static_cast<size_t>(first) * v.cols,
                             sizeof(float) * (last - first) * v.cols);
             });
             return;
@@ -130,7 +131,11 @@ class CpuBackend final : public Backend {
             });
             beta = 1.0f;
         }
-        gemm(&m_pool, cpu(x).view(), cpu(w).view(), 1.0f, beta, out, cols);
+        const MatrixView& weight = cpu(w).view();
+        if (weight.isFloat32())
+            gemm(&m_pool, cpu(x).view(), weight, 1.0f, beta, out, cols);
+        else  // F16/BF16: widened panel by panel
+            compactGemm(m_pool, cpu(x).data(), x.cols(), x.rows(), weight, beta, out, cols);
     }
 
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,

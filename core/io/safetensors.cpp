@@ -9,6 +9,7 @@
 #include "core/util/error.h"
 #include "core/util/half.h"
 #include "core/util/mapped_file.h"
+#include "core/util/memory.h"
 
 namespace qkv {
 namespace {
@@ -301,13 +302,6 @@ bool needsConversion(const TensorInfo& tensor) {
 
 }  // namespace
 
-std::uint64_t TensorStore::conversionBytes() const {
-    std::uint64_t total = 0;
-    for (const auto& [name, info] : m_index)
-        if (needsConversion(*info)) total += static_cast<std::uint64_t>(info->elementCount()) * 4;
-    return total;
-}
-
 void TensorStore::checkUnchanged() const {
     for (const auto& file : m_files) file->checkUnchanged();
 }
@@ -322,6 +316,8 @@ const float* TensorStore::floats(const TensorInfo& tensor) {
     if (cached != m_converted.end()) return cached->second.get();
 
     const std::size_t n = static_cast<std::size_t>(tensor.elementCount());
+    requireMemory(n * sizeof(float), tensor.file.string() + ": tensor '" + tensor.name + "'",
+                  "as float32");
     auto out = std::make_unique<float[]>(n);
     if (tensor.dtype == DType::F32) {
         std::memcpy(out.get(), tensor.data, n * sizeof(float));

@@ -87,7 +87,9 @@ class SafetensorsFile {
 
 // All tensors of a checkpoint folder: `model.safetensors`, or the shards named by
 // `model.safetensors.index.json`. Converts F16/BF16 (and unaligned F32) to float32 on request,
-// keeping the converted copy for the store's lifetime; aligned F32 is returned in place.
+// keeping the converted copy for the store's lifetime; aligned F32 is returned in place. Weight
+// matrices are viewed in place in their stored type instead (TensorBinder); floats() serves
+// vectors and the rare tensor that cannot be viewed.
 // The index is held to the same size limit as a header.
 class TensorStore {
   public:
@@ -99,14 +101,12 @@ class TensorStore {
     std::vector<std::string> names() const;
     std::size_t tensorCount() const { return m_index.size(); }
     std::uint64_t totalBytes() const;  // sum of tensor byte sizes
-    // Memory floats() allocates if every float tensor is asked for: the float32 size of the
-    // F16/BF16 (and unaligned F32) tensors. Aligned F32 stays in the mapping.
-    std::uint64_t conversionBytes() const;
     // Throws qkv::Error when any of the files changed on disk since it was opened; run it before
     // reading tensor data after a pause (see MappedFile for the residual race).
     void checkUnchanged() const;
 
-    // float32 view of a tensor's elements (row-major). Throws for non-float dtypes.
+    // float32 view of a tensor's elements (row-major). Throws for non-float dtypes, and naming
+    // the sizes when a conversion would not fit in the available memory.
     const float* floats(const TensorInfo& tensor);
 
   private:

@@ -3,7 +3,6 @@
 #include "core/io/safetensors.h"
 #include "core/model/model_family.h"
 #include "core/util/error.h"
-#include "core/util/memory.h"
 
 namespace qkv {
 
@@ -27,8 +26,6 @@ std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& fol
 std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
     std::unique_ptr<Model> model = openTokenizerOnly(folder);
     model->m_store = TensorStore::openFolder(folder);
-    requireMemory(model->m_store->conversionBytes(), folder.string() + ": the model",
-                  "as float32 (its F16/BF16 weights are converted when loaded)");
 
     // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
     const ModelFamily& family = *findFamily(model->m_architecture.modelType);

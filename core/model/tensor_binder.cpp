@@ -1,6 +1,7 @@
 #include "core/model/tensor_binder.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/util/error.h"
 
@@ -37,21 +38,35 @@ const TensorInfo& TensorBinder::require(std::initializer_list<std::string> names
     throw Error(m_folder + ": missing tensor '" + *names.begin() + "' (looked for " + tried + ")");
 }
 
-const float* TensorBinder::bind(const TensorInfo& tensor, std::vector<std::int64_t> expected) {
+void TensorBinder::check(const TensorInfo& tensor, const std::vector<std::int64_t>& expected) {
     if (tensor.shape != expected)
         throw Error(tensor.file.string() + ": tensor '" + tensor.name + "' has shape " +
                     shapeText(tensor.shape) + ", expected " + shapeText(expected) +
                     " from config.json");
-    const float* data = m_store.floats(tensor);
     if (m_counted.insert(tensor.name).second)
         m_parameters += static_cast<std::uint64_t>(tensor.elementCount());
-    return data;
+}
+
+const float* TensorBinder::bind(const TensorInfo& tensor, std::vector<std::int64_t> expected) {
+    check(tensor, expected);
+    return m_store.floats(tensor);
 }
 
 MatrixView TensorBinder::matrix(const std::string& name, std::int64_t rows, std::int64_t cols) {
     const TensorInfo& t = require({name});
-    return MatrixView::rowMajor(bind(t, {rows, cols}), static_cast<int>(rows),
-                                static_cast<int>(cols));
+    check(t, {rows, cols});
+    return storedMatrix(t);
+}
+
+// F16 and BF16 stay in the mapping (their readers copy each element out, so any alignment
+// works); F32 too when aligned for float loads. Anything else is widened to float32 by the store.
+MatrixView TensorBinder::storedMatrix(const TensorInfo& t) {
+    const int rows = static_cast<int>(t.shape[0]), cols = static_cast<int>(t.shape[1]);
+    if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
+        const ElementType type = t.dtype == DType::F16 ? ElementType::F16 : ElementType::BF16;
+        return {t.data, rows, cols, cols, 1, type};
+    }
+    return MatrixView::rowMajor(m_store.floats(t), rows, cols);
 }
 
 VectorView TensorBinder::vector(const std::string& name, std::int64_t size) {
@@ -72,13 +87,18 @@ VectorView TensorBinder::normBias(const std::string& module, std::int64_t size) 
 MatrixView TensorBinder::selectedRows(const std::string& name, std::int64_t rows, std::int64_t cols,
                                       const std::vector<int>& rowIndices) {
     const TensorInfo& t = require({name});
-    const float* source = bind(t, {rows, cols});
-    std::vector<float>& out = m_derived.emplace_back(rowIndices.size() * cols);
+    check(t, {rows, cols});
+    const MatrixView source = storedMatrix(t);
+    // The rows are copied in their stored element type: no float32 copy of the weight.
+    const size_t rowBytes = cols * elementBytes(source.type);
+    std::vector<float>& out =
+        m_derived.emplace_back((rowIndices.size() * rowBytes + sizeof(float) - 1) / sizeof(float));
+    auto* bytes = reinterpret_cast<unsigned char*>(out.data());
     for (size_t r = 0; r < rowIndices.size(); ++r)
-        std::copy_n(source + static_cast<std::int64_t>(rowIndices[r]) * cols, cols,
-                    out.begin() + static_cast<std::ptrdiff_t>(r * cols));
-    return MatrixView::rowMajor(out.data(), static_cast<int>(rowIndices.size()),
-                                static_cast<int>(cols));
+        std::memcpy(bytes + r * rowBytes, source.element(rowIndices[r] * source.rowStride),
+                    rowBytes);
+    return {out.data(), static_cast<int>(rowIndices.size()), static_cast<int>(cols), cols, 1,
+            source.type};
 }
 
 VectorView TensorBinder::selectedElements(const std::string& name, std::int64_t size,

@@ -1,5 +1,6 @@
 #pragma once
-// Resolves checkpoint tensor names to float32 views with shape checks. Names are tried with each
+// Resolves checkpoint tensor names to views with shape checks: matrices in their stored element
+// type (F32, F16, BF16, in the file mapping), vectors as float32. Names are tried with each
 // of the architecture's prefixes ("" and "transformer." for GPT-2, say), and LayerNorm
 // parameters also under their legacy gamma/beta names. Errors name the tensor and what was
 // expected.
@@ -29,7 +30,8 @@ class TensorBinder {
 
     // Derived tensors, owned by the binder until takeDerived(): a layout the forward cannot view
     // in place (GPT-NeoX's per-head interleaved query_key_value) or a reparameterised weight.
-    // The rows `rowIndices` of a [rows, cols] tensor, as a row-major [rowIndices.size(), cols].
+    // The rows `rowIndices` of a [rows, cols] tensor, as a row-major [rowIndices.size(), cols]
+    // in the tensor's stored element type.
     MatrixView selectedRows(const std::string& name, std::int64_t rows, std::int64_t cols,
                             const std::vector<int>& rowIndices);
     VectorView selectedElements(const std::string& name, std::int64_t size,
@@ -43,7 +45,10 @@ class TensorBinder {
   private:
     const TensorInfo* resolve(const std::string& name) const;
     const TensorInfo& require(std::initializer_list<std::string> names);
+    // Throws unless the shape is `expected`; counts the tensor's parameters once.
+    void check(const TensorInfo& tensor, const std::vector<std::int64_t>& expected);
     const float* bind(const TensorInfo& tensor, std::vector<std::int64_t> expected);
+    MatrixView storedMatrix(const TensorInfo& tensor);
 
     TensorStore& m_store;
     std::vector<std::string> m_prefixes;

@@ -69,12 +69,20 @@ TEST(FamilyDtypes, HalfPrecisionFilesGiveTheFloat32Results) {
             SCOPED_TRACE(name + (dtype == Stored::F16 ? " F16" : " BF16"));
             test::TempDir half, full;
             writeRounded(folder, dtype, half.path(), full.path());
+            // Kept in the stored type: the matrices view the file, none is widened whole.
+            const ElementType stored = dtype == Stored::F16 ? ElementType::F16 : ElementType::BF16;
+            const auto halfModel = Model::open(half.path());
+            for (const LayerWeights& layer : halfModel->weights().layers)
+                for (const MatrixView* w : {&layer.query.weight, &layer.key.weight,
+                                            &layer.value.weight, &layer.output.weight})
+                    ASSERT_EQ(w->type, stored);
+            EXPECT_EQ(halfModel->weights().tokenEmbedding.type, stored);
             const ForwardResult a = run(half.path(), ids);
             const ForwardResult b = run(full.path(), ids);
-            // The same float32 values, but converted buffers and mapped ones are aligned
-            // differently, and OpenBLAS's kernels then sum in another order: a few ulps apart,
-            // which stories260K's sharp trained heads amplify (1.7e-6 measured alone, 1.25e-5
-            // once under a parallel ctest, where the buffers' alignment differed).
+            // The same float32 values, but the half files' weights stay compact and are widened
+            // and multiplied panel by panel, the float32 file's as whole matrices: OpenBLAS sums
+            // in another order, a few ulps apart, which stories260K's sharp trained heads amplify
+            // (1.7e-6 measured alone, 1.25e-5 once under a parallel ctest).
             constexpr float kTolerance = 3e-5f;
             for (int l = 0; l < a.trace.layerCount(); ++l)
                 for (int h = 0; h < a.trace.headCount(); ++h)

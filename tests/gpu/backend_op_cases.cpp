@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/util/error.h"
+#include "core/util/half.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace qkv::test {
@@ -127,6 +128,45 @@ void addLinearCases(std::vector<OpCase>& cases) {
             }
         }
     }
+}
+
+// Weights kept in their stored F16/BF16 (every layout): the CPU widens them panel by panel for
+// its GEMM, the Vulkan backend on upload; the products are then float32 on both sides.
+void addCompactLinearCases(std::vector<OpCase>& cases) {
+    struct Shape {
+        int m, k, n;
+    };
+    const Shape shapes[] = {{1, 64, 64}, {7, 33, 65}, {70, 130, 67}, {129, 96, 200}};
+    unsigned seed = 5000;
+    for (const Shape& s : shapes)
+        for (ElementType type : {ElementType::F16, ElementType::BF16})
+            for (WeightLayout layout :
+                 {WeightLayout::RowMajor, WeightLayout::ColMajor, WeightLayout::ColMajorBlock,
+                  WeightLayout::TransposedRowMajor}) {
+                const unsigned xSeed = seed++, wSeed = seed++;
+                OpCase c;
+                c.name = "LinearCompact_" + std::to_string(s.m) + "x" + std::to_string(s.k) + "x" +
+                         std::to_string(s.n) + "_" + elementTypeName(type) + "_" +
+                         layoutTag(layout);
+                c.description = "linear: x " + std::to_string(s.m) + "x" + std::to_string(s.k) +
+                                " * W " + std::to_string(s.k) + "x" + std::to_string(s.n) + " " +
+                                elementTypeName(type) + " " + layoutName(layout) + "; seeds x " +
+                                std::to_string(xSeed) + ", W " + std::to_string(wSeed);
+                c.run = [=](Backend& be) {
+                    const auto x = randomValues(static_cast<size_t>(s.m) * s.k, xSeed);
+                    const auto w = randomValues(static_cast<size_t>(s.k) * s.n * 3, wSeed);
+                    std::vector<std::uint16_t> stored(w.size());
+                    for (size_t i = 0; i < w.size(); ++i)
+                        stored[i] = type == ElementType::F16 ? floatToF16(w[i]) : floatToBf16(w[i]);
+                    // The float layout's view, moved onto the 16-bit copy.
+                    MatrixView view = weightView(layout, w, s.k, s.n);
+                    view.data = stored.data() + (view.floats() - w.data());
+                    view.type = type;
+                    return runLinear(be, x, s.m, view, nullptr);
+                };
+                c.tolerance = kLinear;
+                cases.push_back(std::move(c));
+            }
 }
 
 // A Linear [out, in] weight larger than one shader can address is stored in column parts and the
@@ -497,6 +537,7 @@ void addAttentionCases(std::vector<OpCase>& cases) {
 std::vector<OpCase> buildCases() {
     std::vector<OpCase> cases;
     addLinearCases(cases);
+    addCompactLinearCases(cases);
     addSplitWeightCases(cases);
     addNormCases(cases);
     addActivationCases(cases);

@@ -78,7 +78,6 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
     QKV_REQUIRE_VULKAN(gpu);
     const OnBothBackends both(shared / "models" / GetParam(), gpu);
     const auto& reference = both.reference;
-    const Model* model = both.model.get();
     const ForwardPass &onCpu = both.onCpu, &onGpu = both.onGpu;
 
     for (const Variant& variant : kVariants) {
