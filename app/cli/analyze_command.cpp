@@ -2,6 +2,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
+#include "app/cli/terminal_progress.h"
 #include "core/analysis/head_metrics.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
@@ -21,10 +22,12 @@ int runAnalyze(const Arguments& args) {
         request.config = config;
         request.capture.probabilities = false;
         request.logits = LogitsMode::None;
+        request.progress = terminalProgress("forward");
         auto backend = openBackend(args);
         forward = ForwardPass(*model, *backend).run(request);
     }
-    const ModelMetrics metrics = analyzeModel(*model, config, forward ? &forward->trace : nullptr);
+    const ModelMetrics metrics = analyzeModel(*model, config, forward ? &forward->trace : nullptr,
+                                              nullptr, terminalProgress("analyze"));
 
     if (args.flag("json")) {
         nlohmann::ordered_json doc =

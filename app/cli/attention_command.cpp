@@ -3,6 +3,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
+#include "app/cli/terminal_progress.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
 
@@ -31,6 +32,7 @@ int runAttention(const Arguments& args) {
     request.capture.head = args.integer("head", 0, c.heads - 1);
     request.capture.scores = !args.flag("no-scores");
     request.logits = LogitsMode::None;
+    request.progress = terminalProgress("forward");
 
     auto backend = openBackend(args);
     const ForwardResult result = ForwardPass(*model, *backend).run(request);

@@ -2,20 +2,30 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "core/analysis/matrix_metrics.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
+#include "core/util/thread_pool.h"
 
 namespace qkv {
 namespace {
 
 Eigen::MatrixXd toDouble(const MatrixView& view) {
-    using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-    const Eigen::Map<const Eigen::MatrixXf, 0, Stride> map(view.data, view.rows, view.cols,
-                                                           Stride(view.colStride, view.rowStride));
-    return map.cast<double>();
+    if (view.isFloat32()) {
+        using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+        const Eigen::Map<const Eigen::MatrixXf, 0, Stride> map(
+            view.floats(), view.rows, view.cols, Stride(view.colStride, view.rowStride));
+        return map.cast<double>();
+    }
+    Eigen::MatrixXd out(view.rows, view.cols);
+    for (int c = 0; c < view.cols; ++c)
+        for (int r = 0; r < view.rows; ++r) out(r, c) = view.at(r, c);
+    return out;
 }
 
 void checkTrace(const Architecture& c, const AttentionTrace* trace) {
@@ -32,6 +42,25 @@ class LayerFactors {
     LayerFactors(const Model& model, const WConfiguration& config, int layer)
         : m_model(model), m_config(config), m_layer(layer) {}
 
+    // Decomposes every block the layer's heads read, spread over the pool's threads; slot()
+    // is then only a lookup and may be called from several threads.
+    void prepare(ThreadPool& pool) {
+        std::vector<MatrixView> blocks;
+        std::set<const void*> seen;
+        for (int head = 0; head < m_model.architecture().heads; ++head)
+            for (Projection p : {Projection::Query, Projection::Key, Projection::Value}) {
+                const MatrixView view = headProjection(m_model, m_config, m_layer, head, p);
+                if (!m_factors.count(view.data) && seen.insert(view.data).second)
+                    blocks.push_back(view);
+            }
+        std::vector<std::optional<FactorBasis>> factors(blocks.size());
+        pool.parallelFor(static_cast<int>(blocks.size()), [&](int, int first, int last) {
+            for (int i = first; i < last; ++i) factors[i].emplace(toDouble(blocks[i]));
+        });
+        for (size_t i = 0; i < blocks.size(); ++i)
+            m_factors.emplace(blocks[i].data, std::move(*factors[i]));
+    }
+
     const FactorBasis& slot(int head, Projection slot) {
         const MatrixView view = headProjection(m_model, m_config, m_layer, head, slot);
         auto it = m_factors.find(view.data);
@@ -43,7 +72,7 @@ class LayerFactors {
     const Model& m_model;
     const WConfiguration& m_config;
     int m_layer;
-    std::map<const float*, FactorBasis> m_factors;  // keyed by the block's first element
+    std::map<const void*, FactorBasis> m_factors;  // keyed by the block's first element
 };
 
 HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace) {
@@ -118,19 +147,30 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
 }
 
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
-                          const AttentionTrace* trace, const std::atomic<bool>* cancel) {
+                          const AttentionTrace* trace, const std::atomic<bool>* cancel,
+                          const Progress& progress) {
     const Architecture& c = model.architecture();
     checkTrace(c, trace);
     ModelMetrics out;
     std::vector<double> layerSymmetries;
+    ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
         LayerFactors factors(model, config, layer);
+        factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();
-        metrics.wqkSymmetry = layerWqkSymmetry(factors, c);
+        metrics.heads.resize(c.heads);
+        // The heads and the layer's product are independent: one more item for the latter.
+        pool.parallelFor(c.heads + 1, [&](int, int first, int last) {
+            for (int head = first; head < last; ++head) {
+                if (head == c.heads)
+                    metrics.wqkSymmetry = layerWqkSymmetry(factors, c);
+                else
+                    metrics.heads[head] = headMetrics(factors, layer, head, trace);
+            }
+        });
         layerSymmetries.push_back(metrics.wqkSymmetry);
-        for (int head = 0; head < c.heads; ++head)
-            metrics.heads.push_back(headMetrics(factors, layer, head, trace));
+        if (progress) progress(layer + 1, c.layers);
     }
     out.medianLayerWqkSymmetry = median(std::move(layerSymmetries));
     return out;

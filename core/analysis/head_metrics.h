@@ -12,6 +12,7 @@
 #include "core/model/attention_trace.h"
 #include "core/model/model.h"
 #include "core/model/w_configuration.h"
+#include "core/util/progress.h"
 
 namespace qkv {
 
@@ -46,10 +47,11 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
 
 // Weight metrics of every head and layer under `config`; with a trace (whose scores were
 // captured) also each head's score symmetry; a trace of another shape throws qkv::Error.
-// `cancel` is polled before each layer (throws qkv::Cancelled, core/util/error.h).
+// Layer by layer: only one layer's factors are held at a time. `cancel` is polled before each
+// layer (throws qkv::Cancelled, core/util/error.h); `progress` is told after each.
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace = nullptr,
-                          const std::atomic<bool>* cancel = nullptr);
+                          const std::atomic<bool>* cancel = nullptr, const Progress& progress = {});
 
 // Fills the score symmetry of every head the trace captured into metrics computed without a
 // trace (the weights' part, which a caller may cache per configuration).

@@ -296,6 +296,7 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
         runner.run(l, m_device.layers[l], *x, *h, result.trace.layers().emplace_back());
+        if (request.progress) request.progress(l + 1, c.layers);
     }
     if (request.logits != LogitsMode::None && m_device.lmHead.weight)
         queueLogits(runner, m_device, std::move(x), request.logits, result.logits);

@@ -13,6 +13,7 @@
 #include "core/model/model.h"
 #include "core/model/w_configuration.h"
 #include "core/util/error.h"
+#include "core/util/progress.h"
 
 namespace qkv {
 
@@ -25,6 +26,7 @@ struct ForwardRequest {
     CaptureSelection capture;
     LogitsMode logits = LogitsMode::LastPosition;
     const std::atomic<bool>* cancel = nullptr;  // checked between layers
+    Progress progress;  // after each layer is queued (on the CPU backend: computed)
 };
 
 struct ForwardResult {

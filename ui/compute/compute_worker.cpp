@@ -116,6 +116,9 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     forward.config = request.config;
     forward.logits = LogitsMode::None;
     forward.cancel = request.cancel.get();
+    forward.progress = [this, sequence = request.sequence](int done, int total) {
+        emit progressed(sequence, QStringLiteral("forward"), done, total);
+    };
     const bool compare = !(request.config == WConfiguration{});
     forward.capture =
         capturePolicy(m_model->architecture(), static_cast<int>(forward.ids.size()),
@@ -141,7 +144,10 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
     auto cached = m_weightMetrics.find(key);
     if (cached == m_weightMetrics.end()) {
         auto weights = std::make_shared<const ModelMetrics>(
-            analyzeModel(*m_model, request.config, nullptr, request.cancel.get()));
+            analyzeModel(*m_model, request.config, nullptr, request.cancel.get(),
+                         [this, sequence = request.sequence](int done, int total) {
+                             emit progressed(sequence, QStringLiteral("analysis"), done, total);
+                         }));
         cached = m_weightMetrics.emplace(key, std::move(weights)).first;
     }
     auto metrics = std::make_shared<ModelMetrics>(*cached->second);

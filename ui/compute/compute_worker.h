@@ -45,6 +45,8 @@ class ComputeWorker : public QObject {
     void traceReady(qkv::ui::TraceSnapshotPtr snapshot);
     void metricsReady(qkv::ui::MetricsSnapshotPtr metrics);
     void computeFailed(quint64 sequence, QString message);
+    // Layers done of a request's forward ("forward") or weight analysis ("analysis").
+    void progressed(quint64 sequence, QString stage, int done, int total);
 
   private:
     bool isStale(const ComputeRequest& request) const;

@@ -26,6 +26,10 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
     connect(m_worker, &ComputeWorker::traceReady, this, &LabDocument::onTraceReady);
     connect(m_worker, &ComputeWorker::metricsReady, this, &LabDocument::onMetricsReady);
     connect(m_worker, &ComputeWorker::computeFailed, this, &LabDocument::onComputeFailed);
+    connect(m_worker, &ComputeWorker::progressed, this,
+            [this](quint64 sequence, QString stage, int done, int total) {
+                if (m_computations.isCurrent(sequence)) emit progressChanged(stage, done, total);
+            });
     m_thread.start();
     setBackendChoice(m_backendChoice);  // a backend from the start, for the status bar
 }

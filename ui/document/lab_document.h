@@ -95,6 +95,8 @@ class LabDocument : public QObject {
     void backendChanged(QString name);
     void backendFailed(QString choice, QString message);
     void busyChanged(bool busy);
+    // The current computation's layers done in `stage` ("forward", "analysis").
+    void progressChanged(QString stage, int done, int total);
     void snapshotChanged();
     void metricsChanged();
     void computeFailed(QString message);

@@ -82,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(d, &LabDocument::loadCancelled, this, &MainWindow::onLoadCancelled);
     connect(d, &LabDocument::snapshotChanged, this, &MainWindow::onSnapshotChanged);
     connect(d, &LabDocument::busyChanged, this, &MainWindow::onBusyChanged);
+    connect(d, &LabDocument::progressChanged, this, &MainWindow::onProgress);
     connect(d, &LabDocument::backendChanged, this, &MainWindow::onBackendChanged);
     connect(d, &LabDocument::backendFailed, this, &MainWindow::onBackendFailed);
     connect(d, &LabDocument::computeFailed, this, &MainWindow::onComputeFailed);
@@ -196,9 +197,9 @@ void MainWindow::buildStatusBar() {
         return label;
     };
     m_busy = new QProgressBar(this);
-    m_busy->setRange(0, 0);  // busy indicator: loading and forwards report no fraction
-    m_busy->setMaximumWidth(120);
-    m_busy->setMaximumHeight(14);
+    m_busy->setRange(0, 0);        // a busy indicator until a computation reports its layers
+    m_busy->setMaximumWidth(220);  // room for "analysis: layer 32 of 32"
+    m_busy->setMaximumHeight(16);
     m_busy->hide();
     statusBar()->addPermanentWidget(m_busy);
     m_modelStatus = field(QStringLiteral("model"));
@@ -301,7 +302,18 @@ void MainWindow::onSnapshotChanged() {
                               .arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss"))));
 }
 
-void MainWindow::onBusyChanged(bool busy) { m_busy->setVisible(busy || m_document->isLoading()); }
+void MainWindow::onBusyChanged(bool busy) {
+    if (!busy) m_busy->setRange(0, 0);  // the next computation starts as a busy indicator
+    m_busy->setVisible(busy || m_document->isLoading());
+}
+
+void MainWindow::onProgress(const QString& stage, int done, int total) {
+    m_busy->setRange(0, total);
+    m_busy->setValue(done);
+    m_busy->setFormat(stage == QStringLiteral("forward") ? tr("forward: layer %v of %m")
+                                                         : tr("analysis: layer %v of %m"));
+    m_busy->setToolTip(m_busy->text());
+}
 
 void MainWindow::onComputeFailed(const QString& message) {
     statusBar()->showMessage(tr("Could not analyse the sentence: %1").arg(message), 10000);

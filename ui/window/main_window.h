@@ -101,6 +101,7 @@ class MainWindow : public QMainWindow {
     void onLoadCancelled(const QString& folder);
     void onSnapshotChanged();
     void onBusyChanged(bool busy);
+    void onProgress(const QString& stage, int done, int total);
     void onBackendChanged(const QString& name);
     void onBackendFailed(const QString& choice, const QString& message);
     void onComputeFailed(const QString& message);
