@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_common.h"
+#include "bench/large_model_bench.h"
 #include "bench/random_checkpoint.h"
 #include "bench/timing_backend.h"
 #include "core/model/forward.h"
@@ -28,52 +30,13 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds(Clock::time_point since) {
-    return std::chrono::duration<double>(Clock::now() - since).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-// Peak resident set size (VmHWM) in bytes; resetPeak() restarts it from the current RSS.
-std::uint64_t peakRss() {
-    std::ifstream status("/proc/self/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-    return 0;
-}
-void resetPeak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-// Single-precision GEMM throughput at 768x768x768 through OpenBLAS on every core: the best of
-// five 0.2 s windows (other load on the machine only ever lowers it). The CPU backend makes
-// OpenBLAS single-threaded for its own pool, so the thread count is set for the measurement.
-double sgemmGflops() {
-    openblas_set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    const int n = 768;
-    std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
-    auto gemm = [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                    n, 0.0f, c.data(), n);
-    };
-    for (int i = 0; i < 5; ++i) gemm();
-    std::vector<double> rates;
-    for (int round = 0; round < 5; ++round) {
-        const auto start = Clock::now();
-        int runs = 0;
-        while (seconds(start) < 0.2) {
-            gemm();
-            ++runs;
-        }
-        rates.push_back(2.0 * n * n * n * runs / seconds(start) / 1e9);
-    }
-    openblas_set_num_threads(1);
-    return *std::max_element(rates.begin(), rates.end());
-}
+using qkv::bench::Clock;
+using qkv::bench::median;
+using qkv::bench::peakRss;
+using qkv::bench::resetPeak;
+using qkv::bench::seconds;
+using qkv::bench::sgemmGflops;
+using qkv::bench::TemporaryFolder;
 
 // Floating-point operations of the forward (GEMMs and attention products; element-wise work
 // is negligible): per layer 24 n d^2 + 4 n^2 d, plus the logits of the last position.
@@ -83,13 +46,6 @@ double forwardFlops(const qkv::train::ModelShape& s, int n) {
 }
 
 // Removed on scope exit, also when the benchmark fails half-way.
-struct TemporaryFolder {
-    std::filesystem::path path;
-    ~TemporaryFolder() {
-        std::error_code ignored;
-        if (!path.empty()) std::filesystem::remove_all(path, ignored);
-    }
-};
 
 struct Options {
     std::vector<int> tokens = {16, 64, 256, 1024};
@@ -101,6 +57,7 @@ struct Options {
     bool profile = false;  // print where the forward's time goes, per backend operation
     std::string python = "/usr/bin/python3";
     std::string checkpoint;                     // reuse instead of writing a new one
+    std::string shape = "gpt2";                 // or llama3-8b (bench/large_model_bench.h)
     int vocab = qkv::bench::gpt2Small().vocab;  // smaller for devices that cannot hold wte whole
 };
 
@@ -134,13 +91,17 @@ Options parseOptions(int argc, char** argv) {
             o.python = next();
         } else if (arg == "--checkpoint") {
             o.checkpoint = next();
+        } else if (arg == "--shape") {
+            o.shape = next();
+            if (o.shape != "gpt2" && o.shape != "llama3-8b")
+                throw qkv::Error("--shape is gpt2 or llama3-8b");
         } else if (arg == "--vocab") {
             o.vocab = std::clamp(std::stoi(next()), 256, 1 << 20);
         } else {
             throw qkv::Error(
                 "usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] "
                 "[--repeats N] [--rounds N] [--no-torch] [--no-train] [--profile] [--python PATH] "
-                "[--checkpoint DIR] [--vocab N]");
+                "[--checkpoint DIR] [--vocab N] [--shape gpt2|llama3-8b]");
         }
     }
     return o;
@@ -268,6 +229,14 @@ int main(int argc, char** argv) {
     qkv::keepFreedMemoryForReuse();  // as the app and the CLI do
     try {
         const Options o = parseOptions(argc, argv);
+        if (o.shape == "llama3-8b") {
+            qkv::bench::LargeModelOptions large;
+            large.checkpoint = o.checkpoint;
+            large.python = o.python;
+            large.torch = o.torch;
+            large.tokens = o.tokens.size() == 1 ? o.tokens.front() : 64;
+            return qkv::bench::runLargeModelBench(large);
+        }
         qkv::train::ModelShape shape = qkv::bench::gpt2Small();
         shape.vocab = o.vocab;
         const std::string script = std::string(QKV_BENCH_SOURCE_DIR) + "/torch_reference.py";

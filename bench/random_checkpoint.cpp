@@ -1,6 +1,8 @@
 #include "bench/random_checkpoint.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -8,6 +10,7 @@
 
 #include "core/train/checkpoint.h"
 #include "core/util/error.h"
+#include "core/util/half.h"
 
 namespace qkv::bench {
 namespace {
@@ -50,6 +53,77 @@ std::int64_t elements(const Entry& e) {
 
 constexpr int kEndOfText = 50256;  // GPT-2's <|endoftext|>
 
+// Llama's tensor names and shapes (q_proj [heads·d_k, d], k/v_proj [kv·d_k, d], ...).
+std::vector<Entry> llamaEntries(const Architecture& c) {
+    const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
+                       kv = std::int64_t{c.kvHeads} * c.headDim, ff = c.dFF;
+    std::vector<Entry> e = {{"model.embed_tokens.weight", {c.vocabSize, d}, 0.02f}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        e.push_back({p + "input_layernorm.weight", {d}, 0.0f});
+        e.push_back({p + "self_attn.q_proj.weight", {q, d}, 0.02f});
+        e.push_back({p + "self_attn.k_proj.weight", {kv, d}, 0.02f});
+        e.push_back({p + "self_attn.v_proj.weight", {kv, d}, 0.02f});
+        e.push_back({p + "self_attn.o_proj.weight", {d, q}, 0.02f});
+        e.push_back({p + "post_attention_layernorm.weight", {d}, 0.0f});
+        e.push_back({p + "mlp.gate_proj.weight", {ff, d}, 0.02f});
+        e.push_back({p + "mlp.up_proj.weight", {ff, d}, 0.02f});
+        e.push_back({p + "mlp.down_proj.weight", {d, ff}, 0.02f});
+    }
+    e.push_back({"model.norm.weight", {d}, 0.0f});
+    e.push_back({"lm_head.weight", {c.vocabSize, d}, 0.02f});
+    return e;
+}
+
+// One .safetensors file of `entries` in bf16: norm scales are ones, every weight has std 0.02.
+// Weights are read from a random block (a prime number of values, so no two rows of a weight
+// repeat each other) entered at a random place per tensor: 16 GB of fresh normal samples would
+// take minutes to draw.
+void writeBf16Shard(const std::filesystem::path& file, const std::vector<Entry>& entries,
+                    std::mt19937& engine) {
+    constexpr size_t kBlock = 4194301;  // prime
+    static const std::vector<std::uint16_t> block = [] {
+        std::mt19937 e(7);
+        std::normal_distribution<float> normal(0.0f, 0.02f);
+        std::vector<std::uint16_t> b(kBlock);
+        for (auto& v : b) v = floatToBf16(normal(e));
+        return b;
+    }();
+    nlohmann::json header = nlohmann::json::object();
+    std::uint64_t offset = 0;
+    for (const auto& e : entries) {
+        const std::uint64_t bytes = 2 * static_cast<std::uint64_t>(elements(e));
+        header[e.name] = {
+            {"dtype", "BF16"}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    std::string text = header.dump();
+    text.resize((text.size() + 7) / 8 * 8, ' ');
+    std::ofstream out(file, std::ios::binary);
+    const std::uint64_t length = text.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xFF));
+    out << text;
+    for (const auto& e : entries) {
+        const size_t count = static_cast<size_t>(elements(e));
+        if (e.stddev == 0.0f) {
+            const std::vector<std::uint16_t> ones(count, floatToBf16(1.0f));
+            out.write(reinterpret_cast<const char*>(ones.data()),
+                      static_cast<std::streamsize>(count * 2));
+            continue;
+        }
+        size_t left = count, at = engine() % kBlock;
+        while (left > 0) {
+            const size_t n = std::min(left, kBlock - at);
+            out.write(reinterpret_cast<const char*>(block.data() + at),
+                      static_cast<std::streamsize>(n * 2));
+            left -= n;
+            at = 0;
+        }
+    }
+    out.close();
+    if (!out) throw Error(file.string() + ": cannot write the benchmark checkpoint");
+}
+
 }  // namespace
 
 train::ModelShape gpt2Small() {
@@ -60,6 +134,68 @@ train::ModelShape gpt2Small() {
     shape.context = 1024;
     shape.vocab = 50257;
     return shape;
+}
+
+Architecture llama3_8b() {
+    Architecture c;
+    c.layers = 32;
+    c.heads = 32;
+    c.kvHeads = 8;
+    c.dModel = 4096;
+    c.headDim = 128;
+    c.dFF = 14336;
+    c.vocabSize = 128256;
+    c.contextLength = 8192;
+    c.ropeTheta = 500000.0f;
+    c.normEps = 1e-5f;
+    return c;
+}
+
+void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& c, unsigned seed) {
+    std::filesystem::create_directories(dir);
+    const auto entries = llamaEntries(c);
+    // Shards of about 4 GB, as the Hub's files are.
+    constexpr std::uint64_t kShardBytes = std::uint64_t{4} << 30;
+    std::vector<std::vector<Entry>> shards(1);
+    std::uint64_t bytes = 0;
+    for (const auto& e : entries) {
+        const std::uint64_t size = 2 * static_cast<std::uint64_t>(elements(e));
+        if (bytes > 0 && bytes + size > kShardBytes) {
+            shards.emplace_back();
+            bytes = 0;
+        }
+        shards.back().push_back(e);
+        bytes += size;
+    }
+    std::mt19937 engine(seed);
+    nlohmann::json weightMap = nlohmann::json::object();
+    for (size_t i = 0; i < shards.size(); ++i) {
+        char name[64];
+        std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", i + 1, shards.size());
+        writeBf16Shard(dir / name, shards[i], engine);
+        for (const auto& e : shards[i]) weightMap[e.name] = name;
+    }
+    std::ofstream(dir / "model.safetensors.index.json")
+        << nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", weightMap}}.dump(
+               2);
+    const nlohmann::json config = {{"architectures", {"LlamaForCausalLM"}},
+                                   {"model_type", "llama"},
+                                   {"num_hidden_layers", c.layers},
+                                   {"num_attention_heads", c.heads},
+                                   {"num_key_value_heads", c.kvHeads},
+                                   {"hidden_size", c.dModel},
+                                   {"head_dim", c.headDim},
+                                   {"intermediate_size", c.dFF},
+                                   {"vocab_size", c.vocabSize},
+                                   {"max_position_embeddings", c.contextLength},
+                                   {"rms_norm_eps", c.normEps},
+                                   {"rope_theta", c.ropeTheta},
+                                   {"hidden_act", "silu"},
+                                   {"tie_word_embeddings", false},
+                                   {"torch_dtype", "bfloat16"}};
+    std::ofstream configFile(dir / "config.json");
+    configFile << config.dump(2);
+    if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
 }
 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& s, unsigned seed) {

@@ -1,14 +1,23 @@
 #pragma once
-// Writes a GPT-2-shaped checkpoint with random float32 weights (streamed, so a 500 MB model
+// Random checkpoints for the benchmark. A GPT-2 with float32 weights (streamed, so a 500 MB model
 // needs no 500 MB buffer), keyed like the Hub's gpt2 file.
 #include <filesystem>
 
+#include "core/model/architecture.h"
 #include "core/train/model_shape.h"
 
 namespace qkv::bench {
 
 // GPT-2 small (124M): the benchmark's model.
 train::ModelShape gpt2Small();
+
+// Llama-3-8B's shape (meta-llama/Meta-Llama-3-8B's config.json).
+Architecture llama3_8b();
+
+// Writes a Llama checkpoint of `shape` in bf16, sharded (about 4 GB each) with its index, and its
+// config.json. Random weights with std 0.02 and unit norm scales.
+void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& shape,
+                          unsigned seed);
 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& shape,
                      unsigned seed);

@@ -1,0 +1,22 @@
+#pragma once
+// qkvlab-bench --shape llama3-8b: an 8B model on this machine. Writes a Llama-3-8B-shaped bf16
+// checkpoint (sharded; removed afterwards, or kept in the --checkpoint folder, which later runs
+// reuse) and measures,
+// each in a child process whose anonymous resident memory (RssAnon, the part that is not the
+// mapped weights) is sampled every 10 ms:
+//   open + info, analyze of every head, forward + capture of one head at 64 tokens,
+// against the targets of the 8B issue, plus the same forward in plain PyTorch bfloat16.
+#include <string>
+
+namespace qkv::bench {
+
+struct LargeModelOptions {
+    std::string checkpoint;  // reuse this folder (written there first when it has no model)
+    std::string python = "/usr/bin/python3";
+    bool torch = true;
+    int tokens = 64;
+};
+
+int runLargeModelBench(const LargeModelOptions& options);
+
+}  // namespace qkv::bench
