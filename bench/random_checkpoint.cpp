@@ -75,6 +75,25 @@ std::vector<Entry> llamaEntries(const Architecture& c) {
     return e;
 }
 
+// A safetensors header for `entries` stored back to back as `dtype` (padded to 8 bytes, as the
+// Python writer does).
+void writeHeader(std::ofstream& out, const std::vector<Entry>& entries, const char* dtype,
+                 std::uint64_t elementBytes) {
+    nlohmann::json header = nlohmann::json::object();
+    std::uint64_t offset = 0;
+    for (const auto& e : entries) {
+        const std::uint64_t bytes = elementBytes * static_cast<std::uint64_t>(elements(e));
+        header[e.name] = {
+            {"dtype", dtype}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    std::string text = header.dump();
+    text.resize((text.size() + 7) / 8 * 8, ' ');
+    const std::uint64_t length = text.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xFF));
+    out << text;
+}
+
 // One .safetensors file of `entries` in bf16: norm scales are ones, every weight has std 0.02.
 // Weights are read from a random block (a prime number of values, so no two rows of a weight
 // repeat each other) entered at a random place per tensor: 16 GB of fresh normal samples would
@@ -89,20 +108,8 @@ void writeBf16Shard(const std::filesystem::path& file, const std::vector<Entry>&
         for (auto& v : b) v = floatToBf16(normal(e));
         return b;
     }();
-    nlohmann::json header = nlohmann::json::object();
-    std::uint64_t offset = 0;
-    for (const auto& e : entries) {
-        const std::uint64_t bytes = 2 * static_cast<std::uint64_t>(elements(e));
-        header[e.name] = {
-            {"dtype", "BF16"}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
-        offset += bytes;
-    }
-    std::string text = header.dump();
-    text.resize((text.size() + 7) / 8 * 8, ' ');
     std::ofstream out(file, std::ios::binary);
-    const std::uint64_t length = text.size();
-    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xFF));
-    out << text;
+    writeHeader(out, entries, "BF16", 2);
     for (const auto& e : entries) {
         const size_t count = static_cast<size_t>(elements(e));
         if (e.stddev == 0.0f) {
@@ -201,21 +208,8 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& s, unsigned seed) {
     std::filesystem::create_directories(dir);
     const auto entries = gpt2Entries(s);
-    nlohmann::json header = nlohmann::json::object();
-    std::uint64_t offset = 0;
-    for (const auto& e : entries) {
-        const std::uint64_t bytes = 4 * static_cast<std::uint64_t>(elements(e));
-        header[e.name] = {
-            {"dtype", "F32"}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
-        offset += bytes;
-    }
-    std::string text = header.dump();
-    text.resize((text.size() + 7) / 8 * 8, ' ');
-
     std::ofstream out(dir / "model.safetensors", std::ios::binary);
-    const std::uint64_t length = text.size();
-    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xFF));
-    out << text;
+    writeHeader(out, entries, "F32", 4);
     std::mt19937 engine(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<float> chunk;
