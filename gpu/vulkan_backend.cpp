@@ -51,8 +51,8 @@ class VulkanBackend final : public Backend {
 
     std::unique_ptr<Tensor> upload(const float* rowMajor, int rows, int cols) override {
         auto region = allocate(rows, cols, "an uploaded tensor");
-        m_staging.upload(*region, static_cast<size_t>(rows) * cols,
-                         [rowMajor](float* out, size_t first, size_t count) {
+        m_staging.upload(*region, static_cast<size_t>(rows) * cols, sizeof(float),
+                         [rowMajor](void* out, size_t first, size_t count) {
                              std::memcpy(out, rowMajor + first, count * sizeof(float));
                          });
         return std::make_unique<VulkanTensor>(rows, cols, std::move(region), false);
@@ -67,14 +67,21 @@ class VulkanBackend final : public Backend {
     void download(const Tensor& t, float* rowMajor) override {
         const VulkanTensor& source = vulkan(t);
         const size_t count = elements(t);
-        if (!source.transposed()) {
-            m_staging.download(source.region(), 0, count, rowMajor);
+        if (!source.transposed() && source.type() == ElementType::F32) {
+            m_staging.download(source.region(), 0, count * sizeof(float), rowMajor);
             m_recorder.flush();
             return;
         }
-        std::vector<float> stored(count);
-        m_staging.download(source.region(), 0, count, stored.data());
+        // A weight as stored (transposed, or F16/BF16): widened, then laid out row-major.
+        std::vector<std::byte> raw(count * elementBytes(source.type()));
+        m_staging.download(source.region(), 0, raw.size(), raw.data());
         m_recorder.flush();
+        std::vector<float> stored(count);
+        widen(source.type(), raw.data(), count, stored.data());
+        if (!source.transposed()) {
+            std::copy(stored.begin(), stored.end(), rowMajor);
+            return;
+        }
         for (int r = 0; r < t.rows(); ++r)
             for (int c = 0; c < t.cols(); ++c)
                 rowMajor[static_cast<size_t>(r) * t.cols() + c] =
@@ -83,8 +90,9 @@ class VulkanBackend final : public Backend {
 
     void enqueueDownload(const Tensor& t, float* rowMajor) override {
         const VulkanTensor& source = vulkan(t);
-        if (source.transposed()) return download(t, rowMajor);  // weights only, never queued
-        m_staging.download(source.region(), 0, elements(t), rowMajor);
+        if (source.transposed() || source.type() != ElementType::F32)
+            return download(t, rowMajor);  // weights only, never queued
+        m_staging.download(source.region(), 0, elements(t) * sizeof(float), rowMajor);
     }
 
     void synchronize() override { m_recorder.flush(); }
@@ -112,7 +120,8 @@ class VulkanBackend final : public Backend {
                       (p.ldb % 4 == 0 ? gemm::kVecB : 0) |
                       (n % 4 == 0 && columns % 4 == 0 && p.cOffset % 4 == 0 ? gemm::kVecC : 0);
             gemm(weights.transposed(), p, 1, rowMajor(x, "linear").region(), *part.region,
-                 rowMajor(y, "linear").region(), bias ? &vulkan(*bias).region() : nullptr);
+                 rowMajor(y, "linear").region(), bias ? &vulkan(*bias).region() : nullptr,
+                 weights.type());
         }
     }
 
@@ -238,9 +247,10 @@ class VulkanBackend final : public Backend {
             const VkDeviceSize offset = sizeof(float) * plan.headStride * local;
             const size_t values = static_cast<size_t>(n) * n;
             if (h < capture.scores.size() && capture.scores[h])
-                m_staging.download(scores, offset, values, capture.scores[h]);
+                m_staging.download(scores, offset, values * sizeof(float), capture.scores[h]);
             if (h < capture.probabilities.size() && capture.probabilities[h])
-                m_staging.download(probabilities, offset, values, capture.probabilities[h]);
+                m_staging.download(probabilities, offset, values * sizeof(float),
+                                   capture.probabilities[h]);
         }
     }
 
@@ -262,19 +272,23 @@ class VulkanBackend final : public Backend {
 
     // C = alpha A B (+ bias) for `batches` batches: tiles of 64 x 64, or one invocation per
     // column when A has so few rows that a tile would mostly compute nothing.
+    // B may be a weight kept in F16/BF16 (`bType`); the shaders widen it as they load it.
     void gemm(bool transposedB, const GemmParams& p, uint32_t batches, const BufferRegion& a,
-              const BufferRegion& b, const BufferRegion& c, const BufferRegion* bias) {
+              const BufferRegion& b, const BufferRegion& c, const BufferRegion* bias,
+              ElementType bType = ElementType::F32) {
         std::initializer_list<Binding> bindings{
             {&a, false}, {&b, false}, {&c, true}, {bias ? bias : nullptr, false}};
         if (p.m <= gemm::kGemvRows) {
-            const Kernel kernel = transposedB ? Kernel::GemvTransposedB : Kernel::GemvRowMajorB;
+            const KernelChoice kernel{transposedB ? Kernel::GemvTransposedB : Kernel::GemvRowMajorB,
+                                      bType};
             m_recorder.dispatch(kernel, bindings, p,
                                 ceilDiv(p.n, m_recorder.pipeline(kernel).workgroupSize), 1,
                                 batches);
         } else {
-            m_recorder.dispatch(transposedB ? Kernel::GemmTransposedB : Kernel::GemmRowMajorB,
-                                bindings, p, ceilDiv(p.n, gemm::kTileN), ceilDiv(p.m, gemm::kTileM),
-                                batches);
+            const KernelChoice kernel{transposedB ? Kernel::GemmTransposedB : Kernel::GemmRowMajorB,
+                                      bType};
+            m_recorder.dispatch(kernel, bindings, p, ceilDiv(p.n, gemm::kTileN),
+                                ceilDiv(p.m, gemm::kTileM), batches);
         }
     }
 
@@ -325,9 +339,10 @@ class VulkanBackend final : public Backend {
             }
             m_rope.reset();
             m_rope = m_allocator->allocate(table.size() * sizeof(float), "the rotary table");
-            m_staging.upload(*m_rope, table.size(), [&](float* out, size_t first, size_t count) {
-                std::memcpy(out, table.data() + first, count * sizeof(float));
-            });
+            m_staging.upload(*m_rope, table.size(), sizeof(float),
+                             [&](void* out, size_t first, size_t count) {
+                                 std::memcpy(out, table.data() + first, count * sizeof(float));
+                             });
             m_ropeRows = rows;
             m_ropeHeadDim = headDim;
             m_ropeTheta = theta;

@@ -1,8 +1,10 @@
 #include "gpu/vulkan_pipelines.h"
 
 #include <span>
+#include <string>
 #include <vector>
 
+#include "core/util/error.h"
 #include "gpu/shaders/eltwise.h"
 #include "gpu/shaders/gemm.h"
 #include "gpu/shaders/gemv.h"
@@ -25,13 +27,13 @@ struct KernelSpec {
 KernelSpec spec(Kernel kernel) {
     switch (kernel) {
         case Kernel::GemmRowMajorB:
-            return {"gemm", spirv::gemm, 4, sizeof(GemmParams), 256, {0}};
+            return {"gemm", spirv::gemm, 4, sizeof(GemmParams), 256, {0, QKV_B_F32}};
         case Kernel::GemmTransposedB:
-            return {"gemm (transposed B)", spirv::gemm, 4, sizeof(GemmParams), 256, {1}};
+            return {"gemm (transposed B)", spirv::gemm, 4, sizeof(GemmParams), 256, {1, QKV_B_F32}};
         case Kernel::GemvRowMajorB:
-            return {"gemv", spirv::gemv, 4, sizeof(GemmParams), 64, {0}};
+            return {"gemv", spirv::gemv, 4, sizeof(GemmParams), 64, {0, QKV_B_F32}};
         case Kernel::GemvTransposedB:
-            return {"gemv (transposed B)", spirv::gemv, 4, sizeof(GemmParams), 64, {1}};
+            return {"gemv (transposed B)", spirv::gemv, 4, sizeof(GemmParams), 64, {1, QKV_B_F32}};
         case Kernel::Softmax:
             return {"softmax", spirv::softmax, 3, sizeof(SoftmaxParams), 128, {}};
         case Kernel::Norm:
@@ -50,11 +52,20 @@ KernelSpec spec(Kernel kernel) {
 
 Pipelines::Pipelines(std::shared_ptr<Context> context) : m_context(std::move(context)) {}
 
-const PipelineRecord& Pipelines::get(Kernel kernel) {
-    PipelineRecord& record = m_records[static_cast<size_t>(kernel)];
+const PipelineRecord& Pipelines::get(KernelChoice choice) {
+    PipelineRecord& record =
+        m_records[static_cast<size_t>(choice.kernel)][static_cast<size_t>(choice.weights)];
     if (record.pipeline) return record;
 
-    const KernelSpec s = spec(kernel);
+    KernelSpec s = spec(choice.kernel);
+    if (choice.weights != ElementType::F32) {
+        s.constants.pop_back();
+        if (s.spirv.data() != spirv::gemm && s.spirv.data() != spirv::gemv)
+            throw Error(std::string("internal error: kernel ") + s.name +
+                        " takes float32 operands only");
+        // Constant 2 of gemm.comp and gemv.comp: B_TYPE.
+        s.constants.push_back(choice.weights == ElementType::F16 ? QKV_B_F16 : QKV_B_BF16);
+    }
     const VulkanFunctions& vk = m_context->vk();
     const VkDevice device = m_context->device();
     PipelineRecord built;

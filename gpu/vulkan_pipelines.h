@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/backend/element_type.h"
 #include "gpu/shaders/push_constants.h"
 #include "gpu/vulkan_context.h"
 
@@ -77,15 +78,23 @@ struct PipelineRecord {
     Owned<VkPipeline> pipeline;
 };
 
+// A kernel and the element type its weight operand (B of the GEMMs) is stored in; the GEMM
+// shaders widen F16/BF16 weights as they load them. Other kernels take float32 only.
+struct KernelChoice {
+    KernelChoice(Kernel k, ElementType w = ElementType::F32) : kernel(k), weights(w) {}
+    Kernel kernel;
+    ElementType weights;
+};
+
 class Pipelines {
   public:
     explicit Pipelines(std::shared_ptr<Context> context);
     // Compiles the kernel's pipeline the first time it is asked for.
-    const PipelineRecord& get(Kernel kernel);
+    const PipelineRecord& get(KernelChoice choice);
 
   private:
     std::shared_ptr<Context> m_context;
-    std::array<PipelineRecord, static_cast<size_t>(Kernel::Count)> m_records;
+    std::array<std::array<PipelineRecord, 3>, static_cast<size_t>(Kernel::Count)> m_records;
 };
 
 }  // namespace qkv::gpu

@@ -70,7 +70,7 @@ void CommandRecorder::track(const std::vector<Range>& reads, const std::vector<R
     m_written.insert(m_written.end(), writes.begin(), writes.end());
 }
 
-void CommandRecorder::dispatch(Kernel kernel, std::initializer_list<Binding> bindings,
+void CommandRecorder::dispatch(KernelChoice kernel, std::initializer_list<Binding> bindings,
                                const void* params, uint32_t paramBytes, uint32_t x, uint32_t y,
                                uint32_t z) {
     const PipelineRecord& pipeline = m_pipelines.get(kernel);

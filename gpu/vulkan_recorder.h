@@ -50,12 +50,12 @@ class CommandRecorder {
     CommandRecorder& operator=(const CommandRecorder&) = delete;
 
     void setListener(SubmissionListener* listener) { m_listener = listener; }
-    const PipelineRecord& pipeline(Kernel kernel) { return m_pipelines.get(kernel); }
+    const PipelineRecord& pipeline(KernelChoice kernel) { return m_pipelines.get(kernel); }
 
     // Records kernel(bindings) over x * y * z workgroups (nothing when one is 0).
     template <typename Params>
-    void dispatch(Kernel kernel, std::initializer_list<Binding> bindings, const Params& params,
-                  uint32_t x, uint32_t y, uint32_t z) {
+    void dispatch(KernelChoice kernel, std::initializer_list<Binding> bindings,
+                  const Params& params, uint32_t x, uint32_t y, uint32_t z) {
         dispatch(kernel, bindings, &params, sizeof(Params), x, y, z);
     }
     void copy(const CopyEnd& from, const CopyEnd& to, VkDeviceSize bytes);
@@ -77,7 +77,7 @@ class CommandRecorder {
         }
     };
 
-    void dispatch(Kernel kernel, std::initializer_list<Binding> bindings, const void* params,
+    void dispatch(KernelChoice kernel, std::initializer_list<Binding> bindings, const void* params,
                   uint32_t paramBytes, uint32_t x, uint32_t y, uint32_t z);
     void begin();
     // Orders the new command after everything recorded before it, when their memory overlaps.

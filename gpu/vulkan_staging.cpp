@@ -15,40 +15,41 @@ Staging::Staging(std::shared_ptr<Context> context, CommandRecorder& recorder)
 
 Staging::~Staging() { m_recorder.setListener(nullptr); }
 
-void Staging::inChunks(Direction& direction, size_t count,
+void Staging::inChunks(Direction& direction, size_t count, size_t elementBytes,
                        const std::function<void(VkDeviceSize, size_t, size_t)>& chunk) {
     size_t done = 0;
     while (done < count) {
         VkDeviceSize offset = 0;
-        const VkDeviceSize bytes = direction.arena.take((count - done) * sizeof(float), offset);
+        const VkDeviceSize bytes = direction.arena.take((count - done) * elementBytes, offset);
         if (bytes == 0) {
             // Grow towards everything this batch wanted to stage.
-            direction.demand = direction.arena.used() + (count - done) * sizeof(float);
+            direction.demand = direction.arena.used() + (count - done) * elementBytes;
             m_recorder.flush();
             continue;
         }
-        const size_t floats = bytes / sizeof(float);
-        chunk(offset, done, floats);
-        done += floats;
+        const size_t elements = bytes / elementBytes;
+        chunk(offset, done, elements);
+        done += elements;
     }
 }
 
-void Staging::upload(const BufferRegion& target, size_t count, const Fill& fill) {
-    inChunks(m_upload, count, [&](VkDeviceSize offset, size_t first, size_t floats) {
-        fill(reinterpret_cast<float*>(m_upload.arena.data() + offset), first, floats);
-        const VkDeviceSize bytes = floats * sizeof(float);
+void Staging::upload(const BufferRegion& target, size_t count, size_t elementBytes,
+                     const Fill& fill) {
+    inChunks(m_upload, count, elementBytes, [&](VkDeviceSize offset, size_t first, size_t n) {
+        fill(m_upload.arena.data() + offset, first, n);
+        const VkDeviceSize bytes = n * elementBytes;
         m_recorder.copy({m_upload.arena.buffer(), offset},
-                        CopyEnd::at(target, first * sizeof(float)), bytes);
+                        CopyEnd::at(target, first * elementBytes), bytes);
         m_uploadedBytes += bytes;
     });
 }
 
-void Staging::download(const BufferRegion& source, VkDeviceSize sourceOffset, size_t count,
-                       float* host) {
-    inChunks(m_readback, count, [&](VkDeviceSize offset, size_t first, size_t floats) {
-        m_recorder.copy(CopyEnd::at(source, sourceOffset + first * sizeof(float)),
-                        {m_readback.arena.buffer(), offset}, floats * sizeof(float));
-        m_hostCopies.push_back({offset, host + first, floats});
+void Staging::download(const BufferRegion& source, VkDeviceSize sourceOffset, size_t bytes,
+                       void* host) {
+    inChunks(m_readback, bytes, 1, [&](VkDeviceSize offset, size_t first, size_t n) {
+        m_recorder.copy(CopyEnd::at(source, sourceOffset + first),
+                        {m_readback.arena.buffer(), offset}, n);
+        m_hostCopies.push_back({offset, static_cast<std::byte*>(host) + first, n});
     });
 }
 
@@ -71,7 +72,7 @@ void Staging::afterBatch(bool completed) {
     if (completed) {
         m_readback.arena.invalidateForHost();
         for (const HostCopy& c : m_hostCopies)
-            std::memcpy(c.host, m_readback.arena.data() + c.stagingOffset, c.count * sizeof(float));
+            std::memcpy(c.host, m_readback.arena.data() + c.stagingOffset, c.bytes);
     }
     m_hostCopies.clear();
     m_upload.arena.reset(completed ? std::exchange(m_upload.demand, 0) : 0);

@@ -20,12 +20,12 @@ class Staging final : public SubmissionListener {
     Staging(std::shared_ptr<Context> context, CommandRecorder& recorder);
     ~Staging() override;
 
-    // Writes elements [first, first + count) of a transfer's floats to `out`.
-    using Fill = std::function<void(float* out, size_t first, size_t count)>;
-    // Host -> `count` floats at the start of `target`.
-    void upload(const BufferRegion& target, size_t count, const Fill& fill);
-    // `count` floats at `sourceOffset` bytes into `source` -> `host`, at the next flush.
-    void download(const BufferRegion& source, VkDeviceSize sourceOffset, size_t count, float* host);
+    // Writes elements [first, first + count) of a transfer to `out`.
+    using Fill = std::function<void(void* out, size_t first, size_t count)>;
+    // Host -> `count` elements of `elementBytes` each at the start of `target`.
+    void upload(const BufferRegion& target, size_t count, size_t elementBytes, const Fill& fill);
+    // `bytes` at `sourceOffset` bytes into `source` -> `host`, at the next flush.
+    void download(const BufferRegion& source, VkDeviceSize sourceOffset, size_t bytes, void* host);
 
     uint64_t uploadedBytes() const { return m_uploadedBytes; }
 
@@ -36,14 +36,14 @@ class Staging final : public SubmissionListener {
     };
     struct HostCopy {
         VkDeviceSize stagingOffset;
-        float* host;
-        size_t count;
+        void* host;
+        size_t bytes;
     };
 
-    // The one chunking loop of both directions: reserves arena space for the floats left
+    // The one chunking loop of both directions: reserves arena space for the elements left
     // (flushing when the arena is full) and hands each chunk to `chunk(stagingOffset, first,
-    // count)`.
-    void inChunks(Direction& direction, size_t count,
+    // count)`. Arena ranges are multiples of 16 bytes, so chunks hold whole elements.
+    void inChunks(Direction& direction, size_t count, size_t elementBytes,
                   const std::function<void(VkDeviceSize, size_t, size_t)>& chunk);
     void beforeSubmit(VkCommandBuffer commands) override;
     void afterBatch(bool completed) override;

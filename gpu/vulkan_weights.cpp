@@ -16,13 +16,13 @@ std::unique_ptr<Tensor> WeightUploader::upload(const MatrixView& w) {
     const Key key{w.data, w.rows, w.cols, w.rowStride, w.colStride};
     if (auto it = m_uploaded.find(key); it != m_uploaded.end())
         if (auto parts = it->second.lock())
-            return std::make_unique<VulkanTensor>(w.rows, w.cols, parts, transposed);
+            return std::make_unique<VulkanTensor>(w.rows, w.cols, parts, transposed, w.type);
 
     const std::string what =
         "a " + std::to_string(w.rows) + " x " + std::to_string(w.cols) + " weight";
     // A transposed weight keeps each column's floats together, so it splits into column ranges
     // (whole 64-column GEMM tiles) that each fit one shader's addressable range.
-    const VkDeviceSize columnBytes = VkDeviceSize{sizeof(float)} * w.rows;
+    const VkDeviceSize columnBytes = VkDeviceSize{elementBytes(w.type)} * w.rows;
     int partColumns = w.cols;
     if (transposed && columnBytes * w.cols > m_maxShaderRange)
         partColumns =
@@ -31,34 +31,37 @@ std::unique_ptr<Tensor> WeightUploader::upload(const MatrixView& w) {
     auto parts = std::make_shared<TensorParts>();
     for (int first = 0; first < w.cols; first += partColumns) {
         const int columns = std::min(partColumns, w.cols - first);
-        parts->push_back(
-            {m_allocator->allocate(VkDeviceSize{sizeof(float)} * w.rows * columns, what), first,
-             columns});
+        // Whole 32-bit words: the shaders read 16-bit elements two at a time.
+        const VkDeviceSize bytes = (elementBytes(w.type) * w.rows * columns + 3) / 4 * 4;
+        parts->push_back({m_allocator->allocate(bytes, what), first, columns});
         pack(w.columns(first, columns), transposed, *parts->back().region);
     }
     std::erase_if(m_uploaded, [](const auto& entry) { return entry.second.expired(); });
     m_uploaded.emplace(key, parts);
-    return std::make_unique<VulkanTensor>(w.rows, w.cols, std::move(parts), transposed);
+    return std::make_unique<VulkanTensor>(w.rows, w.cols, std::move(parts), transposed, w.type);
 }
 
 void WeightUploader::pack(const MatrixView& w, bool transposed, const BufferRegion& region) {
     const size_t inner = transposed ? w.rows : w.cols;
     const std::ptrdiff_t innerStride = transposed ? w.rowStride : w.colStride;
     const std::ptrdiff_t outerStride = transposed ? w.colStride : w.rowStride;
-    m_staging.upload(region, static_cast<size_t>(w.rows) * w.cols,
-                     [=](float* out, size_t first, size_t count) {
+    const size_t size = elementBytes(w.type);
+    m_staging.upload(region, static_cast<size_t>(w.rows) * w.cols, size,
+                     [=](void* destination, size_t first, size_t count) {
+                         auto* out = static_cast<unsigned char*>(destination);
                          while (count > 0) {
                              const size_t outer = first / inner;
                              const size_t i = first % inner;
                              const size_t run = std::min(count, inner - i);
                              const std::ptrdiff_t start = outer * outerStride + i * innerStride;
                              if (innerStride == 1) {
-                                 widen(w.type, w.element(start), run, out);
+                                 std::memcpy(out, w.element(start), run * size);
                              } else {
                                  for (size_t j = 0; j < run; ++j)
-                                     out[j] = elementAt(w.type, w.data, start + j * innerStride);
+                                     std::memcpy(out + j * size, w.element(start + j * innerStride),
+                                                 size);
                              }
-                             out += run;
+                             out += run * size;
                              first += run;
                              count -= run;
                          }

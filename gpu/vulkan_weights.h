@@ -1,8 +1,8 @@
 #pragma once
-// Internal to gpu/: weights uploaded once per host memory and layout, widened to float32 on the
-// way (a compact F16/BF16 weight costs twice its size on the device). A column-major view (a
-// Linear [out, in] weight) is kept in that layout, since the GEMM reads both; such a weight
-// larger than one shader can address is split into column ranges (whole GEMM tiles).
+// Internal to gpu/: weights uploaded once per host memory and layout, in their element type (an
+// F16/BF16 weight stays 16-bit on the device; the GEMM shaders widen it as they load it). A
+// column-major view (a Linear [out, in] weight) is kept in that layout, since the GEMM reads both;
+// such a weight larger than one shader can address is split into column ranges (whole GEMM tiles).
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -23,7 +23,7 @@ class WeightUploader {
     std::unique_ptr<Tensor> upload(const MatrixView& w);
 
   private:
-    // Packs a weight view into its stored layout: `inner` contiguous floats per outer index.
+    // Packs a weight view into its stored layout: `inner` contiguous elements per outer index.
     void pack(const MatrixView& w, bool transposed, const BufferRegion& region);
 
     using Key = std::tuple<const void*, int, int, std::ptrdiff_t, std::ptrdiff_t>;

@@ -1,7 +1,8 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
-// Batched, strided GEMM: C[z] = alpha * A[z] B[z] (+ bias), all float32.
+// Batched, strided GEMM: C[z] = alpha * A[z] B[z] (+ bias), float32 arithmetic; B (a weight)
+// may be stored as float16 or bfloat16 (B_TYPE) and is widened as it is loaded.
 //
 // A is M x K row-major (row stride lda). B is K x N, stored either row-major (a Conv1D [in, out]
 // weight, attention values) or, with B_NK, as its N x K transpose (a Linear [out, in] weight,
@@ -13,11 +14,13 @@
 // slices of A and B are staged in shared memory, loaded as vec4 where the layout allows it.
 layout(local_size_x_id = 0) in;  // 256 = (BM / 4) * (BN / 4)
 layout(constant_id = 1) const bool B_NK = false;
+layout(constant_id = 2) const uint B_TYPE = QKV_B_F32;  // F16/BF16: B's elements are 16 bits
 
 layout(std430, set = 0, binding = 0) readonly buffer ABuffer { float a[]; };
 layout(std430, set = 0, binding = 0) readonly buffer ABuffer4 { vec4 a4[]; };
 layout(std430, set = 0, binding = 1) readonly buffer BBuffer { float b[]; };
 layout(std430, set = 0, binding = 1) readonly buffer BBuffer4 { vec4 b4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer BBufferHalves { uint bHalves[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer CBuffer { float c[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer CBuffer4 { vec4 c4[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BiasBuffer { float bias[]; };
@@ -45,11 +48,13 @@ vec4 loadA(uint index, uint position, uint limit, bool vec) {
     return v;
 }
 
+#include "b_operand.glsl"
+
 vec4 loadB(uint index, uint position, uint limit, bool vec) {
-    if (vec) return position < limit ? b4[index / 4u] : vec4(0.0);
+    if (vec && B_TYPE == QKV_B_F32) return position < limit ? b4[index / 4u] : vec4(0.0);
     vec4 v = vec4(0.0);
     for (uint i = 0u; i < 4u; ++i)
-        if (position + i < limit) v[i] = b[index + i];
+        if (position + i < limit) v[i] = bAt(index + i);
     return v;
 }
 

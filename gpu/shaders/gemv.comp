@@ -7,10 +7,12 @@
 // shared memory 64 k at a time (it is the same for every invocation).
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const bool B_NK = false;
+layout(constant_id = 2) const uint B_TYPE = QKV_B_F32;  // as in gemm.comp
 
 layout(std430, set = 0, binding = 0) readonly buffer ABuffer { float a[]; };
 layout(std430, set = 0, binding = 1) readonly buffer BBuffer { float b[]; };
 layout(std430, set = 0, binding = 1) readonly buffer BBuffer4 { vec4 b4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer BBufferHalves { uint bHalves[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer CBuffer { float c[]; };
 layout(std430, set = 0, binding = 3) readonly buffer BiasBuffer { float bias[]; };
 
@@ -23,6 +25,8 @@ const uint KC = 64u;
 
 shared vec4 As[MAX_M][KC / 4u];  // A[row][k0 + 4 j + i] = As[row][j][i]
 
+#include "b_operand.glsl"
+
 void main() {
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
@@ -31,7 +35,7 @@ void main() {
     const uint aBase = p.aOffset + (z / p.aGroup) * p.aBatchStride;
     const uint bBase = p.bOffset + (z / p.bGroup) * p.bBatchStride;
     const uint cBase = p.cOffset + z * p.cBatchStride;
-    const bool vecB = B_NK && (p.flags & kVecB) != 0u;
+    const bool vecB = B_NK && B_TYPE == QKV_B_F32 && (p.flags & kVecB) != 0u;
     const bool inRange = col < p.n;
 
     float acc[MAX_M];
@@ -58,8 +62,8 @@ void main() {
                 } else {
                     for (uint i = 0u; i < 4u; ++i)
                         if (k + i < p.k)
-                            w[i] = B_NK ? b[bBase + col * p.ldb + k + i]
-                                        : b[bBase + (k + i) * p.ldb + col];
+                            w[i] = B_NK ? bAt(bBase + col * p.ldb + k + i)
+                                        : bAt(bBase + (k + i) * p.ldb + col);
                 }
                 for (uint r = 0u; r < MAX_M; ++r)
                     if (r < p.m) acc[r] += dot(As[r][kk / 4u], w);

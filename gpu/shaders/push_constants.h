@@ -21,6 +21,10 @@
 #define QKV_GEMM_VEC_B 4u   /* likewise for B along its contiguous dimension */
 #define QKV_GEMM_VEC_C 8u   /* C's rows, offsets and N are multiples of 4 */
 #define QKV_GEMM_CAUSAL 16u /* A is lower triangular (masked probabilities) */
+/* Specialization constant B_TYPE (id 2) of gemm.comp and gemv.comp: how B is stored. */
+#define QKV_B_F32 0u
+#define QKV_B_F16 1u  /* IEEE half, two per 32-bit word, the lower half first */
+#define QKV_B_BF16 2u /* bfloat16, likewise */
 
 // softmax.comp: masked softmax of one n x n score matrix per head.
 #define QKV_SOFTMAX_PARAMS                                            \

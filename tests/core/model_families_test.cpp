@@ -18,38 +18,8 @@
 namespace qkv {
 namespace {
 
-enum class Stored { F16, BF16 };
-
-// Copies a checkpoint folder's config.json and writes its tensors rounded to `dtype`: as that
-// dtype into `halfDir`, and as float32 holding the rounded values into `floatDir`.
-void writeRounded(const std::filesystem::path& source, Stored dtype,
-                  const std::filesystem::path& halfDir, const std::filesystem::path& floatDir) {
-    auto store = TensorStore::openFolder(source);
-    nlohmann::json header = nlohmann::json::object();
-    std::vector<std::uint8_t> data;
-    std::map<std::string, test::FixtureTensor> rounded;
-    for (const std::string& name : store->names()) {
-        const TensorInfo& info = *store->find(name);
-        const float* values = store->floats(info);
-        test::FixtureTensor& t = rounded[name];
-        t.shape = info.shape;
-        const size_t begin = data.size();
-        for (std::int64_t i = 0; i < info.elementCount(); ++i) {
-            const std::uint16_t bits =
-                dtype == Stored::F16 ? floatToF16(values[i]) : floatToBf16(values[i]);
-            t.values.push_back(dtype == Stored::F16 ? f16ToFloat(bits) : bf16ToFloat(bits));
-            data.push_back(bits & 0xFF);
-            data.push_back(bits >> 8);
-        }
-        header[name] = {{"dtype", dtype == Stored::F16 ? "F16" : "BF16"},
-                        {"shape", info.shape},
-                        {"data_offsets", {begin, data.size()}}};
-    }
-    for (const auto& dir : {halfDir, floatDir})
-        std::filesystem::copy_file(source / "config.json", dir / "config.json");
-    test::writeRawSafetensors(halfDir / "model.safetensors", header.dump(), data);
-    test::writeSafetensors(floatDir / "model.safetensors", rounded);
-}
+using test::Stored;
+using test::writeRounded;
 
 ForwardResult run(const std::filesystem::path& folder, const std::vector<int>& ids) {
     auto model = Model::open(folder);

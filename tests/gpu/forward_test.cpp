@@ -10,6 +10,7 @@
 #include <map>
 
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/support/fixture_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 #include "tests/support/shared_models.h"
@@ -182,6 +183,32 @@ TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     // too small for the batch (Staging flushes when an arena is full; these models' transfers fit
     // the initial one).
     EXPECT_EQ(after.submissions - before.submissions, 1u);
+}
+
+// A model stored in F16/BF16 runs on the device with its weights compact (widened in the GEMM
+// shaders) and gives the CPU's attention, which widens the same stored values.
+TEST_P(VulkanForward, HalfPrecisionCopyMatchesCpu) {
+    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_VULKAN(gpu);
+    const auto folder = shared / "models" / GetParam();
+    const auto ids = test::loadReference(folder / "hf_reference.json").sentences.front().ids;
+    for (test::Stored dtype : {test::Stored::F16, test::Stored::BF16}) {
+        SCOPED_TRACE(dtype == test::Stored::F16 ? "F16" : "BF16");
+        test::TempDir half, rounded;
+        test::writeRounded(folder, dtype, half.path(), rounded.path());
+        auto model = Model::open(half.path());
+        ForwardRequest request;
+        request.ids = ids;
+        request.logits = LogitsMode::None;
+        const ForwardResult expected = ForwardPass(*model, test::sharedCpuBackend()).run(request);
+        const ForwardResult actual = ForwardPass(*model, gpu).run(request);
+        for (int l = 0; l < expected.trace.layerCount(); ++l)
+            for (int h = 0; h < expected.trace.headCount(); ++h)
+                ASSERT_LE(maxDifference(actual.trace.probabilities(l, h),
+                                        expected.trace.probabilities(l, h)),
+                          kProbabilityTolerance)
+                    << "layer " << l << " head " << h;
+    }
 }
 
 std::vector<std::string> sharedModels() {

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/util/half.h"
 #include "tests/gpu/backend_op_cases.h"
 #include "tests/gpu/gpu_test_support.h"
 
@@ -61,6 +62,28 @@ TEST(VulkanBehaviour, SameWeightMemoryIsUploadedOnce) {
     // Another layout of the same memory is another tensor.
     auto transposed = gpu.weight(view.transposed());
     EXPECT_EQ(vulkanCounters(gpu)->uploadedBytes, once + 64u * 32u * sizeof(float));
+}
+
+// An F16/BF16 weight goes to the device as stored: half the bytes of float32, and it downloads
+// as its exact float32 widening.
+TEST(VulkanBehaviour, CompactWeightsStayCompactOnTheDevice) {
+    QKV_REQUIRE_VULKAN(gpu);
+    const auto w = randomValues(64 * 33, 9);
+    for (ElementType type : {ElementType::F16, ElementType::BF16}) {
+        SCOPED_TRACE(elementTypeName(type));
+        std::vector<std::uint16_t> stored(w.size());
+        for (size_t i = 0; i < w.size(); ++i)
+            stored[i] = type == ElementType::F16 ? floatToF16(w[i]) : floatToBf16(w[i]);
+        MatrixView view = MatrixView::colMajor(nullptr, 64, 33);
+        view.data = stored.data();
+        view.type = type;
+        const auto before = vulkanCounters(gpu)->uploadedBytes;
+        auto t = gpu.weight(view);
+        EXPECT_EQ(vulkanCounters(gpu)->uploadedBytes - before, 64u * 33u * 2u);
+        const auto values = download(gpu, *t);
+        for (int r = 0; r < 64; ++r)
+            for (int c = 0; c < 33; ++c) ASSERT_EQ(values[r * 33 + c], view.at(r, c));
+    }
 }
 
 TEST(VulkanBehaviour, GatedActivationsAreNotInPlaceOnesAndViceVersa) {

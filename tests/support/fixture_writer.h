@@ -51,4 +51,11 @@ void writeTinyGpt2(const std::filesystem::path& dir, const TinyModelSpec& spec =
 void writeTinyBert(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
 void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
 
+enum class Stored { F16, BF16 };
+
+// Copies a checkpoint folder's config.json and writes its tensors rounded to `dtype`: as that
+// dtype into `halfDir`, and as float32 holding the rounded values into `floatDir`.
+void writeRounded(const std::filesystem::path& source, Stored dtype,
+                  const std::filesystem::path& halfDir, const std::filesystem::path& floatDir);
+
 }  // namespace qkv::test
