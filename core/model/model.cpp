@@ -1,17 +1,14 @@
 #include "core/model/model.h"
 
+#include "core/io/hub_cache.h"
 #include "core/io/safetensors.h"
 #include "core/model/model_family.h"
 #include "core/util/error.h"
 
 namespace qkv {
 
-std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& folder) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(folder, ec))
-        throw Error(folder.string() +
-                    ": not a folder (a model is a folder with config.json and "
-                    "model.safetensors)");
+std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& location) {
+    const std::filesystem::path folder = resolveModelLocation(location.string());
     std::unique_ptr<Model> model(new Model());
     model->m_folder = folder;
     model->m_architecture = loadArchitecture(folder / "config.json");
@@ -23,8 +20,9 @@ std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& fol
     return model;
 }
 
-std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
-    std::unique_ptr<Model> model = openTokenizerOnly(folder);
+std::unique_ptr<Model> Model::open(const std::filesystem::path& location) {
+    std::unique_ptr<Model> model = openTokenizerOnly(location);
+    const std::filesystem::path& folder = model->m_folder;
     model->m_store = TensorStore::openFolder(folder);
 
     // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
@@ -39,6 +37,7 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& folder) {
 Model::~Model() = default;
 
 std::string Model::name() const {
+    if (auto id = hubIdOfSnapshot(m_folder)) return *id;
     auto name = m_folder.filename().string();
     return name.empty() ? m_folder.parent_path().filename().string() : name;
 }

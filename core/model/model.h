@@ -17,17 +17,19 @@ class TensorStore;
 
 class Model {
   public:
-    // Throws qkv::Error naming the file or tensor at fault. A folder without usable tokenizer
-    // files still opens (token ids can be given directly); tokenizerError() says why. A model
-    // whose F16/BF16 weights would not fit in memory as float32 is refused before converting.
-    static std::unique_ptr<Model> open(const std::filesystem::path& folder);
+    // `location` is a folder or a Hugging Face model id found in the local cache
+    // (resolveModelLocation, core/io/hub_cache.h). Throws qkv::Error naming the file or tensor
+    // at fault. A folder without usable tokenizer files still opens (token ids can be given
+    // directly); tokenizerError() says why. Weights are viewed in the file mapping in their
+    // stored type; a tensor that must be widened and would not fit in memory is refused.
+    static std::unique_ptr<Model> open(const std::filesystem::path& location);
     // config.json and the tokenizer only, for tokenizing: no weights are read (the folder may
     // hold none yet, as while a download runs), so weights() is empty and hasLogits() false.
-    static std::unique_ptr<Model> openTokenizerOnly(const std::filesystem::path& folder);
+    static std::unique_ptr<Model> openTokenizerOnly(const std::filesystem::path& location);
     ~Model();
 
     const std::filesystem::path& folder() const { return m_folder; }
-    std::string name() const;  // the folder's name
+    std::string name() const;  // the Hub id of a cached snapshot, else the folder's name
     const Architecture& architecture() const { return m_architecture; }
     const ModelWeights& weights() const { return m_weights; }
     const Tokenizer* tokenizer() const { return m_tokenizer.get(); }

@@ -1,0 +1,106 @@
+#include "core/io/hub_cache.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+std::optional<std::string> environment(const char* name) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    return std::string(value);
+}
+
+std::string folderName(const std::string& id) {
+    std::string name = "models--";
+    for (char c : id) name += c == '/' ? std::string("--") : std::string(1, c);
+    return name;
+}
+
+bool isCommit(const std::string& revision) {
+    if (revision.size() != 40) return false;
+    for (char c : revision)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+}  // namespace
+
+std::filesystem::path hubCacheDir() {
+    if (auto cache = environment("HF_HUB_CACHE")) return *cache;
+    if (auto home = environment("HF_HOME")) return std::filesystem::path(*home) / "hub";
+    if (auto xdg = environment("XDG_CACHE_HOME"))
+        return std::filesystem::path(*xdg) / "huggingface" / "hub";
+    return std::filesystem::path(environment("HOME").value_or(".")) / ".cache" / "huggingface" /
+           "hub";
+}
+
+bool isHubModelId(std::string_view text) {
+    if (text.empty() || text.size() > 96) return false;
+    if (text.find("--") != std::string_view::npos || text.find("..") != std::string_view::npos)
+        return false;
+    const size_t slash = text.find('/');
+    if (slash != std::string_view::npos && (slash == 0 || slash + 1 == text.size() ||
+                                            text.find('/', slash + 1) != std::string_view::npos))
+        return false;
+    for (char c : text)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.' &&
+            c != '/')
+            return false;
+    return text.front() != '.' && text.front() != '-';
+}
+
+std::optional<std::filesystem::path> findCachedSnapshot(const std::string& id,
+                                                        const std::string& revision,
+                                                        const std::filesystem::path& cache) {
+    if (!isHubModelId(id)) return std::nullopt;
+    const std::filesystem::path repo = cache / folderName(id);
+    std::string commit = revision;
+    if (!isCommit(revision)) {
+        std::ifstream ref(repo / "refs" / revision);
+        if (!ref || !std::getline(ref, commit) || !isCommit(commit)) return std::nullopt;
+    }
+    const std::filesystem::path snapshot = repo / "snapshots" / commit;
+    std::error_code ec;
+    if (!std::filesystem::is_directory(snapshot, ec)) return std::nullopt;
+    return snapshot;
+}
+
+std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder) {
+    const std::filesystem::path snapshot =
+        folder.filename().empty() ? folder.parent_path() : folder;
+    const std::filesystem::path snapshots = snapshot.parent_path();
+    const std::string repo = snapshots.parent_path().filename().string();
+    if (snapshots.filename() != "snapshots" || repo.rfind("models--", 0) != 0) return std::nullopt;
+    std::string id;
+    for (size_t i = 8; i < repo.size(); ++i) {
+        if (repo.compare(i, 2, "--") == 0) {
+            id += '/';
+            ++i;
+        } else {
+            id += repo[i];
+        }
+    }
+    return isHubModelId(id) ? std::optional<std::string>(id) : std::nullopt;
+}
+
+std::filesystem::path resolveModelLocation(const std::string& location) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(location, ec)) return location;
+    if (isHubModelId(location) && !std::filesystem::exists(location, ec)) {
+        const std::filesystem::path cache = hubCacheDir();
+        if (auto snapshot = findCachedSnapshot(location, "main", cache)) return *snapshot;
+        throw Error(location + ": no such folder, and the Hugging Face cache (" + cache.string() +
+                    ") holds no snapshot of a model with this id (from_pretrained or "
+                    "huggingface-cli download put models there)");
+    }
+    throw Error(location +
+                ": not a folder (a model is a folder with config.json and model.safetensors, or "
+                "a Hugging Face model id such as gpt2 or EleutherAI/pythia-160m)");
+}
+
+}  // namespace qkv

@@ -1,0 +1,35 @@
+#pragma once
+// The Hugging Face cache that huggingface_hub (and so transformers' from_pretrained) fills, read
+// in its documented layout, so a model's Hub id opens from it like a folder:
+//   <cache>/models--ORG--NAME/refs/REVISION        the commit a branch or tag points at
+//   <cache>/models--ORG--NAME/snapshots/COMMIT/... the repository's files (links to blobs/)
+// The cache is $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+// ~/.cache/huggingface/hub.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace qkv {
+
+std::filesystem::path hubCacheDir();
+
+// Whether `text` has the form of a Hub model id: NAME or ORG/NAME, of letters, digits, '-', '_'
+// and '.', with no "--" or ".." and at most 96 characters.
+bool isHubModelId(std::string_view text);
+
+// The snapshot folder of model `id` at `revision` (a branch, tag or 40-digit commit), when the
+// cache holds it; nullopt otherwise.
+std::optional<std::filesystem::path> findCachedSnapshot(
+    const std::string& id, const std::string& revision = "main",
+    const std::filesystem::path& cache = hubCacheDir());
+
+// The Hub id of a snapshot folder inside a cache ("EleutherAI/pythia-160m"), or nullopt for
+// any other folder.
+std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder);
+
+// What a user typed where a model is expected: an existing folder is itself; a Hub id is its
+// cached snapshot. Throws qkv::Error saying what was looked for, and where, otherwise.
+std::filesystem::path resolveModelLocation(const std::string& location);
+
+}  // namespace qkv
