@@ -1,8 +1,10 @@
 #include "core/io/hub_cache.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
 
@@ -86,6 +88,57 @@ std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder) 
         }
     }
     return isHubModelId(id) ? std::optional<std::string>(id) : std::nullopt;
+}
+
+namespace {
+
+// config.json's model_type, or empty: a listing names what it can and never fails on one folder.
+std::string modelTypeOf(const std::filesystem::path& snapshot) {
+    std::error_code ec;
+    const auto path = snapshot / "config.json";
+    if (std::filesystem::file_size(path, ec) > (1u << 20) || ec) return {};  // not a config
+    std::ifstream in(path);
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_object() || !doc.contains("model_type") || !doc["model_type"].is_string())
+        return {};
+    return doc["model_type"].get<std::string>();
+}
+
+}  // namespace
+
+std::vector<CachedModel> listCachedModels(const std::filesystem::path& cache) {
+    std::vector<CachedModel> models;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(cache, ec)) {
+        const std::string folder = entry.path().filename().string();
+        if (folder.rfind("models--", 0) != 0 || !entry.is_directory(ec)) continue;
+        std::filesystem::path newest;
+        std::filesystem::file_time_type newestTime{};
+        for (const auto& s : std::filesystem::directory_iterator(entry.path() / "snapshots", ec))
+            if (s.is_directory(ec) && (newest.empty() || s.last_write_time(ec) > newestTime)) {
+                newest = s.path();
+                newestTime = s.last_write_time(ec);
+            }
+        if (newest.empty()) continue;
+        const auto id = hubIdOfSnapshot(newest);
+        if (!id) continue;
+        CachedModel m;
+        m.id = *id;
+        if (auto main = findCachedSnapshot(*id, "main", cache)) {
+            m.revision = "main";
+            m.snapshot = *main;
+        } else {
+            m.revision = newest.filename().string();
+            m.snapshot = newest;
+        }
+        for (const auto& blob : std::filesystem::directory_iterator(entry.path() / "blobs", ec))
+            if (blob.is_regular_file(ec)) m.bytes += blob.file_size(ec);
+        m.modelType = modelTypeOf(m.snapshot);
+        models.push_back(std::move(m));
+    }
+    std::sort(models.begin(), models.end(),
+              [](const CachedModel& a, const CachedModel& b) { return a.id < b.id; });
+    return models;
 }
 
 std::filesystem::path resolveModelLocation(const std::string& location) {

@@ -5,10 +5,12 @@
 //   <cache>/models--ORG--NAME/snapshots/COMMIT/... the repository's files (links to blobs/)
 // The cache is $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
 // ~/.cache/huggingface/hub.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace qkv {
 
@@ -27,6 +29,19 @@ std::optional<std::filesystem::path> findCachedSnapshot(
 // The Hub id of a snapshot folder inside a cache ("EleutherAI/pythia-160m"), or nullopt for
 // any other folder.
 std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder);
+
+// One model repository in the cache, at the revision its refs/main names (else its newest
+// snapshot).
+struct CachedModel {
+    std::string id;                  // "EleutherAI/pythia-160m"
+    std::string revision;            // "main", or the commit when no ref names a snapshot
+    std::filesystem::path snapshot;  // the folder to open
+    std::uint64_t bytes = 0;         // the repository's blobs on disk
+    std::string modelType;           // config.json "model_type"; empty when unreadable
+};
+
+// Every model repository of the cache, sorted by id; an absent cache is an empty list.
+std::vector<CachedModel> listCachedModels(const std::filesystem::path& cache = hubCacheDir());
 
 // What a user typed where a model is expected: an existing folder is itself; a Hub id is its
 // cached snapshot. Throws qkv::Error saying what was looked for, and where, otherwise.

@@ -112,6 +112,26 @@ TEST(HubCache, AnIdOpensItsCachedSnapshot) {
     EXPECT_EQ(Model::open(snapshot)->name(), "test-org/tiny-gpt2");
 }
 
+TEST(HubCache, ListsTheCachedModels) {
+    TempDir cache;
+    EXPECT_TRUE(listCachedModels(cache.path() / "absent").empty());
+    const auto gpt2 = cacheTinyModel(cache.path(), "test-org/tiny-gpt2");
+    cacheTinyModel(cache.path(), "another");
+    std::filesystem::create_directories(cache.path() / "datasets--x--y" / "snapshots" / kCommit);
+    const auto models = listCachedModels(cache.path());
+    ASSERT_EQ(models.size(), 2u);
+    EXPECT_EQ(models[0].id, "another");
+    EXPECT_EQ(models[1].id, "test-org/tiny-gpt2");
+    EXPECT_EQ(models[1].revision, "main");
+    EXPECT_EQ(models[1].snapshot, gpt2);
+    EXPECT_EQ(models[1].modelType, "gpt2");
+    std::uintmax_t blobs = 0;
+    for (const auto& f :
+         std::filesystem::directory_iterator(gpt2.parent_path().parent_path() / "blobs"))
+        blobs += f.file_size();
+    EXPECT_EQ(models[1].bytes, blobs);
+}
+
 TEST(HubCache, AnIdTheCacheLacksIsAClearError) {
     TempDir cache;
     Environment env;
