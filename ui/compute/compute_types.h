@@ -57,7 +57,19 @@ struct MetricsSnapshot {
     double milliseconds = 0;
 };
 
+// The shown head's metrics, sent ahead of the whole model's analysis when that one will take a
+// while (it is not cached yet): on an 8B model the head is ready in a second, the model in a
+// minute.
+struct HeadMetricsSnapshot {
+    quint64 sequence = 0;
+    WConfiguration config;
+    int layer = 0;
+    int head = 0;
+    HeadMetrics metrics;
+};
+
 using TraceSnapshotPtr = std::shared_ptr<const TraceSnapshot>;
+using HeadMetricsSnapshotPtr = std::shared_ptr<const HeadMetricsSnapshot>;
 using MetricsSnapshotPtr = std::shared_ptr<const MetricsSnapshot>;
 
 }  // namespace qkv::ui
@@ -65,3 +77,4 @@ using MetricsSnapshotPtr = std::shared_ptr<const MetricsSnapshot>;
 Q_DECLARE_METATYPE(std::shared_ptr<const qkv::Model>)
 Q_DECLARE_METATYPE(qkv::ui::TraceSnapshotPtr)
 Q_DECLARE_METATYPE(qkv::ui::MetricsSnapshotPtr)
+Q_DECLARE_METATYPE(qkv::ui::HeadMetricsSnapshotPtr)

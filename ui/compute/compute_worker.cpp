@@ -18,6 +18,7 @@ ComputeWorker::ComputeWorker(const LatestRequest& computations, const LatestRequ
     qRegisterMetaType<std::shared_ptr<const qkv::Model>>();
     qRegisterMetaType<TraceSnapshotPtr>();
     qRegisterMetaType<MetricsSnapshotPtr>();
+    qRegisterMetaType<HeadMetricsSnapshotPtr>();
 }
 
 // The forward pass refers to the model and backend: it goes first.
@@ -83,6 +84,19 @@ void ComputeWorker::compute(const ComputeRequest& request) {
         TraceSnapshotPtr snapshot = runForward(request);
         emit traceReady(snapshot);
         if (isStale(request)) return;
+        const Architecture& c = m_model->architecture();
+        if (!m_weightMetrics.count(request.config.name()) && request.layer < c.layers &&
+            request.head < c.heads) {
+            auto head = std::make_shared<HeadMetricsSnapshot>();
+            head->sequence = request.sequence;
+            head->config = request.config;
+            head->layer = request.layer;
+            head->head = request.head;
+            head->metrics = analyzeHead(*m_model, request.config, request.layer, request.head,
+                                        snapshot->trace.get());
+            emit headMetricsReady(head);
+            if (isStale(request)) return;
+        }
         emit metricsReady(runMetrics(request, *snapshot));
     } catch (const Cancelled&) {
         // Superseded by a newer request: nothing to report.

@@ -44,6 +44,7 @@ class ComputeWorker : public QObject {
     void backendFailed(QString choice, QString message);
     void traceReady(qkv::ui::TraceSnapshotPtr snapshot);
     void metricsReady(qkv::ui::MetricsSnapshotPtr metrics);
+    void headMetricsReady(qkv::ui::HeadMetricsSnapshotPtr metrics);
     void computeFailed(quint64 sequence, QString message);
     // Layers done of a request's forward ("forward") or weight analysis ("analysis").
     void progressed(quint64 sequence, QString stage, int done, int total);

@@ -26,6 +26,11 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
     connect(m_worker, &ComputeWorker::traceReady, this, &LabDocument::onTraceReady);
     connect(m_worker, &ComputeWorker::metricsReady, this, &LabDocument::onMetricsReady);
     connect(m_worker, &ComputeWorker::computeFailed, this, &LabDocument::onComputeFailed);
+    connect(m_worker, &ComputeWorker::headMetricsReady, this, [this](HeadMetricsSnapshotPtr head) {
+        if (!m_computations.isCurrent(head->sequence)) return;
+        m_headMetrics = std::move(head);
+        emit metricsChanged();
+    });
     connect(m_worker, &ComputeWorker::progressed, this,
             [this](quint64 sequence, QString stage, int done, int total) {
                 if (m_computations.isCurrent(sequence)) emit progressChanged(stage, done, total);
@@ -212,6 +217,7 @@ void LabDocument::submit(bool captureAll) {
 void LabDocument::clearResults() {
     m_snapshot.reset();
     m_metrics.reset();
+    m_headMetrics.reset();
     m_error.clear();
     m_tokenPair.reset();
 }
@@ -236,6 +242,7 @@ void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
 void LabDocument::onMetricsReady(MetricsSnapshotPtr metrics) {
     if (!m_computations.isCurrent(metrics->sequence)) return;
     m_metrics = std::move(metrics);
+    m_headMetrics.reset();
     emit metricsChanged();
 }
 

@@ -78,6 +78,8 @@ class LabDocument : public QObject {
 
     TraceSnapshotPtr snapshot() const { return m_snapshot; }
     MetricsSnapshotPtr metrics() const { return m_metrics; }
+    // The shown head's metrics while the whole model's are being computed (else null).
+    HeadMetricsSnapshotPtr headMetrics() const { return m_headMetrics; }
     QString computeError() const { return m_error; }
     bool isBusy() const { return m_busy; }
 
@@ -136,6 +138,7 @@ class LabDocument : public QObject {
     LatestRequest m_computations;  // forwards and metrics
     TraceSnapshotPtr m_snapshot;
     MetricsSnapshotPtr m_metrics;
+    HeadMetricsSnapshotPtr m_headMetrics;
     QString m_error;
     bool m_busy = false;
 };

@@ -131,11 +131,17 @@ void WeightPanel::showHeadMetrics() {
             .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
     m_baseline->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
     const auto metrics = d.metrics();
-    if (!metrics || d.layer() >= static_cast<int>(metrics->metrics->layers.size())) {
+    const auto early = d.headMetrics();  // the shown head, ahead of the whole model
+    const HeadMetrics* found = nullptr;
+    if (metrics && d.layer() < static_cast<int>(metrics->metrics->layers.size()))
+        found = &metrics->metrics->layers[d.layer()].heads.at(d.head());
+    else if (early && early->layer == d.layer() && early->head == d.head())
+        found = &early->metrics;
+    if (!found) {
         showSpectrum({});
         return;
     }
-    const HeadMetrics& h = metrics->metrics->layers[d.layer()].heads.at(d.head());
+    const HeadMetrics& h = *found;
     showSpectrum(h.wqkSingularValues);
     m_rank->setText(
         tr("%1 of at most d_k = %2 (d_model = %3)").arg(h.wqkRank).arg(c.headDim).arg(c.dModel));

@@ -313,6 +313,9 @@ void MainWindow::onProgress(const QString& stage, int done, int total) {
     m_busy->setFormat(stage == QStringLiteral("forward") ? tr("forward: layer %v of %m")
                                                          : tr("analysis: layer %v of %m"));
     m_busy->setToolTip(m_busy->text());
+    // The weight analysis goes on after the heatmap is shown: the bar stays until it is done.
+    m_busy->setVisible(done < total || m_document->isBusy() || m_document->isLoading());
+    if (done == total && !m_document->isBusy()) m_busy->setRange(0, 0);
 }
 
 void MainWindow::onComputeFailed(const QString& message) {
