@@ -126,7 +126,8 @@ void WeightPanel::showHeadMetrics() {
     const BilinearParameterCount count = bilinearParameterCount(c);
     const QLocale locale;
     m_parameters->setText(
-        tr("2·d_model·d_k = %1 vs d_model² = %2 (%3%)")
+        // Two short lines: one long wrapped line was clipped by the next row of the form.
+        tr("2·d_model·d_k = %1\nvs d_model² = %2 (%3%)")
             .arg(locale.toString(count.factored), locale.toString(count.full))
             .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
     m_baseline->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
