@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/analysis/matrix_metrics.h"
+#include "core/backend/gemm.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
@@ -95,7 +96,7 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
 
 // s(sum_h W_Q^h W_K^h^T). Heads that read the same key block (GQA) are merged first, since
 // sum_h Q_h K^T = (sum_h Q_h) K^T: the factors are only as wide as the distinct key blocks.
-double layerWqkSymmetry(LayerFactors& factors, const Architecture& c) {
+double layerWqkSymmetry(LayerFactors& factors, const Architecture& c, ThreadPool& pool) {
     const int dk = c.headDim;
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(c.dModel, static_cast<Eigen::Index>(c.heads) * dk);
     Eigen::MatrixXd b(c.dModel, a.cols());
@@ -111,7 +112,7 @@ double layerWqkSymmetry(LayerFactors& factors, const Architecture& c) {
         a.middleCols(column, dk) += factors.slot(head, Projection::Query).matrix();
     }
     const Eigen::Index width = static_cast<Eigen::Index>(keyBlocks.size()) * dk;
-    return productSymmetryScore(a.leftCols(width), b.leftCols(width));
+    return productSymmetryScore(a.leftCols(width), b.leftCols(width), pool);
 }
 
 double median(std::vector<double> values) {
@@ -153,21 +154,18 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     checkTrace(c, trace);
     ModelMetrics out;
     std::vector<double> layerSymmetries;
+    useSingleThreadedBlas();  // the pool's threads are the workers (core/backend/gemm.h)
     ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
         LayerFactors factors(model, config, layer);
         factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();
+        metrics.wqkSymmetry = layerWqkSymmetry(factors, c, pool);
         metrics.heads.resize(c.heads);
-        // The heads and the layer's product are independent: one more item for the latter.
-        pool.parallelFor(c.heads + 1, [&](int, int first, int last) {
-            for (int head = first; head < last; ++head) {
-                if (head == c.heads)
-                    metrics.wqkSymmetry = layerWqkSymmetry(factors, c);
-                else
-                    metrics.heads[head] = headMetrics(factors, layer, head, trace);
-            }
+        pool.parallelFor(c.heads, [&](int, int first, int last) {
+            for (int head = first; head < last; ++head)
+                metrics.heads[head] = headMetrics(factors, layer, head, trace);
         });
         layerSymmetries.push_back(metrics.wqkSymmetry);
         if (progress) progress(layer + 1, c.layers);

@@ -59,6 +59,21 @@ double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
     return ratio(c.cwiseProduct(c.transpose()).sum(), gram(a).cwiseProduct(gram(b)).sum());
 }
 
+double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                            const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool) {
+    requireSameShape(a, b, "product symmetry score");
+    if (2 * a.cols() > a.rows()) return symmetryScore(a * b.transpose());
+    Eigen::MatrixXd c, ga, gb;
+    pool.parallelFor(3, [&](int, int first, int last) {
+        for (int i = first; i < last; ++i) {
+            if (i == 0) c = b.transpose() * a;
+            if (i == 1) ga = gram(a);
+            if (i == 2) gb = gram(b);
+        }
+    });
+    return ratio(c.cwiseProduct(c.transpose()).sum(), ga.cwiseProduct(gb).sum());
+}
+
 FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : m_matrix(a) {
     const Eigen::Index d = a.rows();
     const Eigen::Index r = std::min(d, a.cols());

@@ -11,6 +11,8 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "core/util/thread_pool.h"
+
 namespace qkv {
 
 // The relative singular-value tolerance above for a d x k matrix.
@@ -25,6 +27,10 @@ double symmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& m);
 // forming M (2 d^2 k) is cheaper and is used instead; both are GEMMs.
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
                             const Eigen::Ref<const Eigen::MatrixXd>& b);
+// The same, with its three products (B^T A, A^T A, B^T B) on the pool's threads; not from inside
+// one of the pool's own tasks.
+double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                            const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool);
 
 // One d x k factor prepared for the metrics below: its thin QR A = Q R (R is min(d, k) x k) and
 // an orthonormal basis of its column space at the rank tolerance (Q times the eigenvectors of

@@ -39,17 +39,31 @@ void compactGemm(ThreadPool& pool, const float* a, int lda, int m, const MatrixV
         throw Error("internal error: a compact weight needs unit row or column stride");
     const int panels = (b.cols + kPanelColumns - 1) / kPanelColumns;
     pool.parallelFor(panels, [&](int, int firstPanel, int lastPanel) {
-        thread_local std::vector<float> panel;
+        thread_local std::vector<float> panel, product;
         for (int p = firstPanel; p < lastPanel; ++p) {
             const int first = p * kPanelColumns;
             const int count = std::min(kPanelColumns, b.cols - first);
             GemmArgs args;
-            args.m = m;
-            args.n = count;
             args.k = b.rows;
-            args.transB = widenPanel(b, first, count, panel);
-            const int ldb = args.transB ? b.rows : count;
-            gemm(args, 1.0f, a, lda, panel.data(), ldb, beta, c + first, ldc);
+            if (widenPanel(b, first, count, panel)) {
+                // The panel is count x k: Cᵀ = panel · Aᵀ puts the panel's rows on OpenBLAS's
+                // long side, faster than A · panelᵀ when A has few rows (tokens).
+                args.m = count;
+                args.n = m;
+                args.transB = true;
+                product.resize(static_cast<size_t>(count) * m);
+                gemm(args, 1.0f, panel.data(), b.rows, a, lda, 0.0f, product.data(), m);
+                for (int r = 0; r < m; ++r) {
+                    float* row = c + static_cast<size_t>(r) * ldc + first;
+                    for (int j = 0; j < count; ++j)
+                        row[j] = product[static_cast<size_t>(j) * m + r] +
+                                 (beta != 0.0f ? beta * row[j] : 0.0f);
+                }
+            } else {
+                args.m = m;
+                args.n = count;
+                gemm(args, 1.0f, a, lda, panel.data(), count, beta, c + first, ldc);
+            }
         }
     });
 }
