@@ -3,7 +3,10 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -49,6 +52,23 @@ double sgemmGflops() {
     }
     openblas_set_num_threads(1);
     return *std::max_element(rates.begin(), rates.end());
+}
+
+nlohmann::json runReferenceScript(const std::string& command) {
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return {};
+    std::string output, last;
+    char buffer[4096];
+    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
+    const int status = pclose(pipe);
+    std::istringstream lines(output);
+    for (std::string line; std::getline(lines, line);)
+        if (!line.empty()) last = line;
+    if (status != 0 || last.empty() || last.front() != '{') {
+        std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
+        return {};
+    }
+    return nlohmann::json::parse(last);
 }
 
 TemporaryFolder::~TemporaryFolder() {

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 namespace qkv::bench {
@@ -21,6 +23,11 @@ void resetPeak();
 // five 0.2 s windows (other load on the machine only ever lowers it). The CPU backend makes
 // OpenBLAS single-threaded for its own pool, so the thread count is set for the measurement.
 double sgemmGflops();
+
+// Runs a PyTorch reference script (`command`, stderr merged into stdout) and parses its result,
+// the last non-empty line, a JSON object (PyTorch may print warnings before it). Prints the
+// output and returns null when the script fails or prints no such line.
+nlohmann::json runReferenceScript(const std::string& command);
 
 struct TemporaryFolder {
     std::filesystem::path path;

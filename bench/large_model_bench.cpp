@@ -10,7 +10,6 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include "bench/bench_common.h"
@@ -86,20 +85,8 @@ double torchForward(const LargeModelOptions& o, const std::string& dir) {
     const std::string script = std::string(QKV_BENCH_SOURCE_DIR) + "/torch_llama.py";
     const std::string command =
         o.python + " " + script + " " + dir + " --tokens " + std::to_string(o.tokens) + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return -1;
-    std::string output, last;
-    char buffer[4096];
-    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
-    const int status = pclose(pipe);
-    std::istringstream lines(output);
-    for (std::string line; std::getline(lines, line);)
-        if (!line.empty()) last = line;
-    if (status != 0 || last.empty() || last.front() != '{') {
-        std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
-        return -1;
-    }
-    return nlohmann::json::parse(last).at("forward_seconds").get<double>();
+    const nlohmann::json result = runReferenceScript(command);
+    return result.is_object() ? result.at("forward_seconds").get<double>() : -1.0;
 }
 
 std::string gb(std::uint64_t bytes) {

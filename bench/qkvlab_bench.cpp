@@ -170,22 +170,7 @@ nlohmann::json runTorch(const Options& o, const std::string& dir, const std::str
     for (int n : o.tokens) tokens += (tokens.empty() ? "" : ",") + std::to_string(n);
     const std::string command = o.python + " " + script + " " + dir + " --tokens " + tokens +
                                 " --repeats " + std::to_string(o.repeats) + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return {};
-    std::string output;
-    char buffer[4096];
-    while (size_t got = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, got);
-    const int status = pclose(pipe);
-    // The result is the script's last line (PyTorch may print warnings before it).
-    std::string last;
-    std::istringstream lines(output);
-    for (std::string line; std::getline(lines, line);)
-        if (!line.empty()) last = line;
-    if (status != 0 || last.empty() || last.front() != '{') {
-        std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
-        return {};
-    }
-    return nlohmann::json::parse(last);
+    return qkv::bench::runReferenceScript(command);
 }
 
 std::string ms(double s) {
