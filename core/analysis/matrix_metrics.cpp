@@ -53,10 +53,8 @@ double symmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& m) {
 
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
                             const Eigen::Ref<const Eigen::MatrixXd>& b) {
-    requireSameShape(a, b, "product symmetry score");
-    if (2 * a.cols() > a.rows()) return symmetryScore(a * b.transpose());
-    const Eigen::MatrixXd c = b.transpose() * a;
-    return ratio(c.cwiseProduct(c.transpose()).sum(), gram(a).cwiseProduct(gram(b)).sum());
+    ThreadPool callingThread(1);  // no workers: the three products run here, one after another
+    return productSymmetryScore(a, b, callingThread);
 }
 
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
