@@ -136,7 +136,8 @@ void WeightPanel::showHeadMetrics() {
     const HeadMetrics* found = nullptr;
     if (metrics && d.layer() < static_cast<int>(metrics->metrics->layers.size()))
         found = &metrics->metrics->layers[d.layer()].heads.at(d.head());
-    else if (early && early->layer == d.layer() && early->head == d.head())
+    else if (early && early->layer == d.layer() && early->head == d.head() &&
+             early->config == d.config())
         found = &early->metrics;
     if (!found) {
         showSpectrum({});
