@@ -59,12 +59,11 @@ const PipelineRecord& Pipelines::get(KernelChoice choice) {
 
     KernelSpec s = spec(choice.kernel);
     if (choice.weights != ElementType::F32) {
-        s.constants.pop_back();
         if (s.spirv.data() != spirv::gemm && s.spirv.data() != spirv::gemv)
             throw Error(std::string("internal error: kernel ") + s.name +
                         " takes float32 operands only");
-        // Constant 2 of gemm.comp and gemv.comp: B_TYPE.
-        s.constants.push_back(choice.weights == ElementType::F16 ? QKV_B_F16 : QKV_B_BF16);
+        // The last constant of gemm.comp and gemv.comp (id 2) is B_TYPE.
+        s.constants.back() = choice.weights == ElementType::F16 ? QKV_B_F16 : QKV_B_BF16;
     }
     const VulkanFunctions& vk = m_context->vk();
     const VkDevice device = m_context->device();

@@ -9,8 +9,8 @@
 namespace qkv {
 namespace {
 
-// Columns per panel: k x 256 floats is 4 MiB at k = 4096, in the last-level cache, and wide
-// enough for OpenBLAS's kernels to run near their peak at 64 rows.
+// Columns per panel: k x 256 floats is 4 MiB at k = 4096, in the last-level cache, and few
+// enough SGEMM calls per weight that packing the activations each time costs little.
 constexpr int kPanelColumns = 256;
 
 // Widens columns [first, first + count) of b into `panel`: as count x k (each column's k

@@ -1,8 +1,8 @@
 #pragma once
 // C = A · B + beta C with A float32 and B a weight kept in its stored element type (F16/BF16).
 // B is widened to float32 one panel of columns at a time into a per-thread scratch that stays in
-// cache, and each panel goes through OpenBLAS's SGEMM: the products and sums are exactly those of
-// a float32 GEMM on the widened weight, and no float32 copy of the weight is ever whole.
+// cache, and each panel goes through OpenBLAS's SGEMM: the products are those of a float32 GEMM
+// on the widened weight (summed in SGEMM's order), and no float32 copy of the weight is whole.
 #include "core/backend/matrix_view.h"
 #include "core/util/thread_pool.h"
 
