@@ -72,12 +72,11 @@ std::optional<std::filesystem::path> findCachedSnapshot(const std::string& id,
     return snapshot;
 }
 
-std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder) {
-    const std::filesystem::path snapshot =
-        folder.filename().empty() ? folder.parent_path() : folder;
-    const std::filesystem::path snapshots = snapshot.parent_path();
-    const std::string repo = snapshots.parent_path().filename().string();
-    if (snapshots.filename() != "snapshots" || repo.rfind("models--", 0) != 0) return std::nullopt;
+namespace {
+
+// The model id a repository folder's name encodes ("models--ORG--NAME"), or nullopt.
+std::optional<std::string> idOfRepositoryFolder(const std::string& repo) {
+    if (repo.rfind("models--", 0) != 0) return std::nullopt;
     std::string id;
     for (size_t i = 8; i < repo.size(); ++i) {
         if (repo.compare(i, 2, "--") == 0) {
@@ -88,6 +87,16 @@ std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder) 
         }
     }
     return isHubModelId(id) ? std::optional<std::string>(id) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> hubIdOfSnapshot(const std::filesystem::path& folder) {
+    const std::filesystem::path snapshot =
+        folder.filename().empty() ? folder.parent_path() : folder;
+    const std::filesystem::path snapshots = snapshot.parent_path();
+    if (snapshots.filename() != "snapshots") return std::nullopt;
+    return idOfRepositoryFolder(snapshots.parent_path().filename().string());
 }
 
 namespace {
@@ -110,26 +119,25 @@ std::vector<CachedModel> listCachedModels(const std::filesystem::path& cache) {
     std::vector<CachedModel> models;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(cache, ec)) {
-        const std::string folder = entry.path().filename().string();
-        if (folder.rfind("models--", 0) != 0 || !entry.is_directory(ec)) continue;
-        std::filesystem::path newest;
-        std::filesystem::file_time_type newestTime{};
-        for (const auto& s : std::filesystem::directory_iterator(entry.path() / "snapshots", ec))
-            if (s.is_directory(ec) && (newest.empty() || s.last_write_time(ec) > newestTime)) {
-                newest = s.path();
-                newestTime = s.last_write_time(ec);
-            }
-        if (newest.empty()) continue;
-        const auto id = hubIdOfSnapshot(newest);
-        if (!id) continue;
+        const auto id = idOfRepositoryFolder(entry.path().filename().string());
+        if (!id || !entry.is_directory(ec)) continue;
         CachedModel m;
         m.id = *id;
         if (auto main = findCachedSnapshot(*id, "main", cache)) {
             m.revision = "main";
             m.snapshot = *main;
-        } else {
-            m.revision = newest.filename().string();
-            m.snapshot = newest;
+        } else {  // no branch names a snapshot: the newest one
+            std::filesystem::file_time_type newest{};
+            for (const auto& s :
+                 std::filesystem::directory_iterator(entry.path() / "snapshots", ec)) {
+                const auto time = s.last_write_time(ec);
+                if (s.is_directory(ec) && (m.snapshot.empty() || time > newest)) {
+                    m.snapshot = s.path();
+                    newest = time;
+                }
+            }
+            if (m.snapshot.empty()) continue;
+            m.revision = m.snapshot.filename().string();
         }
         for (const auto& blob : std::filesystem::directory_iterator(entry.path() / "blobs", ec))
             if (blob.is_regular_file(ec)) m.bytes += blob.file_size(ec);

@@ -118,8 +118,14 @@ TEST(HubCache, ListsTheCachedModels) {
     const auto gpt2 = cacheTinyModel(cache.path(), "test-org/tiny-gpt2");
     cacheTinyModel(cache.path(), "another");
     std::filesystem::create_directories(cache.path() / "datasets--x--y" / "snapshots" / kCommit);
+    // No branch names this one's snapshot: it is listed at its commit.
+    const auto unnamed = cacheTinyModel(cache.path(), "zz/unnamed");
+    std::filesystem::remove(unnamed.parent_path().parent_path() / "refs" / "main");
     const auto models = listCachedModels(cache.path());
-    ASSERT_EQ(models.size(), 2u);
+    ASSERT_EQ(models.size(), 3u);
+    EXPECT_EQ(models[2].id, "zz/unnamed");
+    EXPECT_EQ(models[2].revision, kCommit);
+    EXPECT_EQ(models[2].snapshot, unnamed);
     EXPECT_EQ(models[0].id, "another");
     EXPECT_EQ(models[1].id, "test-org/tiny-gpt2");
     EXPECT_EQ(models[1].revision, "main");
