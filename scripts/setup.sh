@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config git
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libeigen3-dev libopenblas-dev libopenblas0-pthread
-  nlohmann-json3-dev libutf8proc-dev libpcre2-dev
+  nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcurl4-openssl-dev libssl-dev
   libvulkan-dev glslc mesa-vulkan-drivers
   libgtest-dev libgmock-dev
   clang-format

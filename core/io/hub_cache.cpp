@@ -17,28 +17,31 @@ std::optional<std::string> environment(const char* name) {
     return std::string(value);
 }
 
-std::string folderName(const std::string& id) {
+}  // namespace
+
+std::filesystem::path hubHomeDir() {
+    if (auto home = environment("HF_HOME")) return *home;
+    if (auto xdg = environment("XDG_CACHE_HOME"))
+        return std::filesystem::path(*xdg) / "huggingface";
+    return std::filesystem::path(environment("HOME").value_or(".")) / ".cache" / "huggingface";
+}
+
+std::filesystem::path hubCacheDir() {
+    if (auto cache = environment("HF_HUB_CACHE")) return *cache;
+    return hubHomeDir() / "hub";
+}
+
+std::string hubRepositoryFolder(const std::string& id) {
     std::string name = "models--";
     for (char c : id) name += c == '/' ? std::string("--") : std::string(1, c);
     return name;
 }
 
-bool isCommit(const std::string& revision) {
+bool isCommitHash(const std::string& revision) {
     if (revision.size() != 40) return false;
     for (char c : revision)
         if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
     return true;
-}
-
-}  // namespace
-
-std::filesystem::path hubCacheDir() {
-    if (auto cache = environment("HF_HUB_CACHE")) return *cache;
-    if (auto home = environment("HF_HOME")) return std::filesystem::path(*home) / "hub";
-    if (auto xdg = environment("XDG_CACHE_HOME"))
-        return std::filesystem::path(*xdg) / "huggingface" / "hub";
-    return std::filesystem::path(environment("HOME").value_or(".")) / ".cache" / "huggingface" /
-           "hub";
 }
 
 bool isHubModelId(std::string_view text) {
@@ -60,11 +63,11 @@ std::optional<std::filesystem::path> findCachedSnapshot(const std::string& id,
                                                         const std::string& revision,
                                                         const std::filesystem::path& cache) {
     if (!isHubModelId(id)) return std::nullopt;
-    const std::filesystem::path repo = cache / folderName(id);
+    const std::filesystem::path repo = cache / hubRepositoryFolder(id);
     std::string commit = revision;
-    if (!isCommit(revision)) {
+    if (!isCommitHash(revision)) {
         std::ifstream ref(repo / "refs" / revision);
-        if (!ref || !std::getline(ref, commit) || !isCommit(commit)) return std::nullopt;
+        if (!ref || !std::getline(ref, commit) || !isCommitHash(commit)) return std::nullopt;
     }
     const std::filesystem::path snapshot = repo / "snapshots" / commit;
     std::error_code ec;
@@ -149,15 +152,18 @@ std::vector<CachedModel> listCachedModels(const std::filesystem::path& cache) {
     return models;
 }
 
-std::filesystem::path resolveModelLocation(const std::string& location) {
+std::filesystem::path resolveModelLocation(const std::string& location,
+                                           const std::string& revision) {
     std::error_code ec;
     if (std::filesystem::is_directory(location, ec)) return location;
     if (isHubModelId(location) && !std::filesystem::exists(location, ec)) {
         const std::filesystem::path cache = hubCacheDir();
-        if (auto snapshot = findCachedSnapshot(location, "main", cache)) return *snapshot;
+        if (auto snapshot = findCachedSnapshot(location, revision, cache)) return *snapshot;
+        const std::string which = revision == "main" ? "" : " at revision " + revision;
         throw Error(location + ": no such folder, and the Hugging Face cache (" + cache.string() +
-                    ") holds no snapshot of a model with this id (from_pretrained or "
-                    "huggingface-cli download put models there)");
+                    ") holds no snapshot of a model with this id" + which +
+                    " (qkvlab-cli download, from_pretrained or huggingface-cli download put "
+                    "models there)");
     }
     throw Error(location +
                 ": not a folder (a model is a folder with config.json and model.safetensors, or "

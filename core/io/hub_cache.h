@@ -15,6 +15,12 @@
 namespace qkv {
 
 std::filesystem::path hubCacheDir();
+// $HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface (where the token file is).
+std::filesystem::path hubHomeDir();
+// "models--ORG--NAME": the folder of repository `id` inside the cache.
+std::string hubRepositoryFolder(const std::string& id);
+// Whether `revision` is a full commit hash (40 hex digits) rather than a branch or tag.
+bool isCommitHash(const std::string& revision);
 
 // Whether `text` has the form of a Hub model id: NAME or ORG/NAME, of letters, digits, '-', '_'
 // and '.', with no "--" or ".." and at most 96 characters.
@@ -44,7 +50,9 @@ struct CachedModel {
 std::vector<CachedModel> listCachedModels(const std::filesystem::path& cache = hubCacheDir());
 
 // What a user typed where a model is expected: an existing folder is itself; a Hub id is its
-// cached snapshot. Throws qkv::Error saying what was looked for, and where, otherwise.
-std::filesystem::path resolveModelLocation(const std::string& location);
+// cached snapshot at `revision`. Throws qkv::Error saying what was looked for, and where,
+// otherwise.
+std::filesystem::path resolveModelLocation(const std::string& location,
+                                           const std::string& revision = "main");
 
 }  // namespace qkv

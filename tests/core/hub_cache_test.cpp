@@ -7,42 +7,19 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <optional>
 
 #include "core/model/model.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/scoped_environment.h"
 
 namespace qkv {
 namespace {
 
 using test::TempDir;
 
-// Sets environment variables for one test and restores them after.
-class Environment {
-  public:
-    ~Environment() {
-        for (const auto& [name, value] : m_saved)
-            if (value)
-                setenv(name.c_str(), value->c_str(), 1);
-            else
-                unsetenv(name.c_str());
-    }
-    void set(const std::string& name, const std::optional<std::string>& value) {
-        if (!m_saved.count(name)) {
-            const char* old = std::getenv(name.c_str());
-            m_saved[name] = old ? std::optional<std::string>(old) : std::nullopt;
-        }
-        if (value)
-            setenv(name.c_str(), value->c_str(), 1);
-        else
-            unsetenv(name.c_str());
-    }
-
-  private:
-    std::map<std::string, std::optional<std::string>> m_saved;
-};
+using Environment = test::ScopedEnvironment;
 
 constexpr const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
 
