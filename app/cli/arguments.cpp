@@ -9,7 +9,14 @@ namespace qkv::cli {
 Arguments::Arguments(const std::vector<std::string>& tokens, const std::vector<OptionSpec>& specs) {
     for (size_t i = 0; i < tokens.size(); ++i) {
         const std::string& token = tokens[i];
-        if (token.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + token + "'");
+        if (token.rfind("--", 0) != 0) {
+            auto slot = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) {
+                return s.positional && !m_values.count(s.name);
+            });
+            if (slot == specs.end()) throw UsageError("unexpected argument '" + token + "'");
+            m_values[slot->name] = token;
+            continue;
+        }
         std::string name = token.substr(2);
         std::optional<std::string> inlineValue;
         if (auto eq = name.find('='); eq != std::string::npos) {
@@ -18,7 +25,8 @@ Arguments::Arguments(const std::vector<std::string>& tokens, const std::vector<O
         }
         auto spec = std::find_if(specs.begin(), specs.end(),
                                  [&](const OptionSpec& s) { return s.name == name; });
-        if (spec == specs.end()) throw UsageError("unknown option '--" + name + "'");
+        if (spec == specs.end() || spec->positional)
+            throw UsageError("unknown option '--" + name + "'");
         if (m_values.count(name)) throw UsageError("option '--" + name + "' given twice");
         if (spec->valueName.empty()) {
             if (inlineValue) throw UsageError("option '--" + name + "' takes no value");
@@ -45,6 +53,12 @@ std::string Arguments::required(const std::string& name) const {
     return *v;
 }
 
+std::string Arguments::required(const OptionSpec& positional) const {
+    auto v = value(positional.name);
+    if (!v) throw UsageError("missing " + positional.valueName + " (" + positional.help + ")");
+    return *v;
+}
+
 std::optional<int> Arguments::integer(const std::string& name, int min, int max) const {
     auto v = value(name);
     if (!v) return std::nullopt;
@@ -61,7 +75,9 @@ std::string formatOptions(const std::vector<OptionSpec>& specs) {
     std::string out;
     for (const auto& spec : specs) {
         std::string left =
-            "  --" + spec.name + (spec.valueName.empty() ? "" : " " + spec.valueName);
+            spec.positional
+                ? "  " + spec.valueName
+                : "  --" + spec.name + (spec.valueName.empty() ? "" : " " + spec.valueName);
         if (left.size() < 24)
             left.resize(24, ' ');
         else

@@ -1,6 +1,7 @@
 #pragma once
-// Command-line options of one qkvlab-cli command: "--name value" and "--flag", each declared by
-// the command. Anything undeclared, repeated or missing its value is a usage error.
+// Command-line options of one qkvlab-cli command: "--name value", "--flag" and bare positional
+// values, each declared by the command. Anything undeclared, repeated or missing its value is a
+// usage error.
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +14,7 @@ struct OptionSpec {
     std::string name;       // without the leading "--"
     std::string valueName;  // empty for a flag
     std::string help;
+    bool positional = false;  // given bare, in order ("download ID"), not as --name VALUE
 };
 
 class UsageError : public std::runtime_error {
@@ -28,6 +30,7 @@ class Arguments {
     bool flag(const std::string& name) const { return has(name); }
     std::optional<std::string> value(const std::string& name) const;
     std::string required(const std::string& name) const;
+    std::string required(const OptionSpec& positional) const;
     std::optional<int> integer(const std::string& name, int min, int max) const;
 
   private:

@@ -4,14 +4,20 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "app/cli/terminal_progress.h"
+#include "core/hub/hub_download.h"
+#include "core/io/hub_cache.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "gpu/backend_factory.h"
 
 namespace qkv::cli {
 
-OptionSpec modelOption() {
-    return {"model", "DIR", "model folder (config.json, *.safetensors, tokenizer files)"};
+std::vector<OptionSpec> modelOptions() {
+    return {{"model", "DIR|ID",
+             "model folder (config.json, *.safetensors, tokenizer files) or Hugging Face model "
+             "id (from the cache, else downloaded)"},
+            {"revision", "REV", "branch, tag or commit of a model id (default main)"}};
 }
 
 std::vector<OptionSpec> inputOptions() {
@@ -30,7 +36,7 @@ std::vector<OptionSpec> configOptions() {
 }
 
 std::vector<OptionSpec> forwardOptions() {
-    std::vector<OptionSpec> options{modelOption()};
+    std::vector<OptionSpec> options = modelOptions();
     for (auto& o : inputOptions()) options.push_back(o);
     for (auto& o : configOptions()) options.push_back(o);
     return options;
@@ -41,9 +47,23 @@ OptionSpec backendOption() {
 }
 OptionSpec jsonOption() { return {"json", "", "print JSON instead of a table"}; }
 
-std::unique_ptr<Model> openModel(const Arguments& args) {
-    return Model::open(args.required("model"));
+std::filesystem::path modelFolder(const Arguments& args) {
+    const std::string location = args.required("model");
+    const std::string revision = args.value("revision").value_or("main");
+    std::error_code ec;
+    if (std::filesystem::is_directory(location, ec)) {
+        if (args.has("revision"))
+            throw UsageError("--revision applies to a Hugging Face model id, not to a folder");
+        return location;
+    }
+    if (!isHubModelId(location) || std::filesystem::exists(location, ec))
+        return resolveModelLocation(location, revision);  // says what is wrong with it
+    const HubSettings hub = HubSettings::fromEnvironment();
+    if (auto snapshot = findCachedSnapshot(location, revision, hub.cache)) return *snapshot;
+    return downloadModel(location, revision, hub, terminalDownloadProgress(location)).snapshot;
 }
+
+std::unique_ptr<Model> openModel(const Arguments& args) { return Model::open(modelFolder(args)); }
 
 bool hasInput(const Arguments& args) { return args.has("text") || args.has("ids"); }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What several commands share: opening the model, turning --text / --ids into tokens, the
 // backend and configuration options, printing JSON.
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -15,7 +16,8 @@
 namespace qkv::cli {
 
 // Option specs reused by several commands.
-OptionSpec modelOption();
+// --model (a folder or a Hub id) and --revision (of a Hub id).
+std::vector<OptionSpec> modelOptions();
 std::vector<OptionSpec> inputOptions();   // --text, --ids, --truncate
 std::vector<OptionSpec> configOptions();  // --config, --scale-outside, --mask-self
 // --model, then inputOptions() and configOptions(): what every command that runs a forward takes.
@@ -23,6 +25,9 @@ std::vector<OptionSpec> forwardOptions();
 OptionSpec backendOption();
 OptionSpec jsonOption();
 
+// The folder --model names: itself, or a Hub id's snapshot in the cache at --revision,
+// downloaded first (with progress on a terminal) when the cache lacks it and not offline.
+std::filesystem::path modelFolder(const Arguments& args);
 std::unique_ptr<Model> openModel(const Arguments& args);
 
 struct Input {

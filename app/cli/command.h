@@ -22,6 +22,7 @@ Command attentionCommand();
 Command analyzeCommand();
 Command trainCommand();
 Command evaluateCommand();
+Command downloadCommand();
 #ifdef QKV_HAS_RENDER
 Command renderCommand();  // needs Qt: built with QKV_BUILD_GUI
 #endif

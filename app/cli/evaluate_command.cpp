@@ -40,16 +40,16 @@ int runEvaluate(const Arguments& args) {
 }  // namespace
 
 Command evaluateCommand() {
+    auto options = modelOptions();
+    options.insert(options.end(), {{"corpus", "FILE|builtin",
+                                    "UTF-8 text to score (default: the built-in validation "
+                                    "stories)"},
+                                   backendOption(),
+                                   jsonOption()});
     return {"evaluate",
             "mean next-token loss and perplexity of a model on the built-in validation stories "
             "or a text file",
-            {modelOption(),
-             {"corpus", "FILE|builtin",
-              "UTF-8 text to score (default: the built-in validation "
-              "stories)"},
-             backendOption(),
-             jsonOption()},
-            runEvaluate};
+            options, runEvaluate};
 }
 
 }  // namespace qkv::cli

@@ -57,9 +57,12 @@ int runInfo(const Arguments& args) {
 }  // namespace
 
 Command infoCommand() {
-    return {"info",
-            "architecture, layers, heads, d_model, d_k and parameter count of a model",
-            {modelOption(), jsonOption()},
+    return {"info", "architecture, layers, heads, d_model, d_k and parameter count of a model",
+            [] {
+                auto options = modelOptions();
+                options.push_back(jsonOption());
+                return options;
+            }(),
             runInfo};
 }
 

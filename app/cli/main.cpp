@@ -16,6 +16,7 @@ std::vector<Command> commands() {
                              qkv::cli::attentionCommand(), qkv::cli::analyzeCommand()};
     all.push_back(qkv::cli::trainCommand());
     all.push_back(qkv::cli::evaluateCommand());
+    all.push_back(qkv::cli::downloadCommand());
 #ifdef QKV_HAS_RENDER
     all.push_back(qkv::cli::renderCommand());
 #endif
@@ -53,7 +54,10 @@ int main(int argc, char** argv) {
     }
     args.erase(args.begin());
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-        std::cout << "usage: qkvlab-cli " << command->name << " [options]\n"
+        std::string positionals;
+        for (const auto& o : command->options)
+            if (o.positional) positionals += " " + o.valueName;
+        std::cout << "usage: qkvlab-cli " << command->name << positionals << " [options]\n"
                   << command->summary << "\n\noptions:\n"
                   << qkv::cli::formatOptions(command->options);
         return 0;

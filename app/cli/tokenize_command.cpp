@@ -8,7 +8,7 @@ namespace {
 
 int runTokenize(const Arguments& args) {
     // Tokenizing needs config.json and the tokenizer, not the weights.
-    auto model = Model::openTokenizerOnly(args.required("model"));
+    auto model = Model::openTokenizerOnly(modelFolder(args));
     const Input input = readInput(*model, args);
     if (args.flag("json")) {
         printJson(inputJson(*model, input));
@@ -24,7 +24,8 @@ int runTokenize(const Arguments& args) {
 
 Command tokenizeCommand() {
     auto options = inputOptions();
-    options.insert(options.begin(), modelOption());
+    const auto model = modelOptions();
+    options.insert(options.begin(), model.begin(), model.end());
     options.push_back(jsonOption());
     return {"tokenize", "token ids and pieces of a sentence", options, runTokenize};
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "tests/cli/cli_run.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
@@ -17,39 +18,8 @@
 namespace qkv {
 namespace {
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-    nlohmann::json json() const { return nlohmann::json::parse(out); }
-};
-
-// Quotes an argument for /bin/sh.
-std::string quote(const std::string& arg) {
-    std::string q = "'";
-    for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-CliRun cli(const std::vector<std::string>& args) {
-    test::TempDir dir;
-    std::string command = quote(QKV_CLI_PATH);
-    for (const auto& a : args) command += " " + quote(a);
-    command +=
-        " >" + quote((dir.path() / "out").string()) + " 2>" + quote((dir.path() / "err").string());
-    CliRun run;
-    const int status = std::system(command.c_str());
-    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    auto slurp = [](const std::filesystem::path& p) {
-        std::ifstream in(p);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    };
-    run.out = slurp(dir.path() / "out");
-    run.err = slurp(dir.path() / "err");
-    return run;
-}
+using test::cli;
+using test::CliRun;
 
 class CliFixture : public testing::Test {
   protected:

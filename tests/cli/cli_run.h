@@ -1,0 +1,22 @@
+#pragma once
+// Runs the built qkvlab-cli through /bin/sh and captures its exit code, stdout and stderr.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace qkv::test {
+
+struct CliRun {
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+    nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+// `shellPrefix` runs before the command in the same shell ("ulimit -f 8;", "HF_HUB_OFFLINE=1").
+CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix = "");
+
+// Quotes an argument for /bin/sh.
+std::string shellQuote(const std::string& arg);
+
+}  // namespace qkv::test
