@@ -30,9 +30,10 @@ int runDownload(const Arguments& args) {
         std::fprintf(stderr, "%s: in the cache (HF_HUB_OFFLINE is set: the Hub was not asked)\n",
                      id.c_str());
     else
-        std::fprintf(stderr, "%s: %d of %d files fetched (%.1f MB), the others were cached\n",
+        std::fprintf(stderr, "%s: %d of %d files fetched (%.1f MB), %d already in the cache\n",
                      id.c_str(), result.filesFetched, result.filesTotal,
-                     static_cast<double>(result.bytesFetched) / 1e6);
+                     static_cast<double>(result.bytesFetched) / 1e6,
+                     result.filesTotal - result.filesFetched);
     std::cout << result.snapshot.string() << "\n";
     return 0;
 }

@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -29,13 +31,15 @@ std::string digest(const EVP_MD* md, const std::string& data) {
     return text;
 }
 
-void sendAll(int socket, const std::string& data) {
+// Whether all of `data` went out (false once the client has gone).
+bool sendAll(int socket, const std::string& data) {
     size_t sent = 0;
     while (sent < data.size()) {
         const ssize_t n = ::send(socket, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-        if (n <= 0) return;
+        if (n <= 0) return false;
         sent += static_cast<size_t>(n);
     }
+    return true;
 }
 
 struct Reply {
@@ -44,6 +48,7 @@ struct Reply {
     std::string body;
     std::size_t contentLength = std::string::npos;  // npos: body.size()
     std::size_t cutAfter = std::string::npos;       // close after this many body bytes
+    std::size_t bytesPerSecond = 0;                 // 0: as fast as the socket takes it
 };
 
 std::string reason(int status) {
@@ -76,7 +81,27 @@ void send(int socket, const Reply& reply, bool head) {
     out << "Content-Length: " << length << "\r\nConnection: close\r\n\r\n";
     sendAll(socket, out.str());
     if (head) return;
-    sendAll(socket, reply.body.substr(0, reply.cutAfter));
+    const std::string body = reply.body.substr(0, reply.cutAfter);
+    if (reply.bytesPerSecond == 0) {
+        sendAll(socket, body);
+        return;
+    }
+    const std::size_t step = std::max<std::size_t>(1, reply.bytesPerSecond / 20);
+    for (std::size_t at = 0; at < body.size() && sendAll(socket, body.substr(at, step)); at += step)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+// Answers "Range: bytes=FROM-" or "bytes=FROM-TO" with 206 and the part.
+void applyRange(Reply& r, const std::string& range) {
+    std::size_t from = 0, to = 0;
+    const int fields = std::sscanf(range.c_str(), "bytes=%zu-%zu", &from, &to);
+    if (fields < 1 || from >= r.body.size()) return;
+    if (fields < 2 || to >= r.body.size()) to = r.body.size() - 1;
+    r.status = 206;
+    r.headers.push_back({"Content-Range", "bytes " + std::to_string(from) + "-" +
+                                              std::to_string(to) + "/" +
+                                              std::to_string(r.body.size())});
+    r.body = r.body.substr(from, to - from + 1);
 }
 
 Reply error(int status, const std::string& code) {
@@ -150,6 +175,19 @@ void FakeHubServer::answer(int socket) {
         if (n <= 0) return;
         request.append(buffer, static_cast<size_t>(n));
     }
+    // A POST's body (paths-info) follows the headers: read all Content-Length bytes of it.
+    std::string lower = request;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::size_t bodyLength = 0;
+    if (const size_t at = lower.find("\ncontent-length:"); at != std::string::npos)
+        bodyLength = std::strtoull(request.c_str() + at + 16, nullptr, 10);
+    const size_t headerEnd = request.find("\r\n\r\n") + 4;
+    while (request.size() < headerEnd + bodyLength) {
+        const ssize_t n = ::recv(socket, buffer, sizeof buffer, 0);
+        if (n <= 0) return;
+        request.append(buffer, static_cast<size_t>(n));
+    }
+    const std::string body = request.substr(headerEnd);
     std::istringstream lines(request);
     FakeHubRequest seen;
     std::string version, line;
@@ -180,15 +218,9 @@ void FakeHubServer::answer(int socket) {
                 Reply r;
                 r.body = f.content;
                 if (f.name == repo.corruptFile) r.body[r.body.size() / 2] ^= 0x55;
-                std::size_t from = 0;
-                if (!seen.range.empty() && !repo.ignoreRange &&
-                    std::sscanf(seen.range.c_str(), "bytes=%zu-", &from) == 1) {
-                    r.status = 206;
-                    r.headers.push_back({"Content-Range", "bytes " + std::to_string(from) + "-" +
-                                                              std::to_string(r.body.size() - 1) +
-                                                              "/" + std::to_string(r.body.size())});
-                    r.body = r.body.substr(from);
-                }
+                r.headers.push_back({"ETag", "\"" + sha + "\""});  // as the CDN sends one
+                if (!repo.ignoreRange) applyRange(r, seen.range);
+                r.bytesPerSecond = repo.bytesPerSecond;
                 if (f.name == repo.dropFile && repo.drops > 0) {
                     --repo.drops;
                     r.contentLength = r.body.size();
@@ -204,7 +236,8 @@ void FakeHubServer::answer(int socket) {
     // /api/models/ID/revision/REV and /ID/resolve/REV/FILE, ID being NAME or ORG/NAME.
     const bool api = path.rfind("/api/models/", 0) == 0;
     const std::string rest = path.substr(api ? 12 : 1);
-    const std::string marker = api ? "/revision/" : "/resolve/";
+    const bool pathsInfo = api && rest.find("/paths-info/") != std::string::npos;
+    const std::string marker = pathsInfo ? "/paths-info/" : api ? "/revision/" : "/resolve/";
     const size_t at = rest.find(marker);
     if (at == std::string::npos) return send(socket, error(404, "RepoNotFound"), head);
     const std::string id = rest.substr(0, at);
@@ -228,6 +261,26 @@ void FakeHubServer::answer(int socket) {
     }
     if (revision != "main" && revision != repo.commit)
         return send(socket, error(404, "RevisionNotFound"), head);
+    if (pathsInfo) {  // huggingface.js's file metadata: [{type, path, oid, size, lfs}]
+        const nlohmann::json asked = nlohmann::json::parse(body, nullptr, false);
+        nlohmann::json doc = nlohmann::json::array();
+        for (const FakeHubFile& f : repo.files) {
+            if (!asked.is_object() || !asked.contains("paths") ||
+                std::find(asked["paths"].begin(), asked["paths"].end(), f.name) ==
+                    asked["paths"].end())
+                continue;
+            nlohmann::json item{{"type", "file"},
+                                {"path", f.name},
+                                {"oid", gitBlobSha1(f.content)},
+                                {"size", f.content.size()}};
+            if (f.lfs) item["lfs"] = {{"oid", sha256(f.content)}, {"size", f.content.size()}};
+            doc.push_back(item);
+        }
+        Reply r;
+        r.body = doc.dump();
+        r.headers.push_back({"Content-Type", "application/json"});
+        return send(socket, r, head);
+    }
     if (api) {
         nlohmann::json doc{
             {"id", repo.id}, {"sha", repo.commit}, {"siblings", nlohmann::json::array()}};
@@ -252,6 +305,7 @@ void FakeHubServer::answer(int socket) {
         } else {
             r.headers.push_back({"ETag", "\"" + gitBlobSha1(f.content) + "\""});
             r.body = f.content;
+            applyRange(r, seen.range);
         }
         return send(socket, r, head);
     }

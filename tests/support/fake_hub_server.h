@@ -6,6 +6,7 @@
 //                                           an LFS file: 302 to /cdn/SHA256 with X-Linked-Etag
 //                                           and X-Linked-Size; both with X-Repo-Commit
 //   GET       /cdn/SHA256                   the LFS content, honouring Range (206)
+//   POST      /api/models/ID/paths-info/REV  the files' oid, size and lfs (huggingface.js uses it)
 // and misbehaves on request: a gated repository, a file whose content does not match its ETag,
 // a connection dropped halfway, a CDN that ignores Range, a renamed repository (relative 307).
 #include <atomic>
@@ -33,8 +34,9 @@ struct FakeHubRepo {
     std::string dropFile;       // the CDN closes the connection after dropAfter bytes,
     std::size_t dropAfter = 0;  //   `drops` times
     int drops = 0;
-    bool ignoreRange = false;  // the CDN answers a Range request with the whole file
-    std::string renamedFrom;   // the old id, answered with a relative redirect
+    bool ignoreRange = false;        // the CDN answers a Range request with the whole file
+    std::string renamedFrom;         // the old id, answered with a relative redirect
+    std::size_t bytesPerSecond = 0;  // non-zero: the CDN sends this slowly (progress demos)
 };
 
 struct FakeHubRequest {

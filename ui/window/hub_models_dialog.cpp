@@ -1,6 +1,7 @@
 #include "ui/window/hub_models_dialog.h"
 
 #include <QDialogButtonBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -9,8 +10,11 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "core/hub/hub_settings.h"
 #include "core/io/hub_cache.h"
 #include "core/model/model_family.h"
+#include "ui/support/message_sink.h"
+#include "ui/window/hub_download_panel.h"
 
 namespace qkv::ui {
 namespace {
@@ -25,13 +29,19 @@ QTableWidgetItem* cell(const QString& text) {
 
 }  // namespace
 
-HubModelsDialog::HubModelsDialog(QWidget* parent) : QDialog(parent) {
+HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDialog(parent) {
+    if (!messages) {
+        m_ownMessages = std::make_unique<DialogMessageSink>(this);
+        messages = m_ownMessages.get();
+    }
+    m_messages = messages;
     setWindowTitle(tr("Open from Hugging Face"));
+    const HubSettings hub = HubSettings::fromEnvironment();
     auto* layout = new QVBoxLayout(this);
     auto* where = new QLabel(
-        tr("Models in your Hugging Face cache (%1), where from_pretrained and huggingface-cli "
-           "download put them:")
-            .arg(QString::fromStdString(hubCacheDir().string())),
+        tr("Models in your Hugging Face cache (%1), where from_pretrained, huggingface-cli and "
+           "QKV Lab put them:")
+            .arg(QString::fromStdString(hub.cache.string())),
         this);
     where->setWordWrap(true);
     layout->addWidget(where);
@@ -42,40 +52,84 @@ HubModelsDialog::HubModelsDialog(QWidget* parent) : QDialog(parent) {
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(Id, QHeaderView::Stretch);
     layout->addWidget(m_table);
 
+    auto* idRow = new QHBoxLayout;
     m_id = new QLineEdit(this);
     m_id->setPlaceholderText(tr("or a model id, e.g. EleutherAI/pythia-160m"));
     m_id->setClearButtonEnabled(true);
-    layout->addWidget(m_id);
+    m_revision = new QLineEdit(this);
+    m_revision->setPlaceholderText(tr("main"));
+    m_revision->setToolTip(tr("Branch, tag or commit (default main)"));
+    m_revision->setMaximumWidth(160);
+    idRow->addWidget(m_id, 1);
+    idRow->addWidget(new QLabel(tr("Revision:"), this));
+    idRow->addWidget(m_revision);
+    layout->addLayout(idRow);
 
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
+    m_download = new HubDownloadPanel(this);
+    layout->addWidget(m_download);
+    auto* source = new QLabel(
+        hub.offline ? tr("HF_HUB_OFFLINE is set: only the cache is used.")
+                    : tr("Downloads come from %1 (HF_ENDPOINT)%2 and fetch only config.json, "
+                         "safetensors weights and tokenizer files.")
+                          .arg(QString::fromStdString(hub.endpoint),
+                               hub.token.empty() ? QString() : tr(" with your token")),
+        this);
+    source->setWordWrap(true);
+    layout->addWidget(source);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    m_fetch = buttons->addButton(tr("&Download"), QDialogButtonBox::ActionRole);
     m_open = buttons->addButton(tr("&Open"), QDialogButtonBox::AcceptRole);
+    m_open->setDefault(true);
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::accepted, this, &HubModelsDialog::choose);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(buttons, &QDialogButtonBox::rejected, this, &HubModelsDialog::reject);
+    connect(m_fetch, &QPushButton::clicked, this,
+            [this] { download(m_id->text().trimmed(), false); });
     connect(m_table, &QTableWidget::cellDoubleClicked, this, &HubModelsDialog::choose);
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
         const auto rows = m_table->selectionModel()->selectedRows();
-        if (!rows.isEmpty()) m_id->setText(m_table->item(rows.front().row(), Id)->text());
+        if (rows.isEmpty()) return;
+        const QTableWidgetItem* item = m_table->item(rows.front().row(), Id);
+        m_id->setText(item->text());
+        const QString revision = item->data(Qt::UserRole).toString();
+        m_revision->setText(revision == QLatin1String("main") ? QString() : revision);
     });
-    connect(m_id, &QLineEdit::textChanged, this, [this](const QString& text) {
-        m_open->setEnabled(isHubModelId(text.trimmed().toStdString()));
-    });
-    m_open->setEnabled(false);
+    connect(m_id, &QLineEdit::textChanged, this, &HubModelsDialog::updateButtons);
+    connect(m_revision, &QLineEdit::textChanged, this, &HubModelsDialog::updateButtons);
+    connect(m_download, &HubDownloadPanel::finished, this,
+            [this](const QString& id, const QString& snapshot) {
+                fill();
+                for (int row = 0; row < m_table->rowCount(); ++row)
+                    if (m_table->item(row, Id)->text() == id) m_table->selectRow(row);
+                updateButtons();
+                if (m_openWhenDone) {
+                    m_location = snapshot;
+                    accept();
+                }
+            });
+    connect(m_download, &HubDownloadPanel::failed, this,
+            [this](const QString&, const QString& message) {
+                updateButtons();
+                if (!message.isEmpty()) m_messages->error(tr("Download failed"), message);
+            });
     fill();
-    resize(760, 420);
+    updateButtons();
+    resize(820, 480);
 }
+
+HubModelsDialog::~HubModelsDialog() = default;
 
 void HubModelsDialog::fill() {
     const QLocale locale;
-    for (const CachedModel& m : listCachedModels()) {
+    m_table->setRowCount(0);
+    for (const CachedModel& m : listCachedModels(HubSettings::fromEnvironment().cache)) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         auto* id = cell(QString::fromStdString(m.id));
-        id->setData(Qt::UserRole, QString::fromStdString(m.snapshot.string()));
-        id->setData(Qt::UserRole + 1, QString::fromStdString(m.revision));
+        id->setData(Qt::UserRole, QString::fromStdString(m.revision));
         m_table->setItem(row, Id, id);
         m_table->setItem(row, Revision, cell(QString::fromStdString(m.revision).left(12)));
         m_table->setItem(row, Size, cell(locale.formattedDataSize(static_cast<qint64>(m.bytes))));
@@ -89,18 +143,46 @@ void HubModelsDialog::fill() {
     m_table->horizontalHeader()->setSectionResizeMode(Id, QHeaderView::Stretch);
 }
 
-// A listed model opens at the revision shown (its snapshot folder when no branch names it); a
-// typed id opens its cached main revision, or says why not.
+QString HubModelsDialog::cachedSnapshot() const {
+    const std::string id = m_id->text().trimmed().toStdString();
+    const QString revision = m_revision->text().trimmed();
+    const auto snapshot =
+        findCachedSnapshot(id, revision.isEmpty() ? "main" : revision.toStdString(),
+                           HubSettings::fromEnvironment().cache);
+    return snapshot ? QString::fromStdString(snapshot->string()) : QString();
+}
+
+void HubModelsDialog::updateButtons() {
+    const bool idle = !m_download->isRunning();
+    const bool valid = isHubModelId(m_id->text().trimmed().toStdString());
+    m_id->setEnabled(idle);
+    m_revision->setEnabled(idle);
+    m_table->setEnabled(idle);
+    m_fetch->setEnabled(idle && valid && !HubSettings::fromEnvironment().offline);
+    m_open->setEnabled(idle && valid);
+    m_open->setText(valid && cachedSnapshot().isEmpty() ? tr("Download and &Open") : tr("&Open"));
+}
+
+void HubModelsDialog::download(const QString& id, bool openWhenDone) {
+    if (!isHubModelId(id.trimmed().toStdString()) || m_download->isRunning()) return;
+    m_id->setText(id.trimmed());
+    m_openWhenDone = openWhenDone;
+    m_download->start(id.trimmed(), m_revision->text().trimmed());
+    updateButtons();
+}
+
+// A cached model opens at once; one the cache lacks is downloaded first.
 void HubModelsDialog::choose() {
-    const QString id = m_id->text().trimmed();
-    if (!isHubModelId(id.toStdString())) return;
-    m_location = id;
-    for (int row = 0; row < m_table->rowCount(); ++row) {
-        const QTableWidgetItem* item = m_table->item(row, Id);
-        if (item->text() == id && item->data(Qt::UserRole + 1).toString() != QLatin1String("main"))
-            m_location = item->data(Qt::UserRole).toString();
-    }
+    if (!m_open->isEnabled()) return;
+    const QString snapshot = cachedSnapshot();
+    if (snapshot.isEmpty()) return download(m_id->text(), true);
+    m_location = snapshot;
     accept();
+}
+
+void HubModelsDialog::reject() {
+    m_download->cancelAndWait();
+    QDialog::reject();
 }
 
 }  // namespace qkv::ui

@@ -1,29 +1,47 @@
 #pragma once
 // File ▸ Open from Hugging Face…: the models already in the Hugging Face cache (id, revision,
-// size on disk, architecture, and whether QKV Lab reads it) and a field for any model id.
+// size on disk, architecture, and whether QKV Lab reads it), and a field for any model id with
+// a revision, which downloads what the cache lacks (with progress, cancellable, resumable).
 #include <QDialog>
+#include <memory>
 
-class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableWidget;
 
 namespace qkv::ui {
 
+class HubDownloadPanel;
+class MessageSink;
+
 class HubModelsDialog : public QDialog {
     Q_OBJECT
   public:
-    explicit HubModelsDialog(QWidget* parent = nullptr);
-    // What to open: a model id (its cached main revision) or a snapshot folder.
+    // A failed download is reported to `messages` (a dialog over this one when null).
+    explicit HubModelsDialog(QWidget* parent = nullptr, MessageSink* messages = nullptr);
+    ~HubModelsDialog() override;
+    // The snapshot folder to open, once accepted.
     QString location() const { return m_location; }
+    // Fills in `id` and downloads it; with openWhenDone the dialog then accepts it.
+    void download(const QString& id, bool openWhenDone);
+
+    void reject() override;  // stops a running download first
 
   private:
     void fill();
     void choose();
+    void updateButtons();
+    QString cachedSnapshot() const;  // of the id and revision typed; empty when not cached
 
     QTableWidget* m_table = nullptr;
     QLineEdit* m_id = nullptr;
+    QLineEdit* m_revision = nullptr;
+    HubDownloadPanel* m_download = nullptr;
     QPushButton* m_open = nullptr;
+    QPushButton* m_fetch = nullptr;
+    std::unique_ptr<MessageSink> m_ownMessages;
+    MessageSink* m_messages = nullptr;
+    bool m_openWhenDone = false;
     QString m_location;
 };
 

@@ -22,6 +22,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "core/hub/hub_settings.h"
+#include "core/io/hub_cache.h"
 #include "core/util/error.h"
 #include "ui/document/lab_document.h"
 #include "ui/export/export_all_job.h"
@@ -37,6 +39,7 @@
 #include "ui/views/training_view.h"
 #include "ui/views/weight_panel.h"
 #include "ui/window/empty_state.h"
+#include "ui/window/hub_models_dialog.h"
 #include "ui/window/model_locator.h"
 #include "ui/window/recent_models.h"
 #include "ui/window/window_settings.h"
@@ -225,7 +228,11 @@ void MainWindow::startup(const QStringList& modelArguments) {
     if (sentence.trimmed().isEmpty()) sentence = exampleSentences().value(0);
     m_sentence->editor()->setText(sentence);
     if (!modelArguments.isEmpty()) {
-        openModel(modelArguments.first());
+        const QString location = modelArguments.first();
+        if (isDownloadableId(location))
+            openFromHub(location);
+        else
+            openModel(location);
     } else if (const QStringList recent = RecentModels::list(); !recent.isEmpty()) {
         openModel(recent.first());
     } else if (const auto example = defaultModel()) {
@@ -234,6 +241,20 @@ void MainWindow::startup(const QStringList& modelArguments) {
 }
 
 void MainWindow::openModel(const QString& folder) { m_document->openModel(folder); }
+
+// A Hub id the cache lacks, which the Hub could provide.
+bool MainWindow::isDownloadableId(const QString& location) {
+    const std::string text = location.toStdString();
+    const HubSettings hub = HubSettings::fromEnvironment();
+    return isHubModelId(text) && !QFileInfo::exists(location) && !hub.offline &&
+           !findCachedSnapshot(text, "main", hub.cache);
+}
+
+void MainWindow::openFromHub(const QString& downloadId) {
+    HubModelsDialog dialog(this, m_sink);
+    if (!downloadId.isEmpty()) dialog.download(downloadId, true);
+    if (dialog.exec() == QDialog::Accepted) openModel(dialog.location());
+}
 
 void MainWindow::onModelLoading(const QString& folder) {
     statusBar()->showMessage(tr("Opening %1…").arg(QDir::toNativeSeparators(folder)));

@@ -49,6 +49,8 @@ class MainWindow : public QMainWindow {
     // "*-learned" example, and restores the last sentence (or an example one).
     void startup(const QStringList& modelArguments);
     void openModel(const QString& folder);
+    // File ▸ Open from Hugging Face…; with an id, that model is downloaded and opened.
+    void openFromHub(const QString& downloadId = QString());
 
     // The current tab's figure. Errors (nothing shown, unwritable folder, full disk) go to the
     // message sink and leave no file behind; returns whether the file was written.
@@ -81,6 +83,7 @@ class MainWindow : public QMainWindow {
     void dropEvent(QDropEvent* event) override;
 
   private:
+    static bool isDownloadableId(const QString& location);
     void buildLayout();
     void buildStatusBar();
     void buildMenus();

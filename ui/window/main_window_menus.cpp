@@ -14,7 +14,6 @@
 #include "ui/export/export_all_job.h"
 #include "ui/plot/head_figures.h"
 #include "ui/support/message_sink.h"
-#include "ui/window/hub_models_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_locator.h"
 #include "ui/window/recent_models.h"
@@ -55,10 +54,8 @@ void MainWindow::buildMenus() {
 void MainWindow::buildFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open Model Folder…"), QKeySequence::Open, this, &MainWindow::onOpen);
-    file->addAction(tr("Open from &Hugging Face…"), QKeySequence(tr("Ctrl+Shift+O")), this, [this] {
-        HubModelsDialog dialog(this);
-        if (dialog.exec() == QDialog::Accepted) openModel(dialog.location());
-    });
+    file->addAction(tr("Open from &Hugging Face…"), QKeySequence(tr("Ctrl+Shift+O")), this,
+                    [this] { openFromHub(); });
     m_examplesMenu = file->addMenu(tr("Open &Example"));
     const auto examples = exampleModels();
     for (const ExampleModel& model : examples)
