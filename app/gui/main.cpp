@@ -1,4 +1,4 @@
-// qkvlab: the QKV Lab desktop app. `qkvlab [MODEL_FOLDER]`
+// qkvlab: the QKV Lab desktop app. `qkvlab [MODEL_FOLDER | HUB_ID]`
 #include <QApplication>
 #include <QCommandLineParser>
 
@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"),
                                  QStringLiteral("a model folder to open (config.json, "
-                                                "model.safetensors, tokenizer files)"),
-                                 QStringLiteral("[MODEL_FOLDER]"));
+                                                "model.safetensors, tokenizer files), or a "
+                                                "Hugging Face model id (cached, else downloaded)"),
+                                 QStringLiteral("[MODEL_FOLDER | HUB_ID]"));
     parser.process(app);
 
     qkv::ui::MainWindow window;
