@@ -3,6 +3,7 @@
 #include "core/tokenize/bert_tokenizer.h"
 #include "core/tokenize/gpt2_tokenizer.h"
 #include "core/tokenize/json_bpe_tokenizer.h"
+#include "core/tokenize/sentencepiece_tokenizer.h"
 #include "core/tokenize/tokenizer.h"
 #include "core/tokenize/vocab_merges_layout.h"
 #include "core/util/error.h"
@@ -14,6 +15,8 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) 
         std::error_code ec;
         return std::filesystem::is_regular_file(modelDir / name, ec);
     };
+    if (has("spiece.model")) return SentencePieceTokenizer::t5(modelDir);
+    if (has("source.spm") && has("vocab.json")) return SentencePieceTokenizer::marian(modelDir);
     if (has("vocab.json") && has("merges.txt")) {
         if (auto layout = vocabMergesLayout(modelDir))  // RoBERTa, Qwen2, GPT-2 with a BOS
             return std::make_unique<JsonBpeTokenizer>(*layout, (modelDir / "vocab.json").string());
@@ -24,8 +27,10 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) 
                                                modelDir / "tokenizer_config.json");
     if (has("tokenizer.json"))
         return std::make_unique<JsonBpeTokenizer>(modelDir / "tokenizer.json");
-    throw Error(modelDir.string() +
-                ": no tokenizer files (vocab.json+merges.txt, vocab.txt or tokenizer.json)");
+    throw Error(
+        modelDir.string() +
+        ": no tokenizer files (vocab.json+merges.txt, vocab.txt, tokenizer.json, spiece.model or "
+        "source.spm+vocab.json)");
 }
 
 }  // namespace qkv

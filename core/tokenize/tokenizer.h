@@ -2,8 +2,9 @@
 // Tokenizers turn UTF-8 text into model token ids, keeping for each token the byte span of the
 // input it came from (for display). Implementations: GPT-2 byte-level BPE (vocab.json +
 // merges.txt, gpt2_tokenizer.h), BERT WordPiece (vocab.txt, bert_tokenizer.h), and Hugging Face
-// tokenizer.json BPE with byte fallback (Llama / SentencePiece style, json_bpe_tokenizer.h). All
-// ids match Hugging Face's tokenizers.
+// tokenizer.json BPE with byte fallback (Llama / SentencePiece style, json_bpe_tokenizer.h), and
+// SentencePiece models (T5, Marian; sentencepiece_tokenizer.h). All ids match Hugging Face's
+// tokenizers.
 //
 // Spans always start and end on character boundaries of the input, so text.substr(begin,
 // end - begin) is valid UTF-8: a token holding only some bytes of a character (byte-level or
@@ -39,6 +40,9 @@ class Tokenizer {
     // the vocabulary cannot represent at all (a tiny GPT-2 vocabulary without <|endoftext|>).
     // Safe to call from several threads at once.
     virtual std::vector<Token> encode(std::string_view text) const = 0;
+    // The target side of a translation model (the decoder's text), where it is tokenized
+    // differently (Marian's target.spm); encode() elsewhere.
+    virtual std::vector<Token> encodeTarget(std::string_view text) const { return encode(text); }
 
     virtual int vocabSize() const = 0;
     // The vocabulary entry for an id (for displaying --ids input); throws for ids out of range.
@@ -49,7 +53,8 @@ class Tokenizer {
     virtual std::string displayText(int id) const = 0;
 };
 
-// Loads the tokenizer that a model folder carries: vocab.json + merges.txt if present (GPT-2;
+// Loads the tokenizer that a model folder carries: spiece.model (T5) or source.spm + vocab.json
+// (Marian) if present, else vocab.json + merges.txt (GPT-2;
 // RoBERTa, Qwen2 and BOS-adding variants through vocab_merges_layout.h),
 // else vocab.txt (BERT; lower-casing from tokenizer_config.json's do_lower_case, default true),
 // else tokenizer.json (BPE model). Throws qkv::Error naming the folder when there is none, and

@@ -2,11 +2,14 @@
 // the ids Hugging Face's own implementations give), with and without special tokens.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/tokenize/tokenizer.h"
+#include "core/util/error.h"
 #include "tests/core/tokenize_test_files.h"
+#include "tests/support/fixture_writer.h"
 #include "tests/support/shared_assets.h"
 
 namespace qkv::test {
@@ -33,12 +36,31 @@ TEST_P(TokenizeFamily, MatchesTokenReference) {
         for (const Token& t : tokens)
             if (!t.special) plain.push_back(t.id);
         EXPECT_EQ(plain, sentence.at("ids_no_special").get<std::vector<int>>());
+        // Translation tokenizers also give the target side's ids (Marian's target.spm).
+        if (sentence.contains("target_ids")) {
+            const std::vector<Token> target = tokenizer->encodeTarget(text);
+            EXPECT_EQ(idsOf(target), sentence.at("target_ids").get<std::vector<int>>());
+            EXPECT_EQ(piecesOf(target),
+                      sentence.at("target_tokens").get<std::vector<std::string>>());
+        }
+        // Spans run left to right (tokens holding bytes of one character share its span).
+        std::size_t previousBegin = 0;
+        for (const Token& t : tokens) {
+            EXPECT_LE(t.begin, t.end);
+            EXPECT_LE(t.end, text.size());
+            EXPECT_GE(t.begin, previousBegin) << t.piece;
+            previousBegin = t.begin;
+        }
     }
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedTokenizers, TokenizeFamily,
-                         testing::Values("pythia", "qwen2", "roberta"),
-                         [](const auto& info) { return info.param; });
+                         testing::Values("pythia", "qwen2", "roberta", "t5", "marian-en-fr"),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
 
 // OPT's tokenizer is GPT-2's vocab.json + merges.txt with </s> put before the text; any GPT-2
 // tokenizer whose tokenizer_config.json sets add_bos_token puts its bos_token there.
@@ -67,6 +89,50 @@ TEST(TokenizeFamily, BosAddingGpt2Tokenizers) {
         EXPECT_EQ(idsOf(tokens), c.ids);
         EXPECT_EQ(tokens.front().special, c.ids.size() == 3);
     }
+}
+
+}  // namespace
+}  // namespace qkv::test
+
+namespace qkv::test {
+namespace {
+
+std::string errorLoading(const std::filesystem::path& folder) {
+    try {
+        loadTokenizer(folder);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+// SentencePiece files that are not what their names say are refused by name.
+TEST(TokenizeFamily, BrokenSentencePieceFilesAreNamed) {
+    TempDir dir;
+    std::ofstream(dir.path() / "spiece.model") << "not a protobuf";
+    std::string message = errorLoading(dir.path());
+    EXPECT_NE(message.find("spiece.model: not a SentencePiece model"), std::string::npos)
+        << message;
+
+    QKV_REQUIRE_SHARED(shared);
+    TempDir marian;
+    std::filesystem::copy_file(shared / "tokenizers" / "marian-en-fr" / "source.spm",
+                               marian.path() / "source.spm");
+    std::ofstream(marian.path() / "vocab.json") << R"({"<unk>": 1, "▁The": 2})";
+    message = errorLoading(marian.path());
+    EXPECT_NE(message.find("vocab.json: has no </s> entry"), std::string::npos) << message;
+}
+
+TEST(TokenizeFamily, SentencePieceDisplayTextShowsWordBoundariesAsSpaces) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto t5 = loadTokenizer(shared / "tokenizers" / "t5");
+    const std::vector<Token> tokens = t5->encode("The movie");
+    ASSERT_EQ(tokens.size(), 3u);
+    EXPECT_EQ(t5->displayText(tokens[1].id), " movie");
+    EXPECT_EQ(t5->piece(32099), "<extra_id_0>");  // T5's sentinels follow the model's pieces
+    EXPECT_EQ(t5->vocabSize(), 32100);
+    EXPECT_TRUE(tokens.back().special);
+    EXPECT_EQ(tokens.back().piece, "</s>");
 }
 
 }  // namespace
