@@ -41,6 +41,16 @@ FakeHubRepo tinyRepo(const std::string& id) {
     return repo;
 }
 
+// The tiny repository whose CDN breaks the weights' first transfer off after 1/`part` of them.
+FakeHubRepo droppingRepo(const std::string& id, int part) {
+    FakeHubRepo repo = tinyRepo(id);
+    for (const auto& f : repo.files)
+        if (f.name == "model.safetensors") repo.dropAfter = f.content.size() / part;
+    repo.dropFile = "model.safetensors";
+    repo.drops = 1;
+    return repo;
+}
+
 HubSettings settingsFor(const FakeHubServer& server, const fs::path& cache) {
     HubSettings s;
     s.endpoint = server.endpoint();
@@ -197,11 +207,8 @@ TEST(HubDownload, AFileThatDoesNotMatchItsEtagIsDiscarded) {
 
 TEST(HubDownload, ABrokenTransferResumesOnTheNextTry) {
     FakeHubServer server;
-    FakeHubRepo repo = tinyRepo("flaky");
+    const FakeHubRepo repo = droppingRepo("flaky", 3);
     const std::string& weights = fileNamed(repo, "model.safetensors").content;
-    repo.dropFile = "model.safetensors";
-    repo.dropAfter = weights.size() / 3;
-    repo.drops = 1;
     server.add(repo);
     TempDir cache;
     const HubSettings s = settingsFor(server, cache.path());
@@ -223,11 +230,8 @@ TEST(HubDownload, ABrokenTransferResumesOnTheNextTry) {
 
 TEST(HubDownload, AServerThatIgnoresRangeIsFetchedWhole) {
     FakeHubServer server;
-    FakeHubRepo repo = tinyRepo("norange");
+    FakeHubRepo repo = droppingRepo("norange", 2);
     const std::string& weights = fileNamed(repo, "model.safetensors").content;
-    repo.dropFile = "model.safetensors";
-    repo.dropAfter = weights.size() / 2;
-    repo.drops = 1;
     repo.ignoreRange = true;
     server.add(repo);
     TempDir cache;
