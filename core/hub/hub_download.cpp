@@ -165,8 +165,8 @@ class Downloader {
     void transfer(const RemoteFile& file, const fs::path& partial) {
         std::error_code ec;
         std::uint64_t offset = fs::exists(partial, ec) ? fs::file_size(partial, ec) : 0;
-        if (ec || offset >= file.size) offset = 0;  // unusable leftovers are fetched anew
-        const std::uint64_t doneBefore = m_progress.done;
+        if (ec || offset >= file.size) offset = 0;         // unusable leftovers are fetched anew
+        const std::uint64_t doneBefore = m_progress.done;  // of the files before this one
         std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(
             std::fopen(partial.c_str(), offset > 0 ? "r+b" : "wb"), &std::fclose);
         if (!out) throw Error(failure(file, "cannot write " + partial.string(), errno));
@@ -185,7 +185,7 @@ class Downloader {
             }
             written = at + size;
             m_progress.fileDone = std::min(file.size, written);
-            m_progress.done = doneBefore + m_progress.fileDone - offset;
+            m_progress.done = doneBefore + m_progress.fileDone;  // a resumed part counts
             return true;
         };
         const HttpClient::Listener listener = [this] {
@@ -193,6 +193,7 @@ class Downloader {
         };
         if (offset > 0) std::fseek(out.get(), static_cast<long>(offset), SEEK_SET);
         m_progress.fileDone = offset;
+        m_progress.done = doneBefore + offset;
         if (!report(DownloadProgress::Stage::Downloading, true)) throw Cancelled();
         HttpResponse r;
         try {

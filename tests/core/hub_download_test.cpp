@@ -221,8 +221,14 @@ TEST(HubDownload, ABrokenTransferResumesOnTheNextTry) {
     EXPECT_FALSE(fs::exists(blobs / etag));
     EXPECT_FALSE(fs::exists(cache.path() / "models--flaky" / "refs" / "main"));
 
-    const DownloadResult result = downloadModel("flaky", "main", s);
+    DownloadProgress last;
+    const DownloadResult result = downloadModel("flaky", "main", s, [&](const auto& p) {
+        last = p;
+        return true;
+    });
     EXPECT_EQ(server.requests().back().range, "bytes=" + std::to_string(repo.dropAfter) + "-");
+    EXPECT_EQ(last.done, last.total);  // the resumed part counts towards the whole
+    EXPECT_EQ(last.total, weights.size());
     EXPECT_EQ(contentOf(blobs / etag), weights);
     EXPECT_FALSE(fs::exists(blobs / (etag + ".incomplete")));
     EXPECT_EQ(result.filesFetched, 1);  // the small files were kept from the first try
