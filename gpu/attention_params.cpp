@@ -30,16 +30,16 @@ GemmParams headGemm(uint32_t m, uint32_t n, uint32_t k, uint32_t lda, uint32_t l
 
 }  // namespace
 
-ScratchPlan planScratch(int tokens, int heads, uint64_t maxScratchBytes) {
-    const size_t headStride = (static_cast<size_t>(tokens) * tokens + 63) / 64 * 64;
+ScratchPlan planScratch(int queries, int keys, int heads, uint64_t maxScratchBytes) {
+    const size_t headStride = (static_cast<size_t>(queries) * keys + 63) / 64 * 64;
     const size_t fit = maxScratchBytes / (headStride * sizeof(float));
     return {headStride, static_cast<int>(std::clamp<size_t>(fit, 1, static_cast<size_t>(heads)))};
 }
 
 GemmParams scoreParams(const AttentionOperands& shape, const AttentionOptions& options,
                        const ScratchPlan& plan, int firstHead) {
-    const uint32_t n = shape.tokens, dk = shape.layout.headDim;
-    GemmParams p = headGemm(n, n, dk, shape.queryColumns, shape.keyColumns, n, firstHead);
+    const uint32_t n = shape.queries, keys = shape.keys, dk = shape.layout.headDim;
+    GemmParams p = headGemm(n, keys, dk, shape.queryColumns, shape.keyColumns, keys, firstHead);
     p.cOffset = chunkOffset(plan, firstHead);
     p.aBatchStride = dk;
     p.bBatchStride = dk;
@@ -49,14 +49,17 @@ GemmParams scoreParams(const AttentionOperands& shape, const AttentionOptions& o
     p.alpha = options.scaleOutside ? 1.0f : options.scaleFor(dk);
     p.flags = vectorFlag(shape.queryColumns % 4 == 0 && dk % 4 == 0, gemm::kVecA) |
               vectorFlag(shape.keyColumns % 4 == 0 && dk % 4 == 0, gemm::kVecB) |
-              vectorFlag(n % 4 == 0, gemm::kVecC);
+              vectorFlag(keys % 4 == 0, gemm::kVecC);
     return p;
 }
 
 SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptions& options,
-                            const ScratchPlan& plan) {
+                            const ScratchPlan& plan, int firstHead) {
     SoftmaxParams p{};
-    p.n = shape.tokens;
+    p.n = shape.queries;
+    p.keys = shape.keys;
+    p.firstHead = static_cast<uint32_t>(firstHead);
+    p.hasBias = options.positionBias ? 1u : 0u;
     p.headStride = plan.headStride;
     p.causal = options.causal;
     p.maskSelf = options.maskSelf;
@@ -71,15 +74,15 @@ SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptio
 
 GemmParams valueParams(const AttentionOperands& shape, const AttentionOptions& options,
                        const ScratchPlan& plan, int firstHead) {
-    const uint32_t n = shape.tokens, dk = shape.layout.headDim;
-    GemmParams p = headGemm(n, dk, n, n, shape.valueColumns, shape.outColumns, firstHead);
+    const uint32_t n = shape.queries, keys = shape.keys, dk = shape.layout.headDim;
+    GemmParams p = headGemm(n, dk, keys, keys, shape.valueColumns, shape.outColumns, firstHead);
     p.aOffset = chunkOffset(plan, firstHead);
     p.aBatchStride = plan.headStride;
     p.bBatchStride = dk;
     p.cBatchStride = dk;
     p.aGroup = 1;
     p.bGroup = shape.layout.valueGroup;
-    p.flags = vectorFlag(options.causal, gemm::kCausal) | vectorFlag(n % 4 == 0, gemm::kVecA) |
+    p.flags = vectorFlag(options.causal, gemm::kCausal) | vectorFlag(keys % 4 == 0, gemm::kVecA) |
               vectorFlag(shape.valueColumns % 4 == 0 && dk % 4 == 0, gemm::kVecB) |
               vectorFlag(shape.outColumns % 4 == 0 && dk % 4 == 0, gemm::kVecC);
     return p;

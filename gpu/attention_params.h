@@ -13,25 +13,26 @@ namespace qkv::gpu {
 
 // The row strides of attention's operands and the shape of its heads.
 struct AttentionOperands {
-    uint32_t tokens;  // n: rows of q, k, v and out
+    uint32_t queries;  // n_q: rows of q and out
+    uint32_t keys;     // n_k: rows of k and v (= n_q but in cross-attention)
     uint32_t queryColumns, keyColumns, valueColumns, outColumns;
     AttentionLayout layout;
 };
 
-// Per-head n x n matrices start on 256-byte boundaries; heads are processed in chunks so the
+// Per-head n_q x n_k matrices start on 256-byte boundaries; heads are processed in chunks so the
 // scratch stays within one shader-addressable range (at most `maxScratchBytes`).
 struct ScratchPlan {
     size_t headStride;  // floats from one head's matrix to the next
     int chunk;          // heads per chunk
     size_t floats() const { return headStride * chunk; }
 };
-ScratchPlan planScratch(int tokens, int heads, uint64_t maxScratchBytes);
+ScratchPlan planScratch(int queries, int keys, int heads, uint64_t maxScratchBytes);
 
 // Raw scores of heads [firstHead, firstHead + chunk heads) into the chunk's scratch.
 GemmParams scoreParams(const AttentionOperands& shape, const AttentionOptions& options,
                        const ScratchPlan& plan, int firstHead);
 SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptions& options,
-                            const ScratchPlan& plan);
+                            const ScratchPlan& plan, int firstHead);
 // out_h = A_h v_h for the chunk's heads, A read from the chunk's scratch.
 GemmParams valueParams(const AttentionOperands& shape, const AttentionOptions& options,
                        const ScratchPlan& plan, int firstHead);

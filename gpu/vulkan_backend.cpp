@@ -194,23 +194,28 @@ class VulkanBackend final : public Backend {
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
-        const int n = q.rows();
+        const int n = q.rows(), keys = k.rows();
         const int heads = layout.heads;
         auto columnsNeeded = [&](int group) { return ((heads - 1) / group + 1) * layout.headDim; };
         requireShape(heads > 0 && layout.headDim > 0 && layout.queryGroup > 0 &&
-                         layout.keyGroup > 0 && layout.valueGroup > 0 && k.rows() == n &&
-                         v.rows() == n && out.rows() == n && out.cols() == heads * layout.headDim &&
+                         layout.keyGroup > 0 && layout.valueGroup > 0 && v.rows() == keys &&
+                         attentionShapeAllowed(options, n, keys, heads) && out.rows() == n &&
+                         out.cols() == heads * layout.headDim &&
                          q.cols() >= columnsNeeded(layout.queryGroup) &&
                          k.cols() >= columnsNeeded(layout.keyGroup) &&
                          v.cols() >= columnsNeeded(layout.valueGroup),
                      "attention");
-        if (n > 65535) throw Error("the Vulkan backend handles at most 65535 tokens");
-        const AttentionOperands shape{
-            static_cast<uint32_t>(n),          static_cast<uint32_t>(q.cols()),
-            static_cast<uint32_t>(k.cols()),   static_cast<uint32_t>(v.cols()),
-            static_cast<uint32_t>(out.cols()), layout};
+        if (std::max(n, keys) > 65535)
+            throw Error("the Vulkan backend handles at most 65535 tokens");
+        const AttentionOperands shape{static_cast<uint32_t>(n),
+                                      static_cast<uint32_t>(keys),
+                                      static_cast<uint32_t>(q.cols()),
+                                      static_cast<uint32_t>(k.cols()),
+                                      static_cast<uint32_t>(v.cols()),
+                                      static_cast<uint32_t>(out.cols()),
+                                      layout};
         const ScratchPlan plan =
-            planScratch(n, heads,
+            planScratch(n, keys, heads,
                         std::min<VkDeviceSize>(m_context->properties().limits.maxStorageBufferRange,
                                                VkDeviceSize{256} << 20));
         const BufferRegion& raw = scratch(m_rawScores, plan.floats(), "attention scores");
@@ -220,18 +225,23 @@ class VulkanBackend final : public Backend {
         const bool transform = options.transform != ScoreTransform::None || options.softCap > 0.0f;
         const BufferRegion* scores =
             transform ? &scratch(m_scores, plan.floats(), "transformed attention scores") : &raw;
-        const SoftmaxParams softmax = softmaxParams(shape, options, plan);
-
         for (int base = 0; base < heads; base += plan.chunk) {
             const int count = std::min(plan.chunk, heads - base);
             gemm(true, scoreParams(shape, options, plan, base), count,
                  rowMajor(q, "attention").region(), rowMajor(k, "attention").region(), raw,
                  nullptr);
-            m_recorder.dispatch(
-                Kernel::Softmax,
-                {{&raw, false}, {transform ? scores : nullptr, true}, {&probabilities, true}},
-                softmax, n, count, 1);
-            if (capture) stageCapture(*capture, base, count, n, plan, *scores, probabilities);
+            const BufferRegion* bias = options.positionBias
+                                           ? &rowMajor(*options.positionBias, "attention").region()
+                                           : nullptr;
+            m_recorder.dispatch(Kernel::Softmax,
+                                {{&raw, false},
+                                 {transform ? scores : nullptr, true},
+                                 {&probabilities, true},
+                                 {bias, false}},
+                                softmaxParams(shape, options, plan, base), n, count, 1);
+            if (capture)
+                stageCapture(*capture, base, count, static_cast<size_t>(n) * keys, plan, *scores,
+                             probabilities);
             gemm(false, valueParams(shape, options, plan, base), count, probabilities,
                  rowMajor(v, "attention").region(), rowMajor(out, "attention").region(), nullptr);
         }
@@ -239,13 +249,12 @@ class VulkanBackend final : public Backend {
 
   private:
     // Queues the captured heads of a chunk for download at the next flush.
-    void stageCapture(const AttentionCapture& capture, int base, int count, int n,
+    void stageCapture(const AttentionCapture& capture, int base, int count, size_t values,
                       const ScratchPlan& plan, const BufferRegion& scores,
                       const BufferRegion& probabilities) {
         for (int local = 0; local < count; ++local) {
             const size_t h = base + local;
             const VkDeviceSize offset = sizeof(float) * plan.headStride * local;
-            const size_t values = static_cast<size_t>(n) * n;
             if (h < capture.scores.size() && capture.scores[h])
                 m_staging.download(scores, offset, values * sizeof(float), capture.scores[h]);
             if (h < capture.probabilities.size() && capture.probabilities[h])

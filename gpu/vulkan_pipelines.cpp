@@ -35,7 +35,7 @@ KernelSpec spec(Kernel kernel) {
         case Kernel::GemvTransposedB:
             return {"gemv (transposed B)", spirv::gemv, 4, sizeof(GemmParams), 64, {1, QKV_B_F32}};
         case Kernel::Softmax:
-            return {"softmax", spirv::softmax, 3, sizeof(SoftmaxParams), 128, {}};
+            return {"softmax", spirv::softmax, 4, sizeof(SoftmaxParams), 128, {}};
         case Kernel::Norm:
             return {"norm", spirv::norm, 4, sizeof(NormParams), 128, {}};
         case Kernel::Eltwise:

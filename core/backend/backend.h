@@ -53,6 +53,9 @@ struct AttentionOptions {
     float scale = 0.0f;                               // multiplies q·k; 0: 1/sqrt(headDim)
     float softCap = 0.0f;  // after the transform: s := cap·tanh(s/cap) (Gemma-2); 0: none
     int window = 0;        // query i sees keys i-window < j (sliding window); 0: all
+    // Added to each head's scores before the mask (T5's relative position bias): heads·n_q rows
+    // of n_k, head h's rows first. Not part of the captured scores. Null: none.
+    const Tensor* positionBias = nullptr;
 
     float scaleFor(int headDim) const {
         return scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
@@ -60,8 +63,19 @@ struct AttentionOptions {
     KeyMask keyMask() const { return {causal, window}; }
 };
 
-// Host destinations for what a head computed: n x n row-major per query head, nullptr where not
-// wanted. Scores are the scaled (transformed, soft-capped) scores before masking; probabilities
+// Whether an attention's shapes suit its options: n_q and n_k differ only without a mask or a
+// score transform (both need a square), and a position bias has heads·n_q rows of n_k.
+inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int keys, int heads) {
+    const bool square = queries == keys;
+    const bool unmasked =
+        !o.causal && !o.maskSelf && o.window == 0 && o.transform == ScoreTransform::None;
+    const bool bias = !o.positionBias ||
+                      (o.positionBias->rows() == heads * queries && o.positionBias->cols() == keys);
+    return queries > 0 && keys > 0 && (square || unmasked) && bias;
+}
+
+// Host destinations for what a head computed: n_q x n_k row-major per query head, nullptr where
+// not wanted. Scores are the scaled (transformed, soft-capped) scores before masking; probabilities
 // are the weights applied to the values.
 struct AttentionCapture {
     std::vector<float*> scores;
@@ -102,8 +116,10 @@ class Backend {
     virtual void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) = 0;
     virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination) = 0;
 
-    // Multi-head attention: out (n x heads*headDim) = softmax(mask(S)) V per head, with
-    // S = cap(transform(scale · q k^T)). Fills capture's host buffers (may be null) by the
+    // Multi-head attention: out (n_q x heads*headDim) = softmax(mask(S + B)) V per head, with
+    // S = cap(transform(scale · q k^T)) and B the optional position bias. q has n_q rows, k and
+    // v n_k: they differ only in cross-attention, which allows no causal, window, self mask or
+    // score transform. Fills capture's host buffers (n_q x n_k per head; may be null) by the
     // time of the next download() or synchronize().
     virtual void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                            const AttentionLayout& layout, const AttentionOptions& options,

@@ -265,20 +265,20 @@ class CpuBackend final : public Backend {
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
-        const int n = q.rows();
+        const int n = q.rows(), keys = k.rows();
         const int dk = layout.headDim;
-        requireShape(
-            k.rows() == n && v.rows() == n && out.rows() == n && out.cols() == layout.heads * dk,
-            "attention");
+        requireShape(v.rows() == keys && out.rows() == n && out.cols() == layout.heads * dk &&
+                         attentionShapeAllowed(options, n, keys, layout.heads),
+                     "attention");
         const float scale = options.scaleFor(dk);
-        const size_t cells = static_cast<size_t>(n) * n;
+        const size_t cells = static_cast<size_t>(n) * keys;
         auto captured = [&](std::vector<float*> AttentionCapture::*slots, int h) -> float* {
             if (!capture || h >= static_cast<int>((capture->*slots).size())) return nullptr;
             return (capture->*slots)[h];
         };
         // Heads are independent: each pool thread takes a run of them with its own scratch.
         // Scores and probabilities are computed in the capture's buffers where there are some,
-        // so a captured head costs at most one n x n copy.
+        // so a captured head costs at most one n_q x n_k copy.
         m_pool.parallelFor(layout.heads, [&](int, int firstHead, int lastHead) {
             std::vector<float> scratch(cells);
             std::vector<float> transposeScratch;
@@ -291,13 +291,18 @@ class CpuBackend final : public Backend {
                 float* probabilities = captured(&AttentionCapture::probabilities, h);
                 if (!probabilities) probabilities = scratch.data();
                 gemm(nullptr, qh, kh.transposed(), options.scaleOutside ? 1.0f : scale, 0.0f,
-                     scores, n);
+                     scores, keys);
                 applyTransform(options.transform, n, scores, transposeScratch);
                 if (options.softCap > 0.0f) softCap(options.softCap, cells, scores);
                 if (probabilities != scores)
                     std::memcpy(probabilities, scores, sizeof(float) * cells);
-                softmaxRows(n, options, options.scaleOutside ? scale : 1.0f, probabilities);
-                gemm(nullptr, MatrixView::rowMajor(probabilities, n, n), vh, 1.0f, 0.0f,
+                if (options.positionBias) {
+                    ArrayMap(probabilities, static_cast<Eigen::Index>(cells)) +=
+                        ConstArrayMap(cpu(*options.positionBias).data() + h * cells,
+                                      static_cast<Eigen::Index>(cells));
+                }
+                softmaxRows(n, keys, options, options.scaleOutside ? scale : 1.0f, probabilities);
+                gemm(nullptr, MatrixView::rowMajor(probabilities, n, keys), vh, 1.0f, 0.0f,
                      cpu(out).data() + h * dk, out.cols());
             }
         });
@@ -345,11 +350,12 @@ class CpuBackend final : public Backend {
     }
 
     // Masked softmax per row, then multiplied by `postScale` (the scale when it sits outside).
-    static void softmaxRows(int n, const AttentionOptions& options, float postScale, float* s) {
+    static void softmaxRows(int n, int keys, const AttentionOptions& options, float postScale,
+                            float* s) {
         for (int i = 0; i < n; ++i) {
-            ArrayMap row(s + static_cast<size_t>(i) * n, n);
+            ArrayMap row(s + static_cast<size_t>(i) * keys, keys);
             const int first = options.keyMask().firstVisible(i);
-            const int end = options.causal ? i + 1 : n;  // keys first..end-1 are visible
+            const int end = options.causal ? i + 1 : keys;  // keys first..end-1 are visible
             // Reformer's rule: mask the token itself unless it has nothing else to attend to.
             const bool maskDiagonal = options.maskSelf && end - first > 1;
             if (maskDiagonal) row(i) = -std::numeric_limits<float>::infinity();
@@ -359,7 +365,7 @@ class CpuBackend final : public Backend {
             if (maskDiagonal) row(i) = 0.0f;
             visible *= postScale / visible.sum();
             row.head(first).setZero();
-            row.tail(n - end).setZero();
+            row.tail(keys - end).setZero();
         }
     }
 

@@ -4,17 +4,19 @@
 // Masked softmax of attention scores, one workgroup per (query row, head).
 //
 // `raw` holds q k^T, already multiplied by the score scale unless it sits outside the softmax,
-// one n x n matrix per head. With a score transform the row is first replaced by (S + S^T) / 2 or
+// one n x keys matrix per head (keys = n but in cross-attention, which has no mask or transform). With a score transform the row is first replaced by (S + S^T) / 2 or
 // (S - S^T) / 2 (reading the head's column too), then soft-capped (cap·tanh(s/cap)) when a cap is
 // set; either way the result is written to `scores` for capture. Masking follows the CPU backend:
 // causal rows see keys 0..i, a sliding window only keys past i - window; with maskSelf a token
-// does not see itself unless nothing else is visible. Probabilities are multiplied by
+// does not see itself unless nothing else is visible. A position bias (T5), when bound, is added
+// before the mask; the captured scores exclude it. Probabilities are multiplied by
 // `postScale` (the scale when it sits outside, else 1) and written to `probabilities`.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer Raw { float raw[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Scores { float scores[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Probabilities { float probabilities[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
 
 layout(push_constant) uniform Params { QKV_SOFTMAX_PARAMS } p;
 
@@ -37,7 +39,7 @@ float safeTanh(float v) {
 }
 
 float score(uint head, uint i, uint j) {
-    float s = raw[head + i * p.n + j];
+    float s = raw[head + i * p.keys + j];
     if (p.transform != QKV_TRANSFORM_NONE) {
         const float t = raw[head + j * p.n + i];
         s = 0.5 * (p.transform == QKV_TRANSFORM_SYMMETRIC ? s + t : s - t);
@@ -45,23 +47,29 @@ float score(uint head, uint i, uint j) {
     return p.softCap > 0.0 ? p.softCap * safeTanh(s / p.softCap) : s;
 }
 
+// What the softmax sees: the score plus the head's position bias, if any.
+float logit(float s, uint i, uint j) {
+    if (p.hasBias == 0u) return s;
+    return s + bias[((p.firstHead + gl_WorkGroupID.y) * p.n + i) * p.keys + j];
+}
+
 void main() {
     const uint i = gl_WorkGroupID.x;
     const uint head = gl_WorkGroupID.y * p.headStride;
-    const uint row = head + i * p.n;
+    const uint row = head + i * p.keys;
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
     const uint first = p.window > 0u && i + 1u > p.window ? i + 1u - p.window : 0u;
-    const uint last = p.causal != 0u ? i : p.n - 1u;  // keys first..last are visible
+    const uint last = p.causal != 0u ? i : p.keys - 1u;  // keys first..last are visible
     const bool maskDiagonal = p.maskSelf != 0u && last > first;
     const bool rewritten = p.transform != QKV_TRANSFORM_NONE || p.softCap > 0.0;
 
     vec2 running = vec2(kMinusInfinity, 0.0);
-    for (uint j = lid; j < p.n; j += size) {
+    for (uint j = lid; j < p.keys; j += size) {
         const float s = score(head, i, j);
         if (rewritten) scores[row + j] = s;
         if (j < first || j > last || (maskDiagonal && j == i)) continue;
-        running = merge(running, vec2(s, 1.0));
+        running = merge(running, vec2(logit(s, i, j), 1.0));
     }
     reduction[lid] = running;
     barrier();
@@ -71,8 +79,8 @@ void main() {
     }
     const float rowMax = reduction[0].x;
     const float norm = p.postScale / reduction[0].y;
-    for (uint j = lid; j < p.n; j += size) {
+    for (uint j = lid; j < p.keys; j += size) {
         const bool visible = j >= first && j <= last && !(maskDiagonal && j == i);
-        probabilities[row + j] = visible ? exp(score(head, i, j) - rowMax) * norm : 0.0;
+        probabilities[row + j] = visible ? exp(logit(score(head, i, j), i, j) - rowMax) * norm : 0.0;
     }
 }

@@ -365,6 +365,8 @@ struct AttentionShape {
     int n;
     AttentionLayout layout;
     int qHeads, kHeads, vHeads;  // heads stored in each input
+    int keys = 0;                // rows of k and v (cross-attention); 0: n
+    int keyCount() const { return keys > 0 ? keys : n; }
 };
 
 // One attention call: a shape, options, which heads are captured, and the inputs' seed.
@@ -373,6 +375,7 @@ struct AttentionRun {
     AttentionOptions options;
     bool captureAll;  // else scores of even heads and probabilities of heads h % 3 == 1
     unsigned seed;
+    bool positionBias = false;  // a random heads·n x keys bias (seed + 3), as T5 adds
 };
 
 struct AttentionOutputs {
@@ -390,13 +393,14 @@ AttentionOutputs runAttention(Backend& be, const AttentionRun& r) {
     const AttentionShape& c = r.shape;
     const int dk = c.layout.headDim;
     const int heads = c.layout.heads;
+    const int keys = c.keyCount();
     const auto q = randomValues(static_cast<size_t>(c.n) * c.qHeads * dk, r.seed, 2.0f);
-    const auto k = randomValues(static_cast<size_t>(c.n) * c.kHeads * dk, r.seed + 1, 2.0f);
-    const auto v = randomValues(static_cast<size_t>(c.n) * c.vHeads * dk, r.seed + 2);
-    const size_t square = static_cast<size_t>(c.n) * c.n;
+    const auto k = randomValues(static_cast<size_t>(keys) * c.kHeads * dk, r.seed + 1, 2.0f);
+    const auto v = randomValues(static_cast<size_t>(keys) * c.vHeads * dk, r.seed + 2);
+    const size_t cells = static_cast<size_t>(c.n) * keys;
     AttentionOutputs o;
-    o.scores.assign(heads, std::vector<float>(square, -7.0f));
-    o.probabilities.assign(heads, std::vector<float>(square, -7.0f));
+    o.scores.assign(heads, std::vector<float>(cells, -7.0f));
+    o.probabilities.assign(heads, std::vector<float>(cells, -7.0f));
     AttentionCapture capture;
     for (int h = 0; h < heads; ++h) {
         capture.scores.push_back(capturesScores(r, h) ? o.scores[h].data() : nullptr);
@@ -404,19 +408,27 @@ AttentionOutputs runAttention(Backend& be, const AttentionRun& r) {
                                                                     : nullptr);
     }
     auto qt = be.upload(q.data(), c.n, c.qHeads * dk);
-    auto kt = be.upload(k.data(), c.n, c.kHeads * dk);
-    auto vt = be.upload(v.data(), c.n, c.vHeads * dk);
+    auto kt = be.upload(k.data(), keys, c.kHeads * dk);
+    auto vt = be.upload(v.data(), keys, c.vHeads * dk);
     auto out = be.create(c.n, heads * dk);
-    be.attention(*qt, *kt, *vt, c.layout, r.options, *out, &capture);
+    AttentionOptions options = r.options;
+    std::unique_ptr<Tensor> bias;
+    if (r.positionBias) {
+        const auto values = randomValues(cells * heads, r.seed + 3, 3.0f);
+        bias = be.upload(values.data(), heads * c.n, keys);
+        options.positionBias = bias.get();
+    }
+    be.attention(*qt, *kt, *vt, c.layout, options, *out, &capture);
     o.out = download(be, *out);
     return o;
 }
 
 std::string shapeTag(const AttentionShape& c) {
     const AttentionLayout& l = c.layout;
-    return "n" + std::to_string(c.n) + "_h" + std::to_string(l.heads) + "_d" +
-           std::to_string(l.headDim) + "_g" + std::to_string(l.queryGroup) + "_" +
-           std::to_string(l.keyGroup) + "_" + std::to_string(l.valueGroup);
+    return "n" + std::to_string(c.n) + (c.keys > 0 ? "x" + std::to_string(c.keys) : "") + "_h" +
+           std::to_string(l.heads) + "_d" + std::to_string(l.headDim) + "_g" +
+           std::to_string(l.queryGroup) + "_" + std::to_string(l.keyGroup) + "_" +
+           std::to_string(l.valueGroup);
 }
 
 std::string optionsTag(const AttentionOptions& o) {
@@ -433,12 +445,14 @@ std::string optionsTag(const AttentionOptions& o) {
 
 std::string describeAttention(const AttentionShape& c, const AttentionOptions& o) {
     const AttentionLayout& l = c.layout;
-    return "attention: n " + std::to_string(c.n) + ", heads " + std::to_string(l.heads) + ", d_k " +
-           std::to_string(l.headDim) + ", groups q/k/v " + std::to_string(l.queryGroup) + "/" +
-           std::to_string(l.keyGroup) + "/" + std::to_string(l.valueGroup) +
-           ", stored heads q/k/v " + std::to_string(c.qHeads) + "/" + std::to_string(c.kHeads) +
-           "/" + std::to_string(c.vHeads) + (o.causal ? ", causal" : ", not causal") +
-           (o.maskSelf ? ", maskSelf" : "") + (o.scaleOutside ? ", scaleOutside" : "") +
+    return "attention: n " + std::to_string(c.n) +
+           (c.keys > 0 ? ", keys " + std::to_string(c.keys) : "") + ", heads " +
+           std::to_string(l.heads) + ", d_k " + std::to_string(l.headDim) + ", groups q/k/v " +
+           std::to_string(l.queryGroup) + "/" + std::to_string(l.keyGroup) + "/" +
+           std::to_string(l.valueGroup) + ", stored heads q/k/v " + std::to_string(c.qHeads) + "/" +
+           std::to_string(c.kHeads) + "/" + std::to_string(c.vHeads) +
+           (o.causal ? ", causal" : ", not causal") + (o.maskSelf ? ", maskSelf" : "") +
+           (o.scaleOutside ? ", scaleOutside" : "") +
            (o.transform == ScoreTransform::Symmetric ? ", symmetric scores"
             : o.transform == ScoreTransform::Skew    ? ", skew scores"
                                                      : "") +
@@ -473,12 +487,31 @@ void addAttentionCases(std::vector<OpCase>& cases) {
         runs.push_back(
             {c, {false, false, false, ScoreTransform::Skew, 0.5f, 0.0f, 3}, false, seed++});
     }
+    // T5: no scaling and a position bias, causal in the decoder's self-attention.
+    for (const AttentionShape& c : {shapes[1], shapes[2], shapes[4]}) {
+        runs.push_back({c, {true, false, false, ScoreTransform::None, 1.0f}, true, seed++, true});
+        runs.push_back({c, {false, false, true, ScoreTransform::None}, false, seed++, true});
+    }
+    // Cross-attention: the target's queries read n_k source keys, with no mask.
+    const AttentionShape rectangular[] = {
+        {7, {4, 8, 1, 1, 1}, 4, 4, 4, 11},   // more source tokens than target tokens
+        {1, {4, 8, 1, 1, 1}, 4, 4, 4, 9},    // the first decoding step
+        {67, {2, 16, 1, 2, 2}, 2, 1, 1, 5},  // GQA, fewer source tokens
+        {9, {3, 5, 1, 1, 1}, 3, 3, 3, 70},   // nothing aligned to 4
+    };
+    for (const AttentionShape& c : rectangular) {
+        runs.push_back({c, {false, false, false, ScoreTransform::None}, true, seed++});
+        runs.push_back({c, {false, false, true, ScoreTransform::None, 0.0f, 3.0f}, false, seed++});
+        runs.push_back({c, {false, false, false, ScoreTransform::None, 1.0f}, true, seed++, true});
+    }
 
     // One case per compared result: the output, then each head's scores and probabilities.
     for (const AttentionRun& r : runs) {
         const std::string prefix = "Attention_" + shapeTag(r.shape) + "_" + optionsTag(r.options) +
+                                   (r.positionBias ? "_Bias" : "") +
                                    (r.captureAll ? "_CaptureAll_" : "_CaptureSome_");
         const std::string about = describeAttention(r.shape, r.options) +
+                                  (r.positionBias ? ", position bias (seed + 3)" : "") +
                                   (r.captureAll ? ", capture all"
                                                 : ", capture scores of even heads and "
                                                   "probabilities of heads h % 3 == 1") +
