@@ -146,6 +146,9 @@ class VulkanBackend final : public Backend {
             case Activation::Relu:
                 op = eltwise::kRelu;
                 break;
+            case Activation::Silu:
+                op = eltwise::kSilu;
+                break;
             case Activation::SwiGlu:
             case Activation::GeluTanhGlu:
                 throw Error("internal error: a gated activation is a two-input op (glu)");

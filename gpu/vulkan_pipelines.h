@@ -53,7 +53,7 @@ struct EltwiseParams {
 namespace eltwise {
 constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_GELU_EXACT,
                    kRelu = QKV_ELTWISE_RELU, kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
-                   kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
+                   kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU;
 }
 
 struct RopeParams {

@@ -3,7 +3,7 @@
 // (Backend::glu); the others apply in place (Backend::activate).
 namespace qkv {
 
-enum class Activation { GeluTanh, GeluExact, Relu, SwiGlu, GeluTanhGlu };
+enum class Activation { GeluTanh, GeluExact, Relu, Silu, SwiGlu, GeluTanhGlu };
 
 inline bool isGated(Activation a) {
     return a == Activation::SwiGlu || a == Activation::GeluTanhGlu;

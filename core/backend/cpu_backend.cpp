@@ -197,6 +197,9 @@ class CpuBackend final : public Backend {
             case Activation::Relu:
                 a = a.max(0.0f);
                 break;
+            case Activation::Silu:  // x·sigmoid(x), Marian's "swish"
+                a = a / (1.0f + (-a).exp());
+                break;
             case Activation::SwiGlu:
             case Activation::GeluTanhGlu:
                 break;

@@ -16,6 +16,7 @@ const uint kRelu = QKV_ELTWISE_RELU;
 const uint kSwiGlu = QKV_ELTWISE_SWIGLU;
 const uint kAdd = QKV_ELTWISE_ADD;
 const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
+const uint kSilu = QKV_ELTWISE_SILU;
 
 // tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
 float safeTanh(float v) {
@@ -55,6 +56,8 @@ float apply(float v, uint index) {
             return 0.5 * v * (1.0 + accurateErf(v * 0.7071067811865476));
         case kRelu:
             return max(v, 0.0);
+        case kSilu:
+            return v / (1.0 + exp(-v));
         case kSwiGlu: {
             const float g = y[index];
             return v * (g / (1.0 + exp(-g)));

@@ -61,6 +61,7 @@
 #define QKV_ELTWISE_SWIGLU 3u
 #define QKV_ELTWISE_ADD 4u
 #define QKV_ELTWISE_GELU_TANH_GLU 5u
+#define QKV_ELTWISE_SILU 6u
 
 // rope.comp: rotary embedding on the first rotaryDims of each head.
 #define QKV_ROPE_PARAMS \

@@ -71,6 +71,8 @@ const char* activationName(Activation a) {
             return "GeluExact";
         case Activation::Relu:
             return "Relu";
+        case Activation::Silu:
+            return "Silu";
         case Activation::SwiGlu:
             return "SwiGlu";
         case Activation::GeluTanhGlu:
@@ -267,7 +269,8 @@ std::vector<float> activationSweep() {
 }
 
 void addActivationCases(std::vector<OpCase>& cases) {
-    for (Activation a : {Activation::GeluTanh, Activation::GeluExact, Activation::Relu}) {
+    for (Activation a :
+         {Activation::GeluTanh, Activation::GeluExact, Activation::Relu, Activation::Silu}) {
         OpCase c;
         c.name = std::string("Activate_") + activationName(a);
         c.description = std::string("activate ") + activationName(a) +
