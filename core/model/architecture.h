@@ -49,8 +49,22 @@ struct Architecture {
     int slidingWindowPeriod = 1;    // layers l with l % period == 0 use the window
 
     // Output.
-    bool tiedEmbeddings = true;  // output projection = token embedding matrix
-    float logitSoftCap = 0.0f;   // logits := cap·tanh(logits/cap); 0: none
+    bool tiedEmbeddings = true;    // output projection = token embedding matrix
+    float logitSoftCap = 0.0f;     // logits := cap·tanh(logits/cap); 0: none
+    float logitInputScale = 1.0f;  // multiplies the last hidden state first (T5 tied: 1/√d)
+
+    // Encoder-decoder models (Marian, T5). The fields above describe the encoder, the stack the
+    // input ids enter; the decoder reads the target ids and, through cross-attention in each of
+    // its layers, the encoder's output: decoderArchitecture().
+    int decoderLayers = 0;  // 0: not an encoder-decoder model
+    int decoderHeads = 0;
+    int decoderHeadDim = 0;
+    int decoderFF = 0;
+    int decoderStartToken = 0;  // the decoder's first input id
+    // T5's relative position bias: a learned value per head and bucket of the key-query offset,
+    // added to the scores of every self-attention layer of a stack (not cross-attention).
+    int relativeBuckets = 0;  // 0: none
+    int relativeMaxDistance = 0;
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
     int windowOf(int layer) const {
@@ -58,6 +72,18 @@ struct Architecture {
     }
     int rotaryWidth() const { return rotaryDims > 0 ? rotaryDims : headDim; }
     KeyMask keyMask(int layer) const { return {causal, windowOf(layer)}; }
+    bool isEncoderDecoder() const { return decoderLayers > 0; }
+    // The decoder's stack as a description of its own: causal, with the decoder's sizes.
+    Architecture decoderArchitecture() const {
+        Architecture d = *this;
+        d.layers = decoderLayers;
+        d.heads = d.kvHeads = decoderHeads;
+        d.headDim = decoderHeadDim;
+        d.dFF = decoderFF;
+        d.causal = true;
+        d.decoderLayers = 0;
+        return d;
+    }
 };
 
 }  // namespace qkv

@@ -1,7 +1,8 @@
 #pragma once
 // What a forward pass captured: per layer the Q, K, V slot projections (after rotary embedding
 // for Q and K) of every head, and for the selected heads the score matrix S (scaled, transformed,
-// before masking) and the attention probabilities A. Host memory, row-major.
+// before masking; without T5's position bias) and the attention probabilities A. Host memory,
+// row-major; n_q x n_k per head (square but in cross-attention).
 #include <Eigen/Core>
 #include <optional>
 #include <vector>
@@ -34,10 +35,13 @@ struct LayerTrace {
 class AttentionTrace {
   public:
     AttentionTrace() = default;
-    AttentionTrace(int tokens, const AttentionLayout& layout)
-        : m_tokens(tokens), m_layout(layout) {}
+    // `keys`: the tokens keys and values come from, when not the queries' own (cross-attention:
+    // target queries read source keys).
+    AttentionTrace(int tokens, const AttentionLayout& layout, int keys = -1)
+        : m_tokens(tokens), m_keys(keys < 0 ? tokens : keys), m_layout(layout) {}
 
-    int tokens() const { return m_tokens; }
+    int tokens() const { return m_tokens; }   // queries: rows of each head's matrices
+    int keyTokens() const { return m_keys; }  // keys: their columns
     int layerCount() const { return static_cast<int>(m_layers.size()); }
     int headCount() const { return m_layout.heads; }
     int headDim() const { return m_layout.headDim; }
@@ -57,6 +61,7 @@ class AttentionTrace {
 
   private:
     int m_tokens = 0;
+    int m_keys = 0;
     AttentionLayout m_layout;
     std::vector<LayerTrace> m_layers;
 };

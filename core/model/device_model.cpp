@@ -17,29 +17,39 @@ DeviceNorm bindNorm(const NormWeights& w, Backend& backend) {
     return out;
 }
 
+DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
+    DeviceLayer d;
+    d.attentionNorm = bindNorm(layer.attentionNorm, backend);
+    d.attentionOutputNorm = bindNorm(layer.attentionOutputNorm, backend);
+    d.query = bindLinear(layer.query, backend);
+    d.key = bindLinear(layer.key, backend);
+    d.value = bindLinear(layer.value, backend);
+    d.output = bindLinear(layer.output, backend);
+    d.mlpNorm = bindNorm(layer.mlpNorm, backend);
+    d.mlpOutputNorm = bindNorm(layer.mlpOutputNorm, backend);
+    d.mlpIn = bindLinear(layer.mlpIn, backend);
+    d.mlpGate = bindLinear(layer.mlpGate, backend);
+    d.mlpOut = bindLinear(layer.mlpOut, backend);
+    d.crossNorm = bindNorm(layer.crossNorm, backend);
+    d.crossQuery = bindLinear(layer.crossQuery, backend);
+    d.crossKey = bindLinear(layer.crossKey, backend);
+    d.crossValue = bindLinear(layer.crossValue, backend);
+    d.crossOutput = bindLinear(layer.crossOutput, backend);
+    return d;
+}
+
 }  // namespace
 
 DeviceModel::DeviceModel(const ModelWeights& weights, Backend& backend) {
     embeddingNorm = bindNorm(weights.embeddingNorm, backend);
-    for (const LayerWeights& layer : weights.layers) {
-        DeviceLayer d;
-        d.attentionNorm = bindNorm(layer.attentionNorm, backend);
-        d.attentionOutputNorm = bindNorm(layer.attentionOutputNorm, backend);
-        d.query = bindLinear(layer.query, backend);
-        d.key = bindLinear(layer.key, backend);
-        d.value = bindLinear(layer.value, backend);
-        d.output = bindLinear(layer.output, backend);
-        d.mlpNorm = bindNorm(layer.mlpNorm, backend);
-        d.mlpOutputNorm = bindNorm(layer.mlpOutputNorm, backend);
-        d.mlpIn = bindLinear(layer.mlpIn, backend);
-        d.mlpGate = bindLinear(layer.mlpGate, backend);
-        d.mlpOut = bindLinear(layer.mlpOut, backend);
-        layers.push_back(std::move(d));
-    }
+    for (const LayerWeights& layer : weights.layers) layers.push_back(bindLayer(layer, backend));
     finalNorm = bindNorm(weights.finalNorm, backend);
     headTransform = bindLinear(weights.headTransform, backend);
     headTransformNorm = bindNorm(weights.headTransformNorm, backend);
     lmHead = bindLinear(weights.lmHead, backend);
+    for (const LayerWeights& layer : weights.decoderLayers)
+        decoderLayers.push_back(bindLayer(layer, backend));
+    decoderFinalNorm = bindNorm(weights.decoderFinalNorm, backend);
 }
 
 }  // namespace qkv

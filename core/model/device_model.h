@@ -24,6 +24,8 @@ struct DeviceLayer {
     DeviceLinear query, key, value, output;
     DeviceNorm mlpNorm, mlpOutputNorm;
     DeviceLinear mlpIn, mlpGate, mlpOut;
+    DeviceNorm crossNorm;
+    DeviceLinear crossQuery, crossKey, crossValue, crossOutput;
 };
 
 struct DeviceModel {
@@ -35,6 +37,8 @@ struct DeviceModel {
     DeviceLinear headTransform;
     DeviceNorm headTransformNorm;
     DeviceLinear lmHead;
+    std::vector<DeviceLayer> decoderLayers;
+    DeviceNorm decoderFinalNorm;
 };
 
 }  // namespace qkv

@@ -5,31 +5,38 @@
 #include <cstring>
 #include <thread>
 
+#include "core/model/relative_position.h"
 #include "core/util/memory.h"
 
 namespace qkv {
 namespace {
 
-const DeviceLinear& projection(const DeviceLayer& layer, Projection p) {
-    switch (p) {
-        case Projection::Query:
-            return layer.query;
-        case Projection::Key:
-            return layer.key;
-        case Projection::Value:
-            return layer.value;
+// One attention block's projections: a layer's self-attention, or a decoder layer's
+// cross-attention.
+struct AttentionBlock {
+    const DeviceLinear& query;
+    const DeviceLinear& key;
+    const DeviceLinear& value;
+    const DeviceLinear& output;
+
+    static AttentionBlock self(const DeviceLayer& l) { return {l.query, l.key, l.value, l.output}; }
+    static AttentionBlock cross(const DeviceLayer& l) {
+        return {l.crossQuery, l.crossKey, l.crossValue, l.crossOutput};
     }
-    return layer.query;
-}
+    const DeviceLinear& projection(Projection p) const {
+        return p == Projection::Query ? query : p == Projection::Key ? key : value;
+    }
+};
 
 // Embeddings computed on the host (a gather from the mapped tables), then uploaded.
-RowMatrixXf embed(const ModelWeights& w, const Architecture& c, const ForwardRequest& request) {
-    const int n = static_cast<int>(request.ids.size());
+RowMatrixXf embed(const ModelWeights& w, const Architecture& c, const std::vector<int>& ids,
+                  const std::vector<int>& tokenTypes) {
+    const int n = static_cast<int>(ids.size());
     RowMatrixXf x(n, c.dModel);
     for (int i = 0; i < n; ++i) {
-        const int type = request.tokenTypes.empty() ? 0 : request.tokenTypes[i];
+        const int type = tokenTypes.empty() ? 0 : tokenTypes[i];
         for (int j = 0; j < c.dModel; ++j) {
-            float v = w.tokenEmbedding.at(request.ids[i], j) * c.embeddingScale;
+            float v = w.tokenEmbedding.at(ids[i], j) * c.embeddingScale;
             if (!w.positionEmbedding.empty()) v += w.positionEmbedding.at(i + c.positionOffset, j);
             if (!w.tokenTypeEmbedding.empty()) v += w.tokenTypeEmbedding.at(type, j);
             x(i, j) = v;
@@ -37,6 +44,9 @@ RowMatrixXf embed(const ModelWeights& w, const Architecture& c, const ForwardReq
     }
     return x;
 }
+
+// Cross-attention sees every source token.
+constexpr KeyMask kUnmasked{false, 0};
 
 int capturedHeads(const Architecture& c, const CaptureSelection& capture) {
     if (!capture.scores && !capture.probabilities) return 0;
@@ -51,8 +61,10 @@ int capturedHeads(const Architecture& c, const CaptureSelection& capture) {
 // fills each slot.
 class LayerRunner {
   public:
-    LayerRunner(Backend& backend, const Architecture& config, const ForwardRequest& request)
-        : m_be(backend), m_c(config), m_request(request) {
+    // `positionBias`: added to every self-attention layer's scores (T5), or null.
+    LayerRunner(Backend& backend, const Architecture& config, const ForwardRequest& request,
+                const Tensor* positionBias = nullptr)
+        : m_be(backend), m_c(config), m_request(request), m_positionBias(positionBias) {
         // Slots filled from W_Q have one head per query head; from W_K or W_V, one per KV head.
         auto groupOf = [&](Projection p) { return p == Projection::Query ? 1 : m_c.kvGroup(); };
         const WConfiguration& a = request.config;
@@ -64,26 +76,36 @@ class LayerRunner {
     Backend& backend() const { return m_be; }
     const Architecture& architecture() const { return m_c; }
 
-    // x := the layer's output; h is scratch of x's shape.
-    void run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, LayerTrace& traced) const {
+    // x := the layer's output; h is scratch of x's shape. A decoder layer of an
+    // encoder-decoder model also attends to `encoded` (the encoder's output) between its
+    // self-attention and its MLP, captured into `crossTraced`.
+    void run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, LayerTrace& traced,
+             const Tensor* encoded = nullptr, LayerTrace* crossTraced = nullptr) const {
+        const AttentionBlock self = AttentionBlock::self(layer);
+        const AttentionBlock cross = AttentionBlock::cross(layer);
+        const KeyMask mask = m_c.keyMask(l);
         if (m_c.parallelResidual) {  // x + attn(ln1 x) + mlp(ln2 x)
             norm(layer.attentionNorm, x, h);
-            auto attention = attend(l, layer, h, traced);
+            auto attention = attend(l, self, h, h, mask, m_positionBias, traced);
             norm(layer.mlpNorm, x, h);
             m_be.add(x, *mlp(layer, h));
             m_be.add(x, *attention);
         } else if (m_c.preNorm) {  // x + out(attn(norm x)), then the same for the MLP
             norm(layer.attentionNorm, x, h);
-            addResidual(x, *attend(l, layer, h, traced), layer.attentionOutputNorm, h);
+            addResidual(x, *attend(l, self, h, h, mask, m_positionBias, traced),
+                        layer.attentionOutputNorm, h);
+            if (encoded) {
+                norm(layer.crossNorm, x, h);
+                m_be.add(x, *attend(l, cross, h, *encoded, kUnmasked, nullptr, *crossTraced));
+            }
             norm(layer.mlpNorm, x, h);
             addResidual(x, *mlp(layer, h), layer.mlpOutputNorm, h);
         } else {  // norm(x + attn(x)), then norm(x + mlp(x))
-            auto attention = attend(l, layer, x, traced);
-            m_be.add(*attention, x);
-            norm(layer.attentionNorm, *attention, x);
-            auto mlpOut = mlp(layer, x);
-            m_be.add(*mlpOut, x);
-            norm(layer.mlpNorm, *mlpOut, x);
+            postNormed(layer.attentionNorm, x, attend(l, self, x, x, mask, m_positionBias, traced));
+            if (encoded)
+                postNormed(layer.crossNorm, x,
+                           attend(l, cross, x, *encoded, kUnmasked, nullptr, *crossTraced));
+            postNormed(layer.mlpNorm, x, mlp(layer, x));
         }
     }
 
@@ -101,6 +123,12 @@ class LayerRunner {
     }
 
   private:
+    // x := norm(x + out), the post-norm residual.
+    void postNormed(const DeviceNorm& n, Tensor& x, std::unique_ptr<Tensor> out) const {
+        m_be.add(*out, x);
+        norm(n, *out, x);
+    }
+
     // x += sublayer output, normed first where the family norms it (Gemma-2).
     void addResidual(Tensor& x, const Tensor& out, const DeviceNorm& outputNorm, Tensor& h) const {
         if (!outputNorm.gamma) {
@@ -121,38 +149,42 @@ class LayerRunner {
     }
 
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.
-    std::unique_ptr<Tensor> attend(int l, const DeviceLayer& layer, const Tensor& input,
+    // The query slot reads `queries`, the key and value slots read `keys` (the same tensor but in
+    // cross-attention), whichever weights the configuration puts in them.
+    std::unique_ptr<Tensor> attend(int l, const AttentionBlock& block, const Tensor& queries,
+                                   const Tensor& keys, const KeyMask& mask, const Tensor* bias,
                                    LayerTrace& traced) const {
         const WConfiguration& config = m_request.config;
-        // One projection per distinct source; rotary embedding on the Q and K slots only (a V
-        // slot filled from W_Q keeps the un-rotated projection).
-        std::unique_ptr<Tensor> projected[3];
-        auto source = [&](Projection p) -> Tensor& {
-            auto& slot = projected[static_cast<int>(p)];
-            if (!slot) slot = linear(projection(layer, p), input);
+        // One projection per distinct (weights, input); rotary embedding on the Q and K slots
+        // only (a V slot filled from W_Q keeps the un-rotated projection).
+        std::unique_ptr<Tensor> projected[3][2], rotated[3][2];
+        auto source = [&](Projection p, const Tensor& input) -> Tensor& {
+            auto& slot = projected[static_cast<int>(p)][&input == &keys ? 1 : 0];
+            if (!slot) slot = linear(block.projection(p), input);
             return *slot;
         };
-        std::unique_ptr<Tensor> rotated[3];
-        auto positioned = [&](Projection p) -> Tensor& {
-            Tensor& raw = source(p);
+        auto positioned = [&](Projection p, const Tensor& input) -> Tensor& {
+            Tensor& raw = source(p, input);
             if (m_c.positions != Positions::Rotary) return raw;
-            auto& slot = rotated[static_cast<int>(p)];
+            auto& slot = rotated[static_cast<int>(p)][&input == &keys ? 1 : 0];
             if (!slot) {
                 slot = m_be.create(raw.rows(), raw.cols());
                 m_be.rope(raw, m_c.headDim, m_c.rotaryWidth(), m_c.ropeTheta, *slot);
             }
             return *slot;
         };
-        Tensor& q = positioned(config.querySource);
-        Tensor& k = positioned(config.keySource);
-        Tensor& v = source(config.valueSource);
+        Tensor& q = positioned(config.querySource, queries);
+        Tensor& k = positioned(config.keySource, keys);
+        Tensor& v = source(config.valueSource, keys);
 
         const int n = q.rows();
-        const AttentionCapture capture = captureInto(l, n, traced);
-        const KeyMask mask = m_c.keyMask(l);
-        const AttentionOptions options{mask.causal,      config.maskSelf,    config.scaleOutside,
-                                       config.transform, m_c.attentionScale, m_c.attentionSoftCap,
-                                       mask.window};
+        const AttentionCapture capture = captureInto(l, n, k.rows(), traced);
+        AttentionOptions options{mask.causal,      config.maskSelf,    config.scaleOutside,
+                                 config.transform, m_c.attentionScale, m_c.attentionSoftCap,
+                                 mask.window};
+        if (&queries != &keys) options.maskSelf = false;  // a target token is not a source one
+        if (&queries != &keys) options.transform = ScoreTransform::None;  // S is not square
+        options.positionBias = bias;
         auto attended = m_be.create(n, m_c.heads * m_c.headDim);
         m_be.attention(q, k, v, m_layout, options, *attended, &capture);
         for (auto [tensor, target] : {std::pair{&q, &traced.query}, std::pair{&k, &traced.key},
@@ -160,11 +192,11 @@ class LayerRunner {
             target->resize(tensor->rows(), tensor->cols());
             m_be.enqueueDownload(*tensor, target->data());
         }
-        return linear(layer.output, *attended);
+        return linear(block.output, *attended);
     }
 
     // Host buffers in the trace for the heads the request captures.
-    AttentionCapture captureInto(int l, int n, LayerTrace& traced) const {
+    AttentionCapture captureInto(int l, int n, int keys, LayerTrace& traced) const {
         traced.scores.resize(m_c.heads);
         traced.probabilities.resize(m_c.heads);
         AttentionCapture capture;
@@ -174,11 +206,11 @@ class LayerRunner {
         for (int head = 0; head < m_c.heads; ++head) {
             if (!wanted.includes(l, head)) continue;
             if (wanted.scores) {
-                traced.scores[head].resize(n, n);
+                traced.scores[head].resize(n, keys);
                 capture.scores[head] = traced.scores[head].data();
             }
             if (wanted.probabilities) {
-                traced.probabilities[head].resize(n, n);
+                traced.probabilities[head].resize(n, keys);
                 capture.probabilities[head] = traced.probabilities[head].data();
             }
         }
@@ -188,13 +220,14 @@ class LayerRunner {
     Backend& m_be;
     const Architecture& m_c;
     const ForwardRequest& m_request;
+    const Tensor* m_positionBias;
     AttentionLayout m_layout;
 };
 
 // The output head over the last row or every row: final norm, masked-LM transform, projection.
 // `out` is filled by the next synchronize().
-void queueLogits(const LayerRunner& runner, const DeviceModel& device, std::unique_ptr<Tensor> rows,
-                 LogitsMode mode, RowMatrixXf& out) {
+void queueLogits(const LayerRunner& runner, const DeviceModel& device, const DeviceNorm& finalNorm,
+                 std::unique_ptr<Tensor> rows, LogitsMode mode, RowMatrixXf& out) {
     Backend& be = runner.backend();
     const Architecture& c = runner.architecture();
     const int n = rows->rows();
@@ -203,9 +236,9 @@ void queueLogits(const LayerRunner& runner, const DeviceModel& device, std::uniq
         be.copyRows(*rows, n - 1, 1, *last);
         rows = std::move(last);
     }
-    if (device.finalNorm.gamma) {
+    if (finalNorm.gamma) {
         auto normed = be.create(rows->rows(), c.dModel);
-        runner.norm(device.finalNorm, *rows, *normed);
+        runner.norm(finalNorm, *rows, *normed);
         rows = std::move(normed);
     }
     if (device.headTransform.weight) {
@@ -243,33 +276,89 @@ void validateIds(const Architecture& config, const std::vector<int>& ids) {
                         ")");
 }
 
-std::uint64_t forwardMemoryBytes(const Architecture& c, const ForwardRequest& request) {
-    const std::uint64_t n = request.ids.size();
+namespace {
+
+// One stack's share: the trace (q, k, v of every layer; n_q x n_k scores and probabilities of
+// each captured head, twice over for a decoder's cross-attention) and one layer's activations:
+// residual, norm output, projections (rotated copies included), attention output, MLP hidden
+// and gate, and the backend's n_q x n_k score scratch per worker thread (twice with a score
+// transform).
+std::uint64_t stackBytes(const Architecture& c, const CaptureSelection& capture, std::uint64_t n,
+                         std::uint64_t keys, int attentionBlocks) {
     const std::uint64_t f = sizeof(float);
     const std::uint64_t qkvCols = static_cast<std::uint64_t>(c.heads + 2 * c.kvHeads) * c.headDim;
-    const std::uint64_t matrices = request.capture.scores + request.capture.probabilities;
+    const std::uint64_t matrices = capture.scores + capture.probabilities;
+    const std::uint64_t cells = std::max(n * n, n * keys);
     const std::uint64_t trace =
-        c.layers * n * qkvCols * f + capturedHeads(c, request.capture) * matrices * n * n * f;
-    const std::uint64_t logitRows = request.logits == LogitsMode::AllPositions   ? n
-                                    : request.logits == LogitsMode::LastPosition ? 1
-                                                                                 : 0;
-    const std::uint64_t logits = 2 * logitRows * c.vocabSize * f;  // backend tensor + host copy
-    // Residual, norm output, projections (rotated copies included), attention output, MLP
-    // hidden and gate, and the backend's n x n score scratch per worker thread (twice with a
-    // score transform).
+        attentionBlocks * (c.layers * std::max(n, keys) * qkvCols * f +
+                           capturedHeads(c, capture) * matrices * cells * f);
     const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + c.heads * c.headDim + 2ull * c.dFF;
     const std::uint64_t workers = std::max(1u, std::thread::hardware_concurrency());
-    const std::uint64_t activations = n * width * f + 2 * workers * n * n * f;
-    return trace + logits + activations;
+    return trace + n * width * f + 2 * workers * cells * f;
+}
+
+std::vector<int> decoderInput(const Architecture& c, const ForwardRequest& request) {
+    if (!request.targetIds.empty()) return request.targetIds;
+    return {c.decoderStartToken};
+}
+
+}  // namespace
+
+std::uint64_t forwardMemoryBytes(const Architecture& c, const ForwardRequest& request) {
+    const std::uint64_t n = request.ids.size();
+    std::uint64_t bytes = stackBytes(c, request.capture, n, n, 1);
+    std::uint64_t outputRows = n;
+    if (c.isEncoderDecoder()) {
+        outputRows = decoderInput(c, request).size();
+        bytes += stackBytes(c.decoderArchitecture(), request.capture, outputRows, n, 2);
+    }
+    const std::uint64_t logitRows = request.logits == LogitsMode::AllPositions   ? outputRows
+                                    : request.logits == LogitsMode::LastPosition ? 1
+                                                                                 : 0;
+    return bytes + 2 * logitRows * c.vocabSize * sizeof(float);  // backend tensor + host copy
 }
 
 ForwardPass::ForwardPass(const Model& model, Backend& backend)
     : m_model(model), m_backend(backend), m_device(model.weights(), backend) {}
 
+namespace {
+
+// A stack's input: token embeddings (and positions, token types), normed where the family
+// norms them.
+std::unique_ptr<Tensor> embedded(const LayerRunner& runner, const ModelWeights& weights,
+                                 const DeviceNorm& embeddingNorm, const std::vector<int>& ids,
+                                 const std::vector<int>& tokenTypes) {
+    Backend& be = runner.backend();
+    const Architecture& c = runner.architecture();
+    const RowMatrixXf host = embed(weights, c, ids, tokenTypes);
+    auto x = be.upload(host.data(), host.rows(), c.dModel);
+    if (!embeddingNorm.gamma) return x;
+    auto normed = be.create(x->rows(), c.dModel);
+    runner.norm(embeddingNorm, *x, *normed);
+    return normed;
+}
+
+// T5's position bias for a stack's self-attention, uploaded; null for other families.
+std::unique_ptr<Tensor> positionBias(Backend& be, const Architecture& c, const MatrixView& table,
+                                     int n, bool bidirectional) {
+    if (c.relativeBuckets == 0) return nullptr;
+    const RowMatrixXf bias =
+        relativePositionBias(table, c.heads, n, n, bidirectional, c.relativeMaxDistance);
+    return be.upload(bias.data(), bias.rows(), bias.cols());
+}
+
+}  // namespace
+
 ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     const Architecture& c = m_model.architecture();
+    const ModelWeights& weights = m_model.weights();
     validateIds(c, request.ids);
     validateTokenTypes(c, request);
+    const std::vector<int> targets = decoderInput(c, request);
+    if (c.isEncoderDecoder())
+        validateIds(c, targets);
+    else if (!request.targetIds.empty())
+        throw Error("target ids are for encoder-decoder models; " + m_model.name() + " is not one");
     const int n = static_cast<int>(request.ids.size());
     const int heads = capturedHeads(c, request.capture);
     requireMemory(forwardMemoryBytes(c, request),
@@ -280,27 +369,56 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
                   heads == 0 ? "" : "capture one layer or one head, or use a shorter input");
     m_model.checkUnchanged();
     Backend& be = m_backend;
-    const LayerRunner runner(be, c, request);
+    const int totalLayers = c.layers + c.decoderLayers;
+    auto step = [&](int done) {
+        if (request.progress) request.progress(done, totalLayers);
+    };
 
-    ForwardResult result{AttentionTrace(n, runner.layout()), {}};
-    // Backends may fill the trace after run() queued the copies: its buffers must not move.
+    const auto bias = positionBias(be, c, weights.relativeBias, n, true);
+    const LayerRunner runner(be, c, request, bias.get());
+    ForwardResult result{AttentionTrace(n, runner.layout()), {}, {}, {}};
+    // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);
-    const RowMatrixXf embedded = embed(m_model.weights(), c, request);
-    auto x = be.upload(embedded.data(), n, c.dModel);
-    if (m_device.embeddingNorm.gamma) {
-        auto normed = be.create(n, c.dModel);
-        runner.norm(m_device.embeddingNorm, *x, *normed);
-        x = std::move(normed);
-    }
+    auto x = embedded(runner, weights, m_device.embeddingNorm, request.ids, request.tokenTypes);
     auto h = be.create(n, c.dModel);
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
         runner.run(l, m_device.layers[l], *x, *h, result.trace.layers().emplace_back());
-        if (request.progress) request.progress(l + 1, c.layers);
+        step(l + 1);
     }
-    if (request.logits != LogitsMode::None && m_device.lmHead.weight)
-        queueLogits(runner, m_device, std::move(x), request.logits, result.logits);
+    if (!c.isEncoderDecoder()) {
+        if (request.logits != LogitsMode::None && m_device.lmHead.weight)
+            queueLogits(runner, m_device, m_device.finalNorm, std::move(x), request.logits,
+                        result.logits);
+    } else {
+        if (m_device.finalNorm.gamma) {  // the encoder's last norm (T5)
+            runner.norm(m_device.finalNorm, *x, *h);
+            std::swap(x, h);
+        }
+        const Architecture decoder = c.decoderArchitecture();
+        const int t = static_cast<int>(targets.size());
+        const auto decoderBias = positionBias(be, decoder, weights.decoderRelativeBias, t, false);
+        const LayerRunner decoding(be, decoder, request, decoderBias.get());
+        result.decoderTrace = AttentionTrace(t, decoding.layout());
+        result.crossTrace = AttentionTrace(t, decoding.layout(), n);
+        result.decoderTrace.layers().reserve(decoder.layers);
+        result.crossTrace.layers().reserve(decoder.layers);
+        auto y = embedded(decoding, weights, {}, targets, {});
+        auto hy = be.create(t, c.dModel);
+        for (int l = 0; l < decoder.layers; ++l) {
+            if (request.cancel && request.cancel->load()) throw Cancelled();
+            decoding.run(l, m_device.decoderLayers[l], *y, *hy,
+                         result.decoderTrace.layers().emplace_back(), x.get(),
+                         &result.crossTrace.layers().emplace_back());
+            step(c.layers + l + 1);
+        }
+        if (request.logits != LogitsMode::None && m_device.lmHead.weight)
+            queueLogits(decoding, m_device, m_device.decoderFinalNorm, std::move(y), request.logits,
+                        result.logits);
+    }
     be.synchronize();
+    // T5 scales the head's input; with no bias in its head, scaling the logits is the same.
+    if (c.logitInputScale != 1.0f) result.logits *= c.logitInputScale;
     if (c.logitSoftCap > 0.0f)
         result.logits = (result.logits.array() / c.logitSoftCap).tanh() * c.logitSoftCap;
     return result;

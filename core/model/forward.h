@@ -20,8 +20,11 @@ namespace qkv {
 enum class LogitsMode { None, LastPosition, AllPositions };
 
 struct ForwardRequest {
-    std::vector<int> ids;
+    std::vector<int> ids;         // an encoder-decoder model's source: its encoder's input
     std::vector<int> tokenTypes;  // BERT segment ids; all zero when empty
+    // Encoder-decoder models: the decoder's input (the target, from the decoder start token
+    // on); empty: the decoder start token alone.
+    std::vector<int> targetIds;
     WConfiguration config;
     CaptureSelection capture;
     LogitsMode logits = LogitsMode::LastPosition;
@@ -30,8 +33,11 @@ struct ForwardRequest {
 };
 
 struct ForwardResult {
-    AttentionTrace trace;
-    RowMatrixXf logits;  // 1 x vocab (last position), n x vocab, or empty
+    AttentionTrace trace;         // the stack the ids enter: the model's, or an encoder's
+    AttentionTrace decoderTrace;  // encoder-decoder models: the decoder's self-attention
+    AttentionTrace crossTrace;    // encoder-decoder models: target queries x source keys
+    RowMatrixXf logits;           // 1 x vocab (last position), n x vocab (the decoder's, for an
+                                  // encoder-decoder model), or empty
 };
 
 class ForwardPass {

@@ -49,6 +49,8 @@ ModelFamily gemma2();
 ModelFamily phi3();
 ModelFamily gptNeox();
 ModelFamily opt();
+ModelFamily marian();
+ModelFamily t5();
 }  // namespace families
 
 }  // namespace qkv

@@ -31,6 +31,10 @@ struct LayerWeights {
     LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
     LinearWeights mlpGate;      // gated MLPs' gate_proj (empty otherwise)
     LinearWeights mlpOut;
+    // Decoder layers of encoder-decoder models: cross-attention between self-attention and the
+    // MLP. Its query reads the decoder's stream, its key and value the encoder's output.
+    NormWeights crossNorm;
+    LinearWeights crossQuery, crossKey, crossValue, crossOutput;
 };
 
 struct ModelWeights {
@@ -43,6 +47,13 @@ struct ModelWeights {
     LinearWeights headTransform;  // masked-LM heads: dense + activation + LayerNorm first
     NormWeights headTransformNorm;
     LinearWeights lmHead;  // d_model x vocab (tied: the token embedding transposed)
+
+    // Encoder-decoder models: `layers` and `finalNorm` are the encoder's; the decoder shares
+    // the token embedding and positions and feeds the output head.
+    std::vector<LayerWeights> decoderLayers;
+    NormWeights decoderFinalNorm;
+    MatrixView relativeBias;         // T5: buckets x heads, the encoder's self-attention
+    MatrixView decoderRelativeBias;  // T5: buckets x heads, the decoder's self-attention
 };
 
 }  // namespace qkv

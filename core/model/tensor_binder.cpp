@@ -74,6 +74,11 @@ VectorView TensorBinder::vector(const std::string& name, std::int64_t size) {
     return {bind(t, {size}), static_cast<int>(size)};
 }
 
+VectorView TensorBinder::rowVector(const std::string& name, std::int64_t size) {
+    const TensorInfo& t = require({name});
+    return {bind(t, {1, size}), static_cast<int>(size)};
+}
+
 VectorView TensorBinder::normWeight(const std::string& module, std::int64_t size) {
     const TensorInfo& t = require({module + ".weight", module + ".gamma"});
     return {bind(t, {size}), static_cast<int>(size)};
@@ -108,6 +113,12 @@ VectorView TensorBinder::selectedElements(const std::string& name, std::int64_t 
     std::vector<float>& out = m_derived.emplace_back(indices.size());
     for (size_t i = 0; i < indices.size(); ++i) out[i] = source[indices[i]];
     return {out.data(), static_cast<int>(indices.size())};
+}
+
+MatrixView TensorBinder::computedMatrix(std::vector<float> values, std::int64_t rows,
+                                        std::int64_t cols) {
+    const std::vector<float>& stored = m_derived.emplace_back(std::move(values));
+    return MatrixView::rowMajor(stored.data(), static_cast<int>(rows), static_cast<int>(cols));
 }
 
 VectorView TensorBinder::unitOffsetNormWeight(const std::string& module, std::int64_t size) {

@@ -23,6 +23,7 @@ class TensorBinder {
     // A 2-D tensor with exactly this shape, as row-major [rows, cols].
     MatrixView matrix(const std::string& name, std::int64_t rows, std::int64_t cols);
     VectorView vector(const std::string& name, std::int64_t size);
+    VectorView rowVector(const std::string& name, std::int64_t size);  // stored as [1, size]
     bool has(const std::string& name) const;
     // LayerNorm weight/bias, accepting ".gamma"/".beta" for ".weight"/".bias".
     VectorView normWeight(const std::string& module, std::int64_t size);
@@ -38,6 +39,8 @@ class TensorBinder {
                                 const std::vector<int>& indices);
     // 1 + w of a norm weight (Gemma stores RMSNorm scales as offsets from one).
     VectorView unitOffsetNormWeight(const std::string& module, std::int64_t size);
+    // A [rows, cols] float32 matrix the family computes (Marian's sinusoidal positions).
+    MatrixView computedMatrix(std::vector<float> values, std::int64_t rows, std::int64_t cols);
     std::deque<std::vector<float>> takeDerived() { return std::move(m_derived); }
 
     std::uint64_t parameterCount() const { return m_parameters; }

@@ -100,8 +100,8 @@ TEST(ModelOpenErrors, ConfigJson) {
     const auto config = dir.path() / "config.json";
     test::writeText(config, "{\"model_type\": \"gpt2\", ");
     expectOpenError(dir.path(), "not valid JSON");
-    test::writeText(config, R"({"model_type": "t5", "d_model": 8})");
-    expectOpenError(dir.path(), "unsupported architecture \"t5\"");
+    test::writeText(config, R"({"model_type": "whisper", "d_model": 8})");
+    expectOpenError(dir.path(), "unsupported architecture \"whisper\"");
     test::writeText(config, R"({"n_layer": 2})");
     expectOpenError(dir.path(), "(no model_type)");
     test::writeText(config,
@@ -117,8 +117,8 @@ TEST(ModelOpenErrors, ConfigJson) {
     expectOpenError(dir.path(), "not divisible by 5 heads");
     test::writeText(
         config,
-        R"({"model_type": "gpt2", "n_layer": 2, "n_head": 4, "n_embd": 32, "vocab_size": 50, "activation_function": "swish"})");
-    expectOpenError(dir.path(), "unsupported activation function \"swish\"");
+        R"({"model_type": "gpt2", "n_layer": 2, "n_head": 4, "n_embd": 32, "vocab_size": 50, "activation_function": "mish"})");
+    expectOpenError(dir.path(), "unsupported activation function \"mish\"");
 }
 
 TEST(ModelOpenErrors, MissingAndMisshapenTensors) {

@@ -62,6 +62,44 @@ double scaleOf(const RowMatrixXf& a) { return 1.0 + a.cwiseAbs().maxCoeff(); }
 
 class VulkanForward : public testing::TestWithParam<std::string> {};
 
+struct Differences {
+    double probabilities = 0.0, scores = 0.0, projections = 0.0;
+};
+
+// GPU against CPU over one trace: probabilities absolute, scores and projections relative.
+void compare(const AttentionTrace& actual, const AttentionTrace& expected, Differences& d) {
+    ASSERT_EQ(actual.layerCount(), expected.layerCount());
+    for (int l = 0; l < expected.layerCount(); ++l) {
+        const LayerTrace& e = expected.layers()[l];
+        const LayerTrace& a = actual.layers()[l];
+        for (const auto& [x, y] : {std::pair{&a.query, &e.query}, std::pair{&a.key, &e.key},
+                                   std::pair{&a.value, &e.value}})
+            d.projections = std::max(d.projections, maxDifference(*x, *y) / scaleOf(*y));
+        for (int h = 0; h < expected.headCount(); ++h) {
+            d.probabilities =
+                std::max(d.probabilities, maxDifference(a.probabilities[h], e.probabilities[h]));
+            d.scores =
+                std::max(d.scores, maxDifference(a.scores[h], e.scores[h]) / scaleOf(e.scores[h]));
+        }
+    }
+}
+
+// The largest |GPU - reference| of the probabilities over one trace.
+double againstReference(const AttentionTrace& actual, const test::ReferenceAttentions& r) {
+    double worst = 0.0;
+    EXPECT_EQ(actual.layerCount(), static_cast<int>(r.size()));
+    for (int l = 0; l < std::min<int>(actual.layerCount(), r.size()); ++l)
+        for (int h = 0; h < actual.headCount(); ++h) {
+            const RowMatrixXf& a = actual.probabilities(l, h);
+            const auto& m = r[l][h];
+            EXPECT_EQ(a.cols(), m.cols);
+            for (int i = 0; i < m.size; ++i)
+                for (int j = 0; j < std::min<int>(m.cols, a.cols()); ++j)
+                    worst = std::max(worst, std::abs(a(i, j) - m.at(i, j)));
+        }
+    return worst;
+}
+
 // A shared model, its reference outputs, and a forward on each backend.
 struct OnBothBackends {
     OnBothBackends(const std::filesystem::path& folder, Backend& gpu)
@@ -83,12 +121,13 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
 
     for (const Variant& variant : kVariants) {
         SCOPED_TRACE(variantName(variant));
-        double probabilities = 0.0, scores = 0.0, projections = 0.0, logits = 0.0;
-        double againstReference = 0.0;
+        Differences d;
+        double logits = 0.0, fromReference = 0.0;
         for (const auto& sentence : reference.sentences) {
             SCOPED_TRACE(sentence.text);
             ForwardRequest request;
             request.ids = sentence.ids;
+            request.targetIds = sentence.decoderIds;
             request.config = WConfiguration::parse(variant.configuration);
             request.config.scaleOutside = variant.scaleOutside;
             request.config.maskSelf = variant.maskSelf;
@@ -96,50 +135,38 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
             const ForwardResult expected = onCpu.run(request);
             const ForwardResult actual = onGpu.run(request);
 
-            ASSERT_EQ(actual.trace.layerCount(), expected.trace.layerCount());
-            for (int l = 0; l < expected.trace.layerCount(); ++l) {
-                const LayerTrace& e = expected.trace.layers()[l];
-                const LayerTrace& a = actual.trace.layers()[l];
-                for (const auto& [x, y] : {std::pair{&a.query, &e.query}, std::pair{&a.key, &e.key},
-                                           std::pair{&a.value, &e.value}})
-                    projections = std::max(projections, maxDifference(*x, *y) / scaleOf(*y));
-                for (int h = 0; h < expected.trace.headCount(); ++h) {
-                    probabilities = std::max(probabilities,
-                                             maxDifference(a.probabilities[h], e.probabilities[h]));
-                    scores = std::max(
-                        scores, maxDifference(a.scores[h], e.scores[h]) / scaleOf(e.scores[h]));
-                }
-            }
+            compare(actual.trace, expected.trace, d);
+            compare(actual.decoderTrace, expected.decoderTrace, d);
+            compare(actual.crossTrace, expected.crossTrace, d);
             logits = std::max(
                 logits, maxDifference(actual.logits, expected.logits) / scaleOf(expected.logits));
 
             if (variant.reference) {
                 const auto& r = sentence.results.at(variant.reference);
-                for (int l = 0; l < actual.trace.layerCount(); ++l)
-                    for (int h = 0; h < actual.trace.headCount(); ++h) {
-                        const RowMatrixXf& a = actual.trace.probabilities(l, h);
-                        const auto& m = r.attentions[l][h];
-                        for (int i = 0; i < m.size; ++i)
-                            for (int j = 0; j < m.size; ++j)
-                                againstReference =
-                                    std::max(againstReference, std::abs(a(i, j) - m.at(i, j)));
-                    }
+                fromReference =
+                    std::max(fromReference, againstReference(actual.trace, r.attentions));
+                if (both.model->architecture().isEncoderDecoder()) {
+                    fromReference = std::max(
+                        fromReference, againstReference(actual.decoderTrace, r.decoderAttentions));
+                    fromReference = std::max(
+                        fromReference, againstReference(actual.crossTrace, r.crossAttentions));
+                }
                 const int last = static_cast<int>(actual.logits.rows()) - 1;
                 for (size_t t = 0; t < r.top5Ids.size(); ++t)
                     EXPECT_NEAR(actual.logits(last, r.top5Ids[t]), r.top5Logits[t],
                                 kReferenceLogitTolerance);
             }
         }
-        EXPECT_LE(probabilities, kProbabilityTolerance);
-        EXPECT_LE(scores, kRelativeTolerance);
-        EXPECT_LE(projections, kRelativeTolerance);
+        EXPECT_LE(d.probabilities, kProbabilityTolerance);
+        EXPECT_LE(d.scores, kRelativeTolerance);
+        EXPECT_LE(d.projections, kRelativeTolerance);
         EXPECT_LE(logits, kRelativeTolerance);
-        EXPECT_LE(againstReference, kProbabilityTolerance);
+        EXPECT_LE(fromReference, kProbabilityTolerance);
         std::printf(
             "[ vs cpu   ] %-18s %-28s probabilities %.2e  scores %.2e  qkv %.2e  logits %.2e",
-            GetParam().c_str(), variantName(variant).c_str(), probabilities, scores, projections,
-            logits);
-        if (variant.reference) std::printf("  | vs HF %.2e", againstReference);
+            GetParam().c_str(), variantName(variant).c_str(), d.probabilities, d.scores,
+            d.projections, logits);
+        if (variant.reference) std::printf("  | vs HF %.2e", fromReference);
         std::printf("\n");
     }
 }

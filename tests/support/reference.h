@@ -8,16 +8,21 @@
 
 namespace qkv::test {
 
-// Row-major square matrix of one head's attention probabilities.
+// Row-major matrix of one head's attention probabilities: queries x keys (square but in
+// cross-attention).
 struct ReferenceMatrix {
-    int size = 0;
+    int size = 0;  // rows
+    int cols = 0;
     std::vector<double> values;
-    double at(int row, int col) const { return values[static_cast<size_t>(row) * size + col]; }
+    double at(int row, int col) const { return values[static_cast<size_t>(row) * cols + col]; }
 };
 
+using ReferenceAttentions = std::vector<std::vector<ReferenceMatrix>>;  // [layer][head]
+
 struct ReferenceResult {
-    std::vector<std::vector<ReferenceMatrix>>
-        attentions;  // [layer][head]; empty for encoder-decoders
+    ReferenceAttentions attentions;  // decoder-only and encoder-only models, else the encoder's
+    ReferenceAttentions decoderAttentions;  // encoder-decoder models
+    ReferenceAttentions crossAttentions;    // encoder-decoder models: target x source
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };
@@ -26,6 +31,7 @@ struct ReferenceSentence {
     std::string text;
     std::vector<int> ids;
     std::vector<std::string> tokens;
+    std::vector<int> decoderIds;  // encoder-decoder models: the decoder's input
     std::map<std::string, ReferenceResult>
         results;  // "original", "shared-qk", "tied-kv", "single-w"
 };

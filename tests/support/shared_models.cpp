@@ -12,7 +12,7 @@ namespace {
 
 // Families whose reference folders arrived before their reader: each entry leaves this list in
 // the commit that makes the family open.
-const char* const kPendingFamilies[] = {"marian", "t5"};
+const std::vector<std::string> kPendingFamilies = {};
 
 std::vector<std::string> sharedModelsWhere(const std::filesystem::path& sharedDir, bool pending) {
     std::vector<std::string> names;
@@ -25,8 +25,8 @@ std::vector<std::string> sharedModelsWhere(const std::filesystem::path& sharedDi
 }  // namespace
 
 bool isPendingFamily(const std::string& modelType) {
-    return std::find(std::begin(kPendingFamilies), std::end(kPendingFamilies), modelType) !=
-           std::end(kPendingFamilies);
+    return std::find(kPendingFamilies.begin(), kPendingFamilies.end(), modelType) !=
+           kPendingFamilies.end();
 }
 
 std::string sharedModelType(const std::filesystem::path& modelFolder) {
