@@ -10,37 +10,9 @@
 namespace qkv::cli {
 namespace {
 
-int runAnalyze(const Arguments& args) {
-    auto model = openModel(args);
-    const WConfiguration config = readConfig(args);
-    std::optional<Input> input;
-    std::optional<ForwardResult> forward;
-    if (hasInput(args)) {
-        input = readInput(*model, args);
-        ForwardRequest request;
-        request.ids = input->ids;
-        request.config = config;
-        request.capture.probabilities = false;
-        request.logits = LogitsMode::None;
-        request.progress = terminalProgress("forward");
-        auto backend = openBackend(args);
-        forward = ForwardPass(*model, *backend).run(request);
-    }
-    const ModelMetrics metrics = analyzeModel(*model, config, forward ? &forward->trace : nullptr,
-                                              nullptr, terminalProgress("analyze"));
-
-    if (args.flag("json")) {
-        nlohmann::ordered_json doc =
-            input ? inputJson(*model, *input) : nlohmann::ordered_json{{"model", model->name()}};
-        addConfigJson(doc, config);
-        doc.update(metricsJson(metrics));
-        printJson(doc);
-        return 0;
-    }
-    std::printf("model %s, config %s; median layer W_QK symmetry %.4f\n\n", model->name().c_str(),
-                config.name().c_str(), metrics.medianLayerWqkSymmetry);
+void printMetrics(const ModelMetrics& metrics, bool withScores) {
     std::printf("%5s %5s %9s %5s %9s %8s %8s %8s%s\n", "layer", "head", "W_QK sym", "rank",
-                "eig.pos", "QK sim", "QV sim", "KV sim", forward ? "  score sym" : "");
+                "eig.pos", "QK sim", "QV sim", "KV sim", withScores ? "  score sym" : "");
     for (size_t l = 0; l < metrics.layers.size(); ++l) {
         const LayerMetrics& layer = metrics.layers[l];
         for (size_t h = 0; h < layer.heads.size(); ++h) {
@@ -52,6 +24,64 @@ int runAnalyze(const Arguments& args) {
             std::printf("\n");
         }
         std::printf("%5zu %5s %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry);
+    }
+}
+
+// One attention kind's metrics; `name` is its JSON key and table title.
+struct Block {
+    const char* name;
+    AttentionKind kind;
+    const AttentionTrace* trace;
+};
+
+int runAnalyze(const Arguments& args) {
+    auto model = openModel(args);
+    const Architecture& c = model->architecture();
+    const WConfiguration config = readConfig(args);
+    std::optional<Input> input;
+    std::optional<ForwardResult> forward;
+    if (hasInput(args)) {
+        input = readInput(*model, args);
+        ForwardRequest request;
+        request.ids = input->ids;
+        request.targetIds = input->targetIds;
+        request.config = config;
+        request.capture.probabilities = false;
+        request.logits = LogitsMode::None;
+        request.progress = terminalProgress("forward");
+        auto backend = openBackend(args);
+        forward = ForwardPass(*model, *backend).run(request);
+    }
+    std::vector<Block> blocks{
+        {"encoder", AttentionKind::Self, forward ? &forward->trace : nullptr}};
+    if (c.isEncoderDecoder()) {
+        blocks.push_back(
+            {"decoder", AttentionKind::DecoderSelf, forward ? &forward->decoderTrace : nullptr});
+        blocks.push_back({"cross", AttentionKind::Cross, forward ? &forward->crossTrace : nullptr});
+    }
+    std::vector<ModelMetrics> metrics;
+    for (const Block& b : blocks)
+        metrics.push_back(analyzeModel(*model, config, b.trace, nullptr,
+                                       terminalProgress(std::string("analyze ") + b.name), b.kind));
+
+    if (args.flag("json")) {
+        nlohmann::ordered_json doc =
+            input ? inputJson(*model, *input) : nlohmann::ordered_json{{"model", model->name()}};
+        addConfigJson(doc, config);
+        if (!c.isEncoderDecoder()) {
+            doc.update(metricsJson(metrics.front()));  // decoder- and encoder-only: as before
+        } else {
+            for (size_t i = 0; i < blocks.size(); ++i)
+                doc[blocks[i].name] = metricsJson(metrics[i]);
+        }
+        printJson(doc);
+        return 0;
+    }
+    std::printf("model %s, config %s\n", model->name().c_str(), config.name().c_str());
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        if (c.isEncoderDecoder()) std::printf("\n%s attention\n", blocks[i].name);
+        std::printf("median layer W_QK symmetry %.4f\n\n", metrics[i].medianLayerWqkSymmetry);
+        printMetrics(metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross);
     }
     return 0;
 }

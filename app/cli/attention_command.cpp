@@ -10,15 +10,31 @@
 namespace qkv::cli {
 namespace {
 
-void printMatrix(const char* title, const RowMatrixXf& m, const std::vector<std::string>& labels) {
+void printMatrix(const char* title, const RowMatrixXf& m, const std::vector<std::string>& rows,
+                 const std::vector<std::string>& columns) {
     std::printf("  %s\n  %12s", title, "");
-    for (size_t j = 0; j < labels.size(); ++j) std::printf(" %8.8s", labels[j].c_str());
+    for (size_t j = 0; j < columns.size(); ++j) std::printf(" %8.8s", columns[j].c_str());
     std::printf("\n");
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        std::printf("  %12.12s", labels[i].c_str());
+        std::printf("  %12.12s", rows[i].c_str());
         for (Eigen::Index j = 0; j < m.cols(); ++j) std::printf(" %8.4f", m(i, j));
         std::printf("\n");
     }
+}
+
+// Every captured head of one trace; `kind` names the attention ("cross-attention ").
+void printTrace(const std::string& kind, const AttentionTrace& trace,
+                const CaptureSelection& capture, const std::vector<std::string>& queries,
+                const std::vector<std::string>& keys) {
+    for (int l = 0; l < trace.layerCount(); ++l)
+        for (int h = 0; h < trace.headCount(); ++h) {
+            if (!capture.includes(l, h)) continue;
+            std::printf("\n%slayer %d head %d\n", kind.c_str(), l, h);
+            printMatrix("attention (rows: queries, columns: keys)", trace.probabilities(l, h),
+                        queries, keys);
+            if (capture.scores)
+                printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
+        }
 }
 
 int runAttention(const Arguments& args) {
@@ -27,9 +43,10 @@ int runAttention(const Arguments& args) {
     const Input input = readInput(*model, args);
     ForwardRequest request;
     request.ids = input.ids;
+    request.targetIds = input.targetIds;
     request.config = readConfig(args);
-    request.capture.layer = args.integer("layer", 0, c.layers - 1);
-    request.capture.head = args.integer("head", 0, c.heads - 1);
+    request.capture.layer = args.integer("layer", 0, std::max(c.layers, c.decoderLayers) - 1);
+    request.capture.head = args.integer("head", 0, std::max(c.heads, c.decoderHeads) - 1);
     request.capture.scores = !args.flag("no-scores");
     request.logits = LogitsMode::None;
     request.progress = terminalProgress("forward");
@@ -40,22 +57,27 @@ int runAttention(const Arguments& args) {
     if (args.flag("json")) {
         nlohmann::ordered_json doc = inputJson(*model, input);
         addConfigJson(doc, request.config);
-        doc["layers"] = traceJson(result.trace, request.capture);
+        if (c.isEncoderDecoder()) {
+            doc["encoder_layers"] = traceJson(result.trace, request.capture);
+            doc["decoder_layers"] = traceJson(result.decoderTrace, request.capture);
+            doc["cross_layers"] = traceJson(result.crossTrace, request.capture);
+        } else {
+            doc["layers"] = traceJson(result.trace, request.capture);
+        }
         printJson(doc);
         return 0;
     }
     std::printf("model %s, config %s, %zu tokens, backend %s\n", model->name().c_str(),
                 request.config.name().c_str(), input.ids.size(), backend->name().c_str());
-    for (int l = 0; l < c.layers; ++l)
-        for (int h = 0; h < c.heads; ++h) {
-            if (!request.capture.includes(l, h)) continue;
-            std::printf("\nlayer %d head %d\n", l, h);
-            printMatrix("attention (rows: queries, columns: keys)",
-                        result.trace.probabilities(l, h), input.pieces);
-            if (request.capture.scores)
-                printMatrix("scores (scaled, before masking)", result.trace.scores(l, h),
-                            input.pieces);
-        }
+    if (!c.isEncoderDecoder()) {
+        printTrace("", result.trace, request.capture, input.pieces, input.pieces);
+        return 0;
+    }
+    printTrace("encoder ", result.trace, request.capture, input.pieces, input.pieces);
+    printTrace("decoder ", result.decoderTrace, request.capture, input.targetPieces,
+               input.targetPieces);
+    printTrace("cross-attention ", result.crossTrace, request.capture, input.targetPieces,
+               input.pieces);
     return 0;
 }
 

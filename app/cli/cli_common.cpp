@@ -24,7 +24,12 @@ std::vector<OptionSpec> inputOptions() {
     return {
         {"text", "TEXT", "the sentence to run (UTF-8)"},
         {"ids", "1,2,3", "token ids instead of text (no tokenizer needed)"},
-        {"truncate", "", "keep the first tokens that fit the model's context instead of failing"}};
+        {"truncate", "", "keep the first tokens that fit the model's context instead of failing"},
+        {"target-text", "TEXT",
+         "encoder-decoder models: the target sentence the decoder reads (default: none, the "
+         "decoder start token alone)"},
+        {"target-ids", "1,2,3",
+         "encoder-decoder models: the decoder's input ids, its start token first"}};
 }
 
 std::vector<OptionSpec> configOptions() {
@@ -89,6 +94,42 @@ std::vector<int> parseIds(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+std::string pieceOf(const Model& model, int id) {
+    const bool known = model.tokenizer() && id < model.tokenizer()->vocabSize();
+    return known ? model.tokenizer()->piece(id) : std::to_string(id);
+}
+
+void readTarget(const Model& model, const Arguments& args, Input& input) {
+    const Architecture& c = model.architecture();
+    const bool given = args.has("target-text") || args.has("target-ids");
+    if (!c.isEncoderDecoder()) {
+        if (given)
+            throw UsageError("--target-text and --target-ids are for encoder-decoder models; " +
+                             model.name() + " (" + c.family + ") is not one");
+        return;
+    }
+    if (args.has("target-text") && args.has("target-ids"))
+        throw UsageError("give at most one of --target-text or --target-ids");
+    if (auto ids = args.value("target-ids")) {
+        input.targetIds = parseIds(*ids);
+    } else {
+        input.targetIds = {c.decoderStartToken};
+        if (auto text = args.value("target-text")) {
+            if (!model.tokenizer())
+                throw Error("--target-text needs a tokenizer: " + model.tokenizerError());
+            std::vector<Token> tokens = model.tokenizer()->encodeTarget(*text);
+            while (!tokens.empty() && tokens.back().special) tokens.pop_back();  // </s>
+            for (const Token& t : tokens) input.targetIds.push_back(t.id);
+        }
+    }
+    validateIds(c, input.targetIds);
+    for (int id : input.targetIds) input.targetPieces.push_back(pieceOf(model, id));
+}
+
+}  // namespace
+
 Input readInput(const Model& model, const Arguments& args) {
     if (args.has("text") == args.has("ids"))
         throw UsageError("give exactly one of --text or --ids");
@@ -102,10 +143,7 @@ Input readInput(const Model& model, const Arguments& args) {
         }
     } else {
         input.ids = parseIds(*args.value("ids"));
-        for (int id : input.ids) {
-            const bool known = model.tokenizer() && id < model.tokenizer()->vocabSize();
-            input.pieces.push_back(known ? model.tokenizer()->piece(id) : std::to_string(id));
-        }
+        for (int id : input.ids) input.pieces.push_back(pieceOf(model, id));
     }
     const size_t context = static_cast<size_t>(model.architecture().contextLength);
     if (input.ids.size() > context) {
@@ -120,6 +158,7 @@ Input readInput(const Model& model, const Arguments& args) {
                   << " tokens (the model's context)\n";
     }
     validateIds(model.architecture(), input.ids);
+    readTarget(model, args, input);
     return input;
 }
 
@@ -138,6 +177,10 @@ nlohmann::ordered_json inputJson(const Model& model, const Input& input) {
     nlohmann::ordered_json doc = {
         {"model", model.name()}, {"tokens", input.pieces}, {"ids", input.ids}};
     if (input.truncatedFrom) doc["truncated_from"] = *input.truncatedFrom;
+    if (!input.targetIds.empty()) {
+        doc["target_tokens"] = input.targetPieces;
+        doc["target_ids"] = input.targetIds;
+    }
     return doc;
 }
 

@@ -34,10 +34,16 @@ struct Input {
     std::vector<int> ids;
     std::vector<std::string> pieces;      // vocabulary entries (HF convert_ids_to_tokens)
     std::optional<size_t> truncatedFrom;  // token count before --truncate cut it
+    // Encoder-decoder models: the decoder's input, from its start token on.
+    std::vector<int> targetIds;
+    std::vector<std::string> targetPieces;
 };
 
 // From --text (tokenized by the model's tokenizer) or --ids. Longer than the model's context:
-// an error, or with --truncate the first tokens that fit (a note goes to stderr).
+// an error, or with --truncate the first tokens that fit (a note goes to stderr). For an
+// encoder-decoder model also the decoder's input: the start token, then --target-text's tokens
+// (its target side, without the closing </s>), or --target-ids as given; the start token alone
+// without either.
 Input readInput(const Model& model, const Arguments& args);
 bool hasInput(const Arguments& args);
 

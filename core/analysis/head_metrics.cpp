@@ -40,17 +40,21 @@ void checkTrace(const Architecture& c, const AttentionTrace* trace) {
 // configuration several slots read the same block (the same memory) and share its factor.
 class LayerFactors {
   public:
-    LayerFactors(const Model& model, const WConfiguration& config, int layer)
-        : m_model(model), m_config(config), m_layer(layer) {}
+    LayerFactors(const Model& model, const WConfiguration& config, int layer, AttentionKind kind)
+        : m_model(model),
+          m_config(config),
+          m_layer(layer),
+          m_kind(kind),
+          m_heads(architectureOf(model, kind).heads) {}
 
     // Decomposes every block the layer's heads read, spread over the pool's threads; slot()
     // is then only a lookup and may be called from several threads.
     void prepare(ThreadPool& pool) {
         std::vector<MatrixView> blocks;
         std::set<const void*> seen;
-        for (int head = 0; head < m_model.architecture().heads; ++head)
+        for (int head = 0; head < m_heads; ++head)
             for (Projection p : {Projection::Query, Projection::Key, Projection::Value}) {
-                const MatrixView view = headProjection(m_model, m_config, m_layer, head, p);
+                const MatrixView view = headProjection(m_model, m_config, m_layer, head, p, m_kind);
                 if (!m_factors.count(view.data) && seen.insert(view.data).second)
                     blocks.push_back(view);
             }
@@ -63,7 +67,7 @@ class LayerFactors {
     }
 
     const FactorBasis& slot(int head, Projection slot) {
-        const MatrixView view = headProjection(m_model, m_config, m_layer, head, slot);
+        const MatrixView view = headProjection(m_model, m_config, m_layer, head, slot, m_kind);
         auto it = m_factors.find(view.data);
         if (it == m_factors.end()) it = m_factors.emplace(view.data, toDouble(view)).first;
         return it->second;
@@ -73,6 +77,8 @@ class LayerFactors {
     const Model& m_model;
     const WConfiguration& m_config;
     int m_layer;
+    AttentionKind m_kind;
+    int m_heads;
     std::map<const void*, FactorBasis> m_factors;  // keyed by the block's first element
 };
 
@@ -89,7 +95,8 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     m.qkSimilarity = subspaceSimilarity(q, k);
     m.qvSimilarity = subspaceSimilarity(q, v);
     m.kvSimilarity = subspaceSimilarity(k, v);
-    if (trace && trace->hasScores(layer, head))
+    // Only a square score matrix has a symmetry (not cross-attention's target x source).
+    if (trace && trace->hasScores(layer, head) && trace->tokens() == trace->keyTokens())
         m.scoreSymmetry = symmetryScore(trace->scores(layer, head).cast<double>());
     return m;
 }
@@ -125,9 +132,19 @@ double median(std::vector<double> values) {
 
 }  // namespace
 
-MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
-                          Projection slot) {
+Architecture architectureOf(const Model& model, AttentionKind kind) {
     const Architecture& c = model.architecture();
+    if (kind == AttentionKind::Self) return c;
+    if (!c.isEncoderDecoder())
+        throw Error(model.name() +
+                    " has no decoder or cross-attention: it is not an "
+                    "encoder-decoder model");
+    return c.decoderArchitecture();
+}
+
+MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
+                          Projection slot, AttentionKind kind) {
+    const Architecture c = architectureOf(model, kind);
     if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
         throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
                     " (the model has " + std::to_string(c.layers) + " layers of " +
@@ -135,22 +152,27 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
     const Projection source = slot == Projection::Query ? config.querySource
                               : slot == Projection::Key ? config.keySource
                                                         : config.valueSource;
-    const LayerWeights& w = model.weights().layers[layer];
+    const ModelWeights& weights = model.weights();
+    const LayerWeights& w =
+        kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
+    const bool cross = kind == AttentionKind::Cross;
     switch (source) {
         case Projection::Query:
-            return w.query.weight.columns(head * c.headDim, c.headDim);
+            return (cross ? w.crossQuery : w.query).weight.columns(head * c.headDim, c.headDim);
         case Projection::Key:
-            return w.key.weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
+            return (cross ? w.crossKey : w.key)
+                .weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
         case Projection::Value:
-            return w.value.weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
+            return (cross ? w.crossValue : w.value)
+                .weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
     }
     throw Error("unknown projection");
 }
 
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace, const std::atomic<bool>* cancel,
-                          const Progress& progress) {
-    const Architecture& c = model.architecture();
+                          const Progress& progress, AttentionKind kind) {
+    const Architecture c = architectureOf(model, kind);
     checkTrace(c, trace);
     ModelMetrics out;
     std::vector<double> layerSymmetries;
@@ -158,7 +180,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
-        LayerFactors factors(model, config, layer);
+        LayerFactors factors(model, config, layer, kind);
         factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();
         metrics.wqkSymmetry = layerWqkSymmetry(factors, c, pool);
@@ -184,15 +206,15 @@ void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace) {
 }
 
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
-                        const AttentionTrace* trace) {
-    checkTrace(model.architecture(), trace);
-    LayerFactors factors(model, config, layer);
+                        const AttentionTrace* trace, AttentionKind kind) {
+    checkTrace(architectureOf(model, kind), trace);
+    LayerFactors factors(model, config, layer, kind);
     return headMetrics(factors, layer, head, trace);
 }
 
 TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,
                                         int j) {
-    const int n = trace.tokens();
+    const int n = trace.keyTokens();
     if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount() ||
         i < 0 || i >= n || j < 0 || j >= n)
         throw Error("token pair (" + std::to_string(i) + ", " + std::to_string(j) + ") of layer " +

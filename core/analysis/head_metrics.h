@@ -40,10 +40,18 @@ struct ModelMetrics {
     std::vector<LayerMetrics> layers;
 };
 
+// Which attention blocks are analysed: the model's self-attention (an encoder-decoder's
+// encoder), or an encoder-decoder's decoder self-attention or cross-attention. In
+// cross-attention W_Q reads the decoder's stream and W_K the encoder's output, so
+// W_Q W_K^T relates two different spaces (docs/definitions.md says what its symmetry means).
+enum class AttentionKind { Self, DecoderSelf, Cross };
+// The layers and heads of that kind's stack (the decoder's for DecoderSelf and Cross).
+Architecture architectureOf(const Model& model, AttentionKind kind);
+
 // The d_model x d_k weight (biases excluded) that fills `slot` of query head `head` in `layer`
 // under `config` (GQA: a K or V source of query head h is KV head h / group).
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
-                          Projection slot);
+                          Projection slot, AttentionKind kind = AttentionKind::Self);
 
 // Weight metrics of every head and layer under `config`; with a trace (whose scores were
 // captured) also each head's score symmetry; a trace of another shape throws qkv::Error.
@@ -51,7 +59,8 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
 // layer (throws qkv::Cancelled, core/util/error.h); `progress` is told after each.
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace = nullptr,
-                          const std::atomic<bool>* cancel = nullptr, const Progress& progress = {});
+                          const std::atomic<bool>* cancel = nullptr, const Progress& progress = {},
+                          AttentionKind kind = AttentionKind::Self);
 
 // Fills the score symmetry of every head the trace captured into metrics computed without a
 // trace (the weights' part, which a caller may cache per configuration).
@@ -59,11 +68,13 @@ void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace);
 
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
-                        const AttentionTrace* trace = nullptr);
+                        const AttentionTrace* trace = nullptr,
+                        AttentionKind kind = AttentionKind::Self);
 
 // For a token pair (i, j) in one head: cosine of their keys and of their values (the
 // "neural network" / "social network" case: keys can agree while values differ); 0 for a zero
-// vector. Throws qkv::Error outside the trace.
+// vector. i and j index the keys' tokens (the source's in cross-attention). Throws qkv::Error
+// outside the trace.
 struct TokenPairSimilarity {
     double keyCosine = 0;
     double valueCosine = 0;

@@ -212,6 +212,18 @@ std::string joinIds(const std::vector<int>& ids) {
 
 // Every supported family's shared folder: info, attention by --ids under each configuration the
 // reference covers (one head of the last layer against Hugging Face), analyze.
+// One captured head's "attention" in the CLI's JSON against the reference: float32 against
+// float64 within 1e-4, as in core's reference test.
+void expectHeadMatches(const nlohmann::json& layers, const test::ReferenceMatrix& expected) {
+    const auto& attention = layers[0]["heads"][0]["attention"];
+    ASSERT_EQ(static_cast<int>(attention.size()), expected.size);
+    for (int i = 0; i < expected.size; ++i) {
+        ASSERT_EQ(static_cast<int>(attention[i].size()), expected.cols);
+        for (int j = 0; j < expected.cols; ++j)
+            EXPECT_NEAR(attention[i][j].get<double>(), expected.at(i, j), 1e-4);
+    }
+}
+
 TEST(CliShared, EveryFamilyRunsAttentionAndAnalyzeByIds) {
     QKV_REQUIRE_SHARED(shared);
     for (const std::string& name : test::supportedSharedModelNames(shared)) {
@@ -219,33 +231,73 @@ TEST(CliShared, EveryFamilyRunsAttentionAndAnalyzeByIds) {
         const auto folder = shared / "models" / name;
         const auto reference = test::loadReference(folder / "hf_reference.json");
         const auto& sentence = reference.sentences.back();
+        const bool encoderDecoder = !sentence.decoderIds.empty();
         CliRun r = cli({"info", "--model", folder.string(), "--json"});
         ASSERT_EQ(r.exitCode, 0) << r.err;
         const int layer = r.json()["layers"].get<int>() - 1;
         const int head = r.json()["heads"].get<int>() - 1;
         EXPECT_EQ(r.json()["model_type"].get<std::string>(), test::sharedModelType(folder));
+        std::vector<std::string> input{"--ids", joinIds(sentence.ids)};
+        if (encoderDecoder)
+            input.insert(input.end(), {"--target-ids", joinIds(sentence.decoderIds)});
         for (const char* configuration : {"original", "shared-qk", "tied-kv", "single-w"}) {
             const std::string config =
                 std::string(configuration) == "original" ? "learned" : configuration;
-            r = cli({"attention", "--model", folder.string(), "--ids", joinIds(sentence.ids),
-                     "--config", config, "--layer", std::to_string(layer), "--head",
-                     std::to_string(head), "--backend", "cpu", "--json"});
+            std::vector<std::string> args{"attention", "--model", folder.string()};
+            args.insert(args.end(), input.begin(), input.end());
+            args.insert(args.end(), {"--config", config, "--layer", std::to_string(layer), "--head",
+                                     std::to_string(head), "--backend", "cpu", "--json"});
+            r = cli(args);
             ASSERT_EQ(r.exitCode, 0) << r.err;
             const auto doc = r.json();
             EXPECT_EQ(doc["ids"].get<std::vector<int>>(), sentence.ids);
-            const auto& attention = doc["layers"][0]["heads"][0]["attention"];
-            const auto& expected = sentence.results.at(configuration).attentions[layer][head];
-            ASSERT_EQ(static_cast<int>(attention.size()), expected.size);
-            // As in core's reference test: float32 against float64 within 1e-4.
-            for (int i = 0; i < expected.size; ++i)
-                for (int j = 0; j < expected.size; ++j)
-                    EXPECT_NEAR(attention[i][j].get<double>(), expected.at(i, j), 1e-4);
+            const auto& expected = sentence.results.at(configuration);
+            if (!encoderDecoder) {
+                expectHeadMatches(doc["layers"], expected.attentions[layer][head]);
+                continue;
+            }
+            // An encoder-decoder model's three kinds (the tiny ones' stacks are equally deep).
+            EXPECT_EQ(doc["target_ids"].get<std::vector<int>>(), sentence.decoderIds);
+            expectHeadMatches(doc["encoder_layers"], expected.attentions[layer][head]);
+            expectHeadMatches(doc["decoder_layers"], expected.decoderAttentions[layer][head]);
+            expectHeadMatches(doc["cross_layers"], expected.crossAttentions[layer][head]);
         }
-        r = cli({"analyze", "--model", folder.string(), "--ids", joinIds(sentence.ids), "--backend",
-                 "cpu", "--json"});
+        std::vector<std::string> analyze{"analyze", "--model", folder.string()};
+        analyze.insert(analyze.end(), input.begin(), input.end());
+        analyze.insert(analyze.end(), {"--backend", "cpu", "--json"});
+        r = cli(analyze);
         ASSERT_EQ(r.exitCode, 0) << r.err;
-        EXPECT_FALSE(r.json()["layers"].empty());
+        if (encoderDecoder) {
+            for (const char* block : {"encoder", "decoder", "cross"})
+                EXPECT_FALSE(r.json()[block]["layers"].empty()) << block;
+            // Scores of cross-attention are not square: they have no symmetry.
+            EXPECT_FALSE(r.json()["cross"]["layers"][0]["heads"][0].contains("score_symmetry"));
+            EXPECT_TRUE(r.json()["decoder"]["layers"][0]["heads"][0].contains("score_symmetry"));
+        } else {
+            EXPECT_FALSE(r.json()["layers"].empty());
+        }
     }
+}
+
+// Target options belong to encoder-decoder models, and --target-ids is checked like --ids.
+TEST(CliShared, TargetInputIsForEncoderDecoderModels) {
+    QKV_REQUIRE_SHARED(shared);
+    CliRun r = cli({"attention", "--model", (shared / "models" / "gpt2-random-tiny").string(),
+                    "--ids", "1,2", "--target-ids", "1"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("--target-text and --target-ids are for encoder-decoder models"),
+              std::string::npos)
+        << r.err;
+    const std::string t5 = (shared / "models" / "t5-random-tiny").string();
+    r = cli({"attention", "--model", t5, "--ids", "5,6,1", "--target-ids", "0,99999"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("token id 99999"), std::string::npos) << r.err;
+    // Without a target the decoder reads its start token alone.
+    r = cli({"attention", "--model", t5, "--ids", "5,6,1", "--json", "--no-scores"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["target_ids"], nlohmann::json::array({0}));
+    EXPECT_EQ(r.json()["cross_layers"][0]["heads"][0]["attention"].size(), 1u);
+    EXPECT_EQ(r.json()["cross_layers"][0]["heads"][0]["attention"][0].size(), 3u);
 }
 
 // tokenize reads config.json and the tokenizer only: it works while the weights are missing.
