@@ -197,6 +197,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
 }
 
 void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace) {
+    if (trace.tokens() != trace.keyTokens()) return;  // cross-attention: S is not square
     for (int l = 0; l < static_cast<int>(metrics.layers.size()) && l < trace.layerCount(); ++l) {
         std::vector<HeadMetrics>& heads = metrics.layers[l].heads;
         for (int h = 0; h < static_cast<int>(heads.size()); ++h)

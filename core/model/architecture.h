@@ -61,6 +61,7 @@ struct Architecture {
     int decoderHeadDim = 0;
     int decoderFF = 0;
     int decoderStartToken = 0;  // the decoder's first input id
+    int eosToken = -1;          // the token that ends what the decoder writes (-1: none)
     // T5's relative position bias: a learned value per head and bucket of the key-query offset,
     // added to the scores of every self-attention layer of a stack (not cross-attention).
     int relativeBuckets = 0;  // 0: none

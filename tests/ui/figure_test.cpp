@@ -47,23 +47,24 @@ QStringList labels(int n) {
 TEST(HeadMatrices, AttentionMasksFutureCellsAndKeepsTheRest) {
     const AttentionTrace trace = syntheticTrace(4);
     const HeatmapData d =
-        headHeatmap(trace, labels(4), 0, 0, HeatmapMode::Attention, {true, false});
+        headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Attention, {true, false});
     EXPECT_TRUE(std::isnan(d.at(0, 1)));
     EXPECT_DOUBLE_EQ(d.at(3, 1), 0.25);
     EXPECT_FALSE(d.diverging);
     EXPECT_EQ(d.high, 1.0);
     const HeatmapData bidirectional =
-        headHeatmap(trace, labels(4), 0, 0, HeatmapMode::Attention, {false, false});
+        headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Attention, {false, false});
     EXPECT_DOUBLE_EQ(bidirectional.at(0, 1), 0.0);
 }
 
 TEST(HeadMatrices, ScoresAndAsymmetryAreDivergingAroundZero) {
     const AttentionTrace trace = syntheticTrace(4);
-    const HeatmapData s = headHeatmap(trace, labels(4), 0, 0, HeatmapMode::Scores, {});
+    const HeatmapData s = headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Scores, {});
     EXPECT_DOUBLE_EQ(s.at(1, 3), -5.0);
     EXPECT_TRUE(s.diverging);
     EXPECT_DOUBLE_EQ(s.low, -s.high);
-    const HeatmapData asym = headHeatmap(trace, labels(4), 0, 0, HeatmapMode::Asymmetry, {});
+    const HeatmapData asym =
+        headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Asymmetry, {});
     EXPECT_DOUBLE_EQ(asym.at(1, 3), (1 - 6) - (3 - 2));  // S_13 - S_31
     EXPECT_DOUBLE_EQ(asym.at(2, 2), 0.0);
     EXPECT_DOUBLE_EQ(asym.high, 9.0);  // |S_ij - S_ji| = 3 |i - j|
@@ -71,7 +72,8 @@ TEST(HeadMatrices, ScoresAndAsymmetryAreDivergingAroundZero) {
 
 TEST(HeadMatrices, DifferenceKeepsMaskedCellsMasked) {
     const AttentionTrace trace = syntheticTrace(3);
-    const HeatmapData a = headHeatmap(trace, labels(3), 0, 0, HeatmapMode::Attention, {});
+    const HeatmapData a =
+        headHeatmap(trace, labels(3), labels(3), 0, 0, HeatmapMode::Attention, {});
     const HeatmapData d = differenceHeatmap(a, a);
     EXPECT_TRUE(std::isnan(d.at(0, 2)));
     EXPECT_DOUBLE_EQ(d.at(2, 0), 0.0);

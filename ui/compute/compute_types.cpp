@@ -2,11 +2,18 @@
 
 namespace qkv::ui {
 
-QStringList TraceSnapshot::labels() const {
+namespace {
+
+QStringList labelsOf(const std::vector<ShownToken>& tokens) {
     QStringList out;
     out.reserve(static_cast<qsizetype>(tokens.size()));
     for (const ShownToken& t : tokens) out.append(t.label);
     return out;
 }
+
+}  // namespace
+
+QStringList TraceSnapshot::labels() const { return labelsOf(tokens); }
+QStringList TraceSnapshot::keyLabels() const { return labelsOf(columnTokens()); }
 
 }  // namespace qkv::ui

@@ -26,6 +26,10 @@ struct ShownToken {
 struct ComputeRequest {
     quint64 sequence = 0;  // increasing; results of older sequences are dropped
     QString text;
+    // Encoder-decoder models: the target sentence (empty: the model writes one, greedily) and
+    // which attention is shown.
+    QString targetText;
+    AttentionKind kind = AttentionKind::Self;
     WConfiguration config;
     int layer = 0;  // the head on screen (captured even when the rest is not)
     int head = 0;
@@ -36,8 +40,14 @@ struct ComputeRequest {
 struct TraceSnapshot {
     quint64 sequence = 0;
     QString text;
-    std::vector<ShownToken> tokens;
-    std::optional<int> truncatedFrom;  // token count before cutting to the model's context
+    AttentionKind kind = AttentionKind::Self;  // which attention the traces hold
+    std::vector<ShownToken> tokens;            // the traces' queries (rows)
+    std::vector<ShownToken> keyTokens;     // their keys (columns) when not the queries: the source
+    std::vector<ShownToken> sourceTokens;  // the sentence typed (the encoder's input)
+    std::vector<ShownToken> targetTokens;  // encoder-decoder models: the decoder's input
+    QString targetText;                    // the target sentence the traces used
+    bool targetWritten = false;            // the model wrote it (greedy decoding)
+    std::optional<int> truncatedFrom;      // token count before cutting to the model's context
     WConfiguration config;
     CaptureSelection capture;
     std::shared_ptr<const AttentionTrace> trace;
@@ -47,12 +57,17 @@ struct TraceSnapshot {
 
     bool includes(int layer, int head) const { return capture.includes(layer, head); }
     bool capturesAll() const { return !capture.layer && !capture.head; }
-    QStringList labels() const;
+    QStringList labels() const;     // of the rows
+    QStringList keyLabels() const;  // of the columns
+    const std::vector<ShownToken>& columnTokens() const {
+        return keyTokens.empty() ? tokens : keyTokens;
+    }
 };
 
 struct MetricsSnapshot {
     quint64 sequence = 0;
     WConfiguration config;
+    AttentionKind kind = AttentionKind::Self;
     std::shared_ptr<const ModelMetrics> metrics;  // weight metrics + the sentence's score symmetry
     double milliseconds = 0;
 };
@@ -63,6 +78,7 @@ struct MetricsSnapshot {
 struct HeadMetricsSnapshot {
     quint64 sequence = 0;
     WConfiguration config;
+    AttentionKind kind = AttentionKind::Self;
     int layer = 0;
     int head = 0;
     HeadMetrics metrics;

@@ -2,12 +2,33 @@
 
 #include <QElapsedTimer>
 
+#include "core/model/greedy_decode.h"
 #include "gpu/backend_factory.h"
 #include "ui/compute/capture_policy.h"
 #include "ui/compute/token_list.h"
 
 namespace qkv::ui {
 namespace {
+
+// Weight metrics are cached per configuration and attention kind.
+std::string metricsKey(const WConfiguration& config, AttentionKind kind) {
+    return config.name() + "#" + std::to_string(static_cast<int>(kind));
+}
+
+AttentionTrace traceOf(ForwardResult&& result, AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::DecoderSelf:
+            return std::move(result.decoderTrace);
+        case AttentionKind::Cross:
+            return std::move(result.crossTrace);
+        case AttentionKind::Self:
+            break;
+    }
+    return std::move(result.trace);
+}
+
+// The longest target the model writes for a sentence when none is given.
+constexpr int kMaxWrittenTokens = 48;
 
 double elapsedMs(const QElapsedTimer& timer) { return timer.nsecsElapsed() / 1e6; }
 
@@ -84,16 +105,17 @@ void ComputeWorker::compute(const ComputeRequest& request) {
         TraceSnapshotPtr snapshot = runForward(request);
         emit traceReady(snapshot);
         if (isStale(request)) return;
-        const Architecture& c = m_model->architecture();
-        if (!m_weightMetrics.count(request.config.name()) && request.layer < c.layers &&
-            request.head < c.heads) {
+        const Architecture c = architectureOf(*m_model, snapshot->kind);
+        if (!m_weightMetrics.count(metricsKey(request.config, snapshot->kind)) &&
+            request.layer < c.layers && request.head < c.heads) {
             auto head = std::make_shared<HeadMetricsSnapshot>();
             head->sequence = request.sequence;
             head->config = request.config;
+            head->kind = snapshot->kind;
             head->layer = request.layer;
             head->head = request.head;
             head->metrics = analyzeHead(*m_model, request.config, request.layer, request.head,
-                                        snapshot->trace.get());
+                                        snapshot->trace.get(), snapshot->kind);
             emit headMetricsReady(head);
             if (isStale(request)) return;
         }
@@ -111,6 +133,56 @@ void ComputeWorker::compute(const ComputeRequest& request) {
     }
 }
 
+// The decoder's input: its start token, then the target typed (its target side, without the
+// closing end token; "#ids" are taken as the whole input), or what the model writes greedily.
+void ComputeWorker::readTarget(const ComputeRequest& request, const std::vector<int>& sourceIds,
+                               TraceSnapshot& snapshot) {
+    const Architecture& c = m_model->architecture();
+    const QString text = request.targetText.trimmed();
+    std::vector<ShownToken>& target = snapshot.targetTokens;
+    auto add = [&](int id) {
+        const Tokenizer* tokenizer = m_model->tokenizer();
+        const bool known = tokenizer && id < tokenizer->vocabSize();
+        target.push_back(shownToken(*m_model, id, known ? tokenizer->piece(id) : std::to_string(id),
+                                    id == c.decoderStartToken));
+    };
+    if (auto ids = typedTokenIds(text)) {
+        validateIds(c, *ids);
+        for (int id : *ids) add(id);
+    } else if (!text.isEmpty()) {
+        if (!m_model->tokenizer())
+            throw Error("the target sentence needs a tokenizer: " + m_model->tokenizerError());
+        add(c.decoderStartToken);
+        std::vector<Token> tokens = m_model->tokenizer()->encodeTarget(text.toStdString());
+        while (!tokens.empty() && tokens.back().special) tokens.pop_back();
+        for (const Token& t : tokens) add(t.id);
+    } else {
+        add(c.decoderStartToken);
+        QString written;
+        for (int id :
+             greedyDecode(*m_forward, sourceIds, kMaxWrittenTokens, request.cancel.get())) {
+            add(id);
+            if (m_model->tokenizer())
+                written += QString::fromStdString(m_model->tokenizer()->displayText(id));
+            else
+                written += (written.isEmpty() ? QStringLiteral("#") : QStringLiteral(" ")) +
+                           QString::number(id);
+        }
+        // Without a tokenizer the written ids are typed back as "#start ids".
+        if (!m_model->tokenizer())
+            written = QStringLiteral("#%1 ").arg(c.decoderStartToken) + written.mid(1);
+        snapshot.targetWritten = true;
+        snapshot.targetText = written.trimmed();
+        return;
+    }
+    validateIds(c, [&] {
+        std::vector<int> ids;
+        for (const ShownToken& t : target) ids.push_back(t.id);
+        return ids;
+    }());
+    snapshot.targetText = text;
+}
+
 TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     QElapsedTimer timer;
     timer.start();
@@ -120,13 +192,20 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     auto snapshot = std::make_shared<TraceSnapshot>();
     snapshot->sequence = request.sequence;
     snapshot->text = request.text;
-    snapshot->tokens = std::move(tokenized.tokens);
+    snapshot->sourceTokens = std::move(tokenized.tokens);
     snapshot->truncatedFrom = tokenized.truncatedFrom;
     snapshot->config = request.config;
     snapshot->backend = QString::fromStdString(m_backend->name());
 
     ForwardRequest forward;
-    for (const ShownToken& t : snapshot->tokens) forward.ids.push_back(t.id);
+    for (const ShownToken& t : snapshot->sourceTokens) forward.ids.push_back(t.id);
+    const bool encoderDecoder = m_model->architecture().isEncoderDecoder();
+    snapshot->kind = encoderDecoder ? request.kind : AttentionKind::Self;
+    if (encoderDecoder) readTarget(request, forward.ids, *snapshot);
+    for (const ShownToken& t : snapshot->targetTokens) forward.targetIds.push_back(t.id);
+    snapshot->tokens =
+        snapshot->kind == AttentionKind::Self ? snapshot->sourceTokens : snapshot->targetTokens;
+    if (snapshot->kind == AttentionKind::Cross) snapshot->keyTokens = snapshot->sourceTokens;
     forward.config = request.config;
     forward.logits = LogitsMode::None;
     forward.cancel = request.cancel.get();
@@ -138,11 +217,13 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
         capturePolicy(m_model->architecture(), static_cast<int>(forward.ids.size()),
                       compare ? 2 : 1, request.layer, request.head, request.captureAll);
     snapshot->capture = forward.capture;
-    auto trace = std::make_shared<const AttentionTrace>(m_forward->run(forward).trace);
+    auto trace =
+        std::make_shared<const AttentionTrace>(traceOf(m_forward->run(forward), snapshot->kind));
     snapshot->trace = trace;
     if (compare) {
         forward.config = WConfiguration{};
-        snapshot->learned = std::make_shared<const AttentionTrace>(m_forward->run(forward).trace);
+        snapshot->learned = std::make_shared<const AttentionTrace>(
+            traceOf(m_forward->run(forward), snapshot->kind));
     } else {
         snapshot->learned = trace;
     }
@@ -154,14 +235,15 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
                                              const TraceSnapshot& snapshot) {
     QElapsedTimer timer;
     timer.start();
-    const std::string key = request.config.name();
+    const std::string key = metricsKey(request.config, snapshot.kind);
     auto cached = m_weightMetrics.find(key);
     if (cached == m_weightMetrics.end()) {
-        auto weights = std::make_shared<const ModelMetrics>(
-            analyzeModel(*m_model, request.config, nullptr, request.cancel.get(),
-                         [this, sequence = request.sequence](int done, int total) {
-                             emit progressed(sequence, QStringLiteral("analysis"), done, total);
-                         }));
+        auto weights = std::make_shared<const ModelMetrics>(analyzeModel(
+            *m_model, request.config, nullptr, request.cancel.get(),
+            [this, sequence = request.sequence](int done, int total) {
+                emit progressed(sequence, QStringLiteral("analysis"), done, total);
+            },
+            snapshot.kind));
         cached = m_weightMetrics.emplace(key, std::move(weights)).first;
     }
     auto metrics = std::make_shared<ModelMetrics>(*cached->second);
@@ -169,6 +251,7 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
     auto out = std::make_shared<MetricsSnapshot>();
     out->sequence = request.sequence;
     out->config = request.config;
+    out->kind = snapshot.kind;
     out->metrics = std::move(metrics);
     out->milliseconds = elapsedMs(timer);
     return out;

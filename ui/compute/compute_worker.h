@@ -52,6 +52,8 @@ class ComputeWorker : public QObject {
   private:
     bool isStale(const ComputeRequest& request) const;
     TraceSnapshotPtr runForward(const ComputeRequest& request);
+    void readTarget(const ComputeRequest& request, const std::vector<int>& sourceIds,
+                    TraceSnapshot& snapshot);
     MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);
 
     const LatestRequest& m_computations;

@@ -70,8 +70,10 @@ void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> 
     m_backendChoice = backendChoice;
     m_backendName = backendName;
     m_layer = m_head = 0;
+    m_kind = AttentionKind::Self;
     m_tokenPair.reset();
     clearResults();
+    emit attentionKindChanged();
     emit modelChanged();
     emit headChanged(m_layer, m_head);
     emit backendChanged(m_backendName);
@@ -96,12 +98,48 @@ void LabDocument::setText(const QString& text) {
     if (text == m_text) return;
     m_text = text;
     emit textChanged(m_text);
+    if (m_targetWritten) {  // the model's translation of the old sentence: write a new one
+        m_targetText.clear();
+        m_targetWritten = false;
+        emit targetTextChanged(m_targetText);
+    }
     if (m_text.trimmed().isEmpty()) {
         m_debounce.stop();
         submit();  // clears at once: no stale heatmap beside an empty editor
         return;
     }
     m_debounce.start();
+}
+
+void LabDocument::setTargetText(const QString& text) {
+    if (text == m_targetText) return;
+    m_targetText = text;
+    m_targetWritten = false;  // the user's own now
+    emit targetTextChanged(m_targetText);
+    if (m_model && m_model->architecture().isEncoderDecoder()) m_debounce.start();
+}
+
+void LabDocument::setAttentionKind(AttentionKind kind) {
+    if (!m_model || !m_model->architecture().isEncoderDecoder()) kind = AttentionKind::Self;
+    if (kind == m_kind) return;
+    m_kind = kind;
+    m_tokenPair.reset();
+    emit attentionKindChanged();
+    const Architecture c = shownArchitecture();
+    m_layer = std::min(m_layer, c.layers - 1);
+    m_head = std::min(m_head, c.heads - 1);
+    emit headChanged(m_layer, m_head);
+    recompute();
+}
+
+KeyMask LabDocument::shownMask(int layer) const {
+    if (m_kind == AttentionKind::Cross) return {false, 0};
+    return shownArchitecture().keyMask(layer);
+}
+
+Architecture LabDocument::shownArchitecture() const {
+    if (!m_model) return {};
+    return architectureOf(*m_model, m_kind);
 }
 
 void LabDocument::setConfig(const WConfiguration& config) {
@@ -113,7 +151,7 @@ void LabDocument::setConfig(const WConfiguration& config) {
 
 void LabDocument::setHead(int layer, int head) {
     if (!m_model) return;
-    const Architecture& c = m_model->architecture();
+    const Architecture c = shownArchitecture();
     layer = std::clamp(layer, 0, c.layers - 1);
     head = std::clamp(head, 0, c.heads - 1);
     if (layer == m_layer && head == m_head) return;
@@ -125,9 +163,9 @@ void LabDocument::setHead(int layer, int head) {
 
 void LabDocument::stepHead(int delta) {
     if (!m_model) return;
-    const int heads = m_model->architecture().heads;
-    const int index =
-        std::clamp(m_layer * heads + m_head + delta, 0, m_model->architecture().layers * heads - 1);
+    const Architecture c = shownArchitecture();
+    const int heads = c.heads;
+    const int index = std::clamp(m_layer * heads + m_head + delta, 0, c.layers * heads - 1);
     setHead(index / heads, index % heads);
 }
 
@@ -142,7 +180,7 @@ void LabDocument::setMode(HeatmapMode mode) {
 void LabDocument::setTokenPair(std::optional<TokenPair> pair) {
     if (pair && (!m_snapshot || pair->query < 0 || pair->key < 0 ||
                  pair->query >= static_cast<int>(m_snapshot->tokens.size()) ||
-                 pair->key >= static_cast<int>(m_snapshot->tokens.size())))
+                 pair->key >= static_cast<int>(m_snapshot->columnTokens().size())))
         pair.reset();
     if (pair == m_tokenPair) return;
     m_tokenPair = pair;
@@ -204,6 +242,8 @@ void LabDocument::submit(bool captureAll) {
     ComputeRequest request;
     request.sequence = ticket.sequence;
     request.text = m_text;
+    request.targetText = m_targetText;
+    request.kind = m_kind;
     request.config = m_config;
     request.layer = m_layer;
     request.head = m_head;
@@ -232,9 +272,16 @@ void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
     if (!m_computations.isCurrent(snapshot->sequence)) return;  // a newer request is on its way
     m_snapshot = std::move(snapshot);
     m_error.clear();
-    if (m_tokenPair && std::max(m_tokenPair->query, m_tokenPair->key) >=
-                           static_cast<int>(m_snapshot->tokens.size()))
+    if (m_tokenPair && (m_tokenPair->query >= static_cast<int>(m_snapshot->tokens.size()) ||
+                        m_tokenPair->key >= static_cast<int>(m_snapshot->columnTokens().size())))
         m_tokenPair.reset();
+    // What the model wrote fills the empty target line, where it can be edited; the traces
+    // already used it, so nothing is recomputed.
+    if (m_snapshot->targetWritten && m_targetText.trimmed().isEmpty()) {
+        m_targetText = m_snapshot->targetText;
+        m_targetWritten = true;
+        emit targetTextChanged(m_targetText);
+    }
     setBusy(false);
     emit snapshotChanged();
 }

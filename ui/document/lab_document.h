@@ -47,6 +47,17 @@ class LabDocument : public QObject {
 
     QString text() const { return m_text; }
     void setText(const QString& text);  // recomputes after the debounce interval
+
+    // Encoder-decoder models: the target sentence the decoder reads (empty: the model writes
+    // one, which then appears here), and which of the three attentions the views show.
+    QString targetText() const { return m_targetText; }
+    void setTargetText(const QString& text);
+    AttentionKind attentionKind() const { return m_kind; }
+    void setAttentionKind(AttentionKind kind);
+    // The shown kind's stack: its layers and heads (the decoder's for decoder and cross).
+    Architecture shownArchitecture() const;
+    // The masks of the shown kind's layer (cross-attention has none).
+    KeyMask shownMask(int layer) const;
     void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
 
     const WConfiguration& config() const { return m_config; }
@@ -89,6 +100,8 @@ class LabDocument : public QObject {
     void modelFailed(QString folder, QString message);
     void loadCancelled(QString folder);
     void textChanged(QString text);
+    void targetTextChanged(QString text);
+    void attentionKindChanged();
     void configChanged();
     void headChanged(int layer, int head);
     void modeChanged();
@@ -125,6 +138,9 @@ class LabDocument : public QObject {
     bool m_loading = false;
     QString m_loadingFolder;
     QString m_text;
+    QString m_targetText;
+    bool m_targetWritten = false;  // m_targetText is what the model wrote, not what was typed
+    AttentionKind m_kind = AttentionKind::Self;
     WConfiguration m_config;
     int m_layer = 0;
     int m_head = 0;

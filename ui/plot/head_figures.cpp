@@ -29,6 +29,8 @@ HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int he
     input.trace = snapshot.trace.get();
     input.learned = snapshot.learned.get();
     input.labels = snapshot.labels();
+    input.keyLabels = snapshot.keyLabels();
+    input.kindName = attentionKindTitle(snapshot.kind);
     input.config = snapshot.config;
     input.layer = layer;
     input.head = head;
@@ -38,8 +40,23 @@ HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int he
     return input;
 }
 
+QString attentionKindTitle(AttentionKind kind) {
+    switch (kind) {
+        case AttentionKind::DecoderSelf:
+            return QStringLiteral("decoder");
+        case AttentionKind::Cross:
+            return QStringLiteral("cross-attention");
+        case AttentionKind::Self:
+            break;
+    }
+    return {};
+}
+
 QString headTitle(const HeadFigureInput& input) {
-    return QStringLiteral("Layer %1 · Head %2 · %3 · %4")
+    const QString kind =
+        input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ");
+    return kind +
+           QStringLiteral("Layer %1 · Head %2 · %3 · %4")
                .arg(input.layer)
                .arg(input.head)
                .arg(configTitle(input.config), heatmapModeName(input.mode)) +
@@ -50,22 +67,24 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     const HeadMatrixOptions options{input.mask, input.config.scaleOutside};
     FigureSpec spec;
     spec.title = headTitle(input);
-    spec.panels.push_back(
-        {headHeatmap(*input.trace, input.labels, input.layer, input.head, input.mode, options),
-         QString(), 0});
+    spec.panels.push_back({headHeatmap(*input.trace, input.labels, input.keyLabels, input.layer,
+                                       input.head, input.mode, options),
+                           QString(), 0});
     return spec;
 }
 
 FigureSpec compareFigure(const HeadFigureInput& input) {
-    HeatmapData learned = headHeatmap(*input.learned, input.labels, input.layer, input.head,
-                                      input.mode, {input.mask, false});
-    HeatmapData chosen = headHeatmap(*input.trace, input.labels, input.layer, input.head,
-                                     input.mode, {input.mask, input.config.scaleOutside});
+    HeatmapData learned = headHeatmap(*input.learned, input.labels, input.keyLabels, input.layer,
+                                      input.head, input.mode, {input.mask, false});
+    HeatmapData chosen =
+        headHeatmap(*input.trace, input.labels, input.keyLabels, input.layer, input.head,
+                    input.mode, {input.mask, input.config.scaleOutside});
     HeatmapData difference = differenceHeatmap(chosen, learned);
     shareRange(learned, chosen);
     const QString name = configTitle(input.config);
     FigureSpec spec;
-    spec.title = QStringLiteral("Layer %1 · Head %2 · %3 · learned vs %4")
+    spec.title = (input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ")) +
+                 QStringLiteral("Layer %1 · Head %2 · %3 · learned vs %4")
                      .arg(input.layer)
                      .arg(input.head)
                      .arg(heatmapModeName(input.mode), name) +

@@ -6,6 +6,7 @@
 #include <QStringList>
 #include <optional>
 
+#include "core/analysis/head_metrics.h"
 #include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
 #include "core/model/w_configuration.h"
@@ -17,7 +18,9 @@ namespace qkv::ui {
 struct HeadFigureInput {
     const AttentionTrace* trace = nullptr;    // under `config`
     const AttentionTrace* learned = nullptr;  // the checkpoint as stored (compare figure only)
-    QStringList labels;
+    QStringList labels;                       // rows: the queries' tokens
+    QStringList keyLabels;  // columns: the keys' tokens (the source's in cross-attention)
+    QString kindName;       // "cross-attention", for the title; empty for self-attention
     WConfiguration config;
     int layer = 0;
     int head = 0;
@@ -31,6 +34,8 @@ struct TraceSnapshot;
 HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
                                 HeatmapMode mode, const KeyMask& mask);
 
+// "decoder", "cross-attention", or empty for a model's own self-attention.
+QString attentionKindTitle(AttentionKind kind);
 // "shared-qk", with the options appended: "learned · scale outside · mask self".
 QString configTitle(const WConfiguration& config);
 // "Layer 3 · Head 5 · shared-qk · attention", and " · first 128 of 150 tokens" for a sentence

@@ -9,11 +9,13 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-HeatmapData frame(int n, const QStringList& labels) {
+HeatmapData frame(int rows, int cols, const QStringList& rowLabels, const QStringList& colLabels) {
     HeatmapData data;
-    data.rows = data.cols = n;
-    data.values.assign(static_cast<size_t>(n) * n, 0.0);
-    data.rowLabels = data.colLabels = labels;
+    data.rows = rows;
+    data.cols = cols;
+    data.values.assign(static_cast<size_t>(rows) * cols, 0.0);
+    data.rowLabels = rowLabels;
+    data.colLabels = colLabels;
     data.rowTitle = QStringLiteral("query (attending)");
     data.colTitle = QStringLiteral("key (attended to)");
     return data;
@@ -21,15 +23,17 @@ HeatmapData frame(int n, const QStringList& labels) {
 
 }  // namespace
 
-HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer, int head,
-                        HeatmapMode mode, const HeadMatrixOptions& options) {
-    const int n = trace.tokens();
-    HeatmapData data = frame(n, labels);
+HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& rowLabels,
+                        const QStringList& colLabels, int layer, int head, HeatmapMode mode,
+                        const HeadMatrixOptions& options) {
+    const int n = trace.tokens(), keys = trace.keyTokens();
+    HeatmapData data = frame(n, keys, rowLabels, colLabels);
+    if (n != keys && mode == HeatmapMode::Asymmetry) mode = HeatmapMode::Scores;
     if (mode == HeatmapMode::Attention) {
         const RowMatrixXf& a = trace.probabilities(layer, head);
         double largest = 0;
         for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j) {
+            for (int j = 0; j < keys; ++j) {
                 const bool masked = options.mask.hides(i, j);
                 data.at(i, j) = masked ? kNaN : a(i, j);
                 if (!masked) largest = std::max(largest, static_cast<double>(a(i, j)));
@@ -41,7 +45,7 @@ HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, 
     const RowMatrixXf& s = trace.scores(layer, head);
     double largestScore = 0;
     for (int i = 0; i < n; ++i)
-        for (int j = 0; j < n; ++j) {
+        for (int j = 0; j < keys; ++j) {
             largestScore = std::max(largestScore, std::abs(static_cast<double>(s(i, j))));
             data.at(i, j) = mode == HeatmapMode::Scores ? s(i, j) : s(i, j) - s(j, i);
         }

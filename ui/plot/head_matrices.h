@@ -1,7 +1,8 @@
 #pragma once
 // Heatmap data for one head from a forward pass's trace: rows are queries (the attending token),
-// columns keys (the attended token). Masked attention cells (causal, outside a sliding window)
-// are NaN so they show as masked rather than as a zero probability.
+// columns keys (the attended token) — in cross-attention target tokens and source tokens.
+// Masked attention cells (causal, outside a sliding window) are NaN so they show as masked
+// rather than as a zero probability.
 #include <QStringList>
 
 #include "core/model/architecture.h"
@@ -17,8 +18,10 @@ struct HeadMatrixOptions {
 };
 
 // The head must have been captured (the trace throws qkv::Error otherwise).
-HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& labels, int layer, int head,
-                        HeatmapMode mode, const HeadMatrixOptions& options);
+// S − Sᵀ needs a square S: for cross-attention the asymmetry mode shows the scores.
+HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& rowLabels,
+                        const QStringList& colLabels, int layer, int head, HeatmapMode mode,
+                        const HeadMatrixOptions& options);
 
 // config - learned, cell by cell (NaN where either is masked), diverging around zero.
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);

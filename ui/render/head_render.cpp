@@ -43,6 +43,7 @@ std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
     input.trace = &trace;
     input.learned = &learned;
     input.labels = labels;
+    input.keyLabels = labels;
     input.config = request.config;
     input.layer = request.layer;
     input.head = request.head;

@@ -11,10 +11,15 @@ QString formatNumber(double value) {
 }
 
 QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int key) {
-    auto name = [&](int i) {
+    return tokenPairHeading(tokens, tokens, query, key);
+}
+
+QString tokenPairHeading(const std::vector<ShownToken>& queries,
+                         const std::vector<ShownToken>& keys, int query, int key) {
+    auto name = [](const std::vector<ShownToken>& tokens, int i) {
         return QStringLiteral("<b>%1</b>&nbsp;(%2)").arg(tokens.at(i).label.toHtmlEscaped()).arg(i);
     };
-    return name(query) + QStringLiteral(" → ") + name(key);
+    return name(queries, query) + QStringLiteral(" → ") + name(keys, key);
 }
 
 QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
@@ -30,7 +35,10 @@ QString headCellValues(const AttentionTrace& trace, int layer, int head, int que
                                            .arg(mask.window))
                       : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
     }
-    if (trace.hasScores(layer, head)) {
+    if (trace.hasScores(layer, head) && trace.tokens() != trace.keyTokens()) {  // cross
+        lines << QStringLiteral("S<sub>ij</sub> = %1")
+                     .arg(formatNumber(trace.scores(layer, head)(query, key)));
+    } else if (trace.hasScores(layer, head)) {
         const auto& s = trace.scores(layer, head);
         lines << QStringLiteral("S<sub>ij</sub> = %1 &nbsp; S<sub>ji</sub> = %2")
                      .arg(formatNumber(s(query, key)), formatNumber(s(key, query)));

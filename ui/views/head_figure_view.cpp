@@ -34,16 +34,16 @@ void HeadFigureView::refresh() {
         m_heatmap->showPlaceholder(why);
         return;
     }
-    const HeadFigureInput input = headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(),
-                                                  d.model()->architecture().keyMask(d.layer()));
+    const HeadFigureInput input =
+        headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(), d.shownMask(d.layer()));
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d));
 }
 
 QString HeadFigureView::cellToolTip(const HeatmapCell& cell) const {
     const auto snapshot = document().snapshot();
     if (!snapshot) return {};
-    return tokenPairHeading(snapshot->tokens, cell.row, cell.col) + QStringLiteral("<br>") +
-           cellValues(cell);
+    return tokenPairHeading(snapshot->tokens, snapshot->columnTokens(), cell.row, cell.col) +
+           QStringLiteral("<br>") + cellValues(cell);
 }
 
 }  // namespace qkv::ui

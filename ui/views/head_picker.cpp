@@ -1,8 +1,10 @@
 #include "ui/views/head_picker.h"
 
 #include <QButtonGroup>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
@@ -15,6 +17,16 @@ HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
     : QWidget(parent), m_document(document) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    m_kind = new QComboBox(this);
+    m_kind->addItem(tr("Encoder self-attention"), static_cast<int>(AttentionKind::Self));
+    m_kind->addItem(tr("Decoder self-attention"), static_cast<int>(AttentionKind::DecoderSelf));
+    m_kind->addItem(tr("Cross-attention (target → source)"),
+                    static_cast<int>(AttentionKind::Cross));
+    m_kind->setToolTip(
+        tr("Which attention of the encoder-decoder model the views show (Alt+1, Alt+2, "
+           "Alt+3): cross-attention's queries are the target's tokens, its keys and values the "
+           "source's"));
+    layout->addWidget(m_kind);
     layout->addWidget(new QLabel(tr("Layer"), this));
     m_layer = new QSpinBox(this);
     m_layer->setToolTip(tr("Layer (PageUp / PageDown)"));
@@ -45,6 +57,16 @@ HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
         ->setToolTip(tr("S − Sᵀ: zero everywhere when the scores are symmetric (shared-qk)"));
     layout->addStretch(1);
 
+    connect(m_kind, &QComboBox::activated, this, [this](int index) {
+        m_document.setAttentionKind(static_cast<AttentionKind>(m_kind->itemData(index).toInt()));
+    });
+    connect(&document, &LabDocument::attentionKindChanged, this, &HeadPicker::onModelChanged);
+    for (int i = 0; i < 3; ++i) {
+        auto* shortcut = new QShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + i)), this);
+        shortcut->setContext(Qt::WindowShortcut);
+        connect(shortcut, &QShortcut::activated, this,
+                [this, i] { m_document.setAttentionKind(static_cast<AttentionKind>(i)); });
+    }
     connect(m_layer, &QSpinBox::valueChanged, this, &HeadPicker::onSpinChanged);
     connect(m_head, &QSpinBox::valueChanged, this, &HeadPicker::onSpinChanged);
     connect(m_modes, &QButtonGroup::idClicked, this,
@@ -60,13 +82,13 @@ QAbstractButton* HeadPicker::modeButton(int mode) const { return m_modes->button
 
 void HeadPicker::onModelChanged() {
     const Model* model = m_document.model();
-    const QSignalBlocker b1(m_layer), b2(m_head);
-    m_layer->setRange(0, model ? model->architecture().layers - 1 : 0);
-    m_head->setRange(0, model ? model->architecture().heads - 1 : 0);
-    m_range->setText(model ? tr("of %1 layers × %2 heads")
-                                 .arg(model->architecture().layers)
-                                 .arg(model->architecture().heads)
-                           : QString());
+    const QSignalBlocker b1(m_layer), b2(m_head), b3(m_kind);
+    const Architecture c = m_document.shownArchitecture();
+    m_kind->setVisible(model && model->architecture().isEncoderDecoder());
+    m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(m_document.attentionKind())));
+    m_layer->setRange(0, model ? c.layers - 1 : 0);
+    m_head->setRange(0, model ? c.heads - 1 : 0);
+    m_range->setText(model ? tr("of %1 layers × %2 heads").arg(c.layers).arg(c.heads) : QString());
     setEnabled(model != nullptr);
     onHeadChanged(m_document.layer(), m_document.head());
 }

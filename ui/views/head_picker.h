@@ -5,6 +5,7 @@
 
 class QAbstractButton;
 class QButtonGroup;
+class QComboBox;
 class QLabel;
 class QSpinBox;
 
@@ -20,6 +21,7 @@ class HeadPicker : public QWidget {
     QSpinBox* layerBox() const { return m_layer; }
     QSpinBox* headBox() const { return m_head; }
     QAbstractButton* modeButton(int mode) const;
+    QComboBox* kindBox() const { return m_kind; }
 
   private:
     void onModelChanged();
@@ -28,6 +30,7 @@ class HeadPicker : public QWidget {
     void onSpinChanged();
 
     LabDocument& m_document;
+    QComboBox* m_kind;  // encoder-decoder models: encoder, decoder or cross-attention
     QSpinBox* m_layer;
     QSpinBox* m_head;
     QLabel* m_range;

@@ -13,7 +13,7 @@ FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const { return he
 QString HeadView::cellValues(const HeatmapCell& cell) const {
     const LabDocument& d = document();
     return headCellValues(*d.snapshot()->trace, d.layer(), d.head(), cell.row, cell.col,
-                          d.model()->architecture().keyMask(d.layer()));
+                          d.shownMask(d.layer()));
 }
 
 }  // namespace qkv::ui

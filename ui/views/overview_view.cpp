@@ -73,14 +73,16 @@ void OverviewView::refresh() {
         return;
     }
     const auto metrics = d.metrics();
-    if (!metrics) {
+    if (!metrics || metrics->kind != d.attentionKind()) {
         m_heatmap->showPlaceholder(tr("Computing the metrics of every head…"));
         return;
     }
+    const QString kind = attentionKindTitle(metrics->kind);
     const QString subtitle = QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
+                             (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
                              configTitle(metrics->config);
     m_heatmap->showFigure(
-        overviewFigure(*metrics->metrics, metric(), subtitle, d.model()->architecture().headDim),
+        overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim),
         d.colorScheme(), std::make_pair(d.layer(), d.head()));
 }
 

@@ -2,9 +2,11 @@
 
 #include <QFile>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
 
@@ -21,8 +23,10 @@ QStringList exampleSentences() {
 
 SentenceBar::SentenceBar(LabDocument& document, QWidget* parent)
     : QWidget(parent), m_document(document) {
-    auto* layout = new QHBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
+    auto* rows = new QVBoxLayout(this);
+    rows->setContentsMargins(0, 0, 0, 0);
+    auto* layout = new QHBoxLayout;
+    rows->addLayout(layout);
     m_editor = new QLineEdit(this);
     m_editor->setPlaceholderText(tr("Type a sentence…"));
     m_editor->setClearButtonEnabled(true);
@@ -40,9 +44,34 @@ SentenceBar::SentenceBar(LabDocument& document, QWidget* parent)
     examples->setMenu(menu);
     layout->addWidget(examples);
 
+    m_targetRow = new QWidget(this);
+    auto* target = new QHBoxLayout(m_targetRow);
+    target->setContentsMargins(0, 0, 0, 0);
+    auto* label = new QLabel(tr("&Target:"), m_targetRow);
+    m_target = new QLineEdit(m_targetRow);
+    m_target->setPlaceholderText(
+        tr("the target sentence the decoder reads — empty: the model writes its translation"));
+    m_target->setClearButtonEnabled(true);
+    m_target->setFont(font);
+    label->setBuddy(m_target);
+    target->addWidget(label);
+    target->addWidget(m_target, 1);
+    rows->addWidget(m_targetRow);
+
     m_editor->setText(document.text());
     connect(m_editor, &QLineEdit::textChanged, &document, &LabDocument::setText);
     connect(&document, &LabDocument::textChanged, this, &SentenceBar::onDocumentTextChanged);
+    connect(m_target, &QLineEdit::textChanged, &document, &LabDocument::setTargetText);
+    connect(&document, &LabDocument::targetTextChanged, this, [this](const QString& text) {
+        if (m_target->text() != text) m_target->setText(text);
+    });
+    connect(&document, &LabDocument::modelChanged, this, &SentenceBar::onModelChanged);
+    onModelChanged();
+}
+
+void SentenceBar::onModelChanged() {
+    const Model* model = m_document.model();
+    m_targetRow->setVisible(model && model->architecture().isEncoderDecoder());
 }
 
 void SentenceBar::onDocumentTextChanged(const QString& text) {

@@ -114,7 +114,9 @@ void WeightPanel::refresh() {
         m_title->setText(tr("No model open"));
         return;
     }
+    const QString kind = attentionKindTitle(d.attentionKind());
     m_title->setText(
+        (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
         tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())));
     showHeadMetrics();
     showTokenPair();
@@ -134,10 +136,11 @@ void WeightPanel::showHeadMetrics() {
     const auto metrics = d.metrics();
     const auto early = d.headMetrics();  // the shown head, ahead of the whole model
     const HeadMetrics* found = nullptr;
-    if (metrics && d.layer() < static_cast<int>(metrics->metrics->layers.size()))
+    if (metrics && metrics->kind == d.attentionKind() &&
+        d.layer() < static_cast<int>(metrics->metrics->layers.size()))
         found = &metrics->metrics->layers[d.layer()].heads.at(d.head());
     else if (early && early->layer == d.layer() && early->head == d.head() &&
-             early->config == d.config())
+             early->config == d.config() && early->kind == d.attentionKind())
         found = &early->metrics;
     if (!found) {
         showSpectrum({});
@@ -161,8 +164,9 @@ void WeightPanel::showTokenPair() {
     const auto snapshot = d.snapshot();
     m_pairHint->setVisible(!pair);
     if (!pair || !snapshot || !snapshot->includes(d.layer(), d.head())) return;
-    m_pair->setText(tokenPairHeading(snapshot->tokens, pair->query, pair->key));
     const auto& trace = *snapshot->trace;
+    if (snapshot->kind == AttentionKind::Cross) return showCrossTokenPair(*snapshot, *pair);
+    m_pair->setText(tokenPairHeading(snapshot->tokens, pair->query, pair->key));
     if (trace.hasScores(d.layer(), d.head())) {
         const auto& s = trace.scores(d.layer(), d.head());
         m_pairScores->setText(QStringLiteral("S_ij = %1, S_ji = %2")
@@ -178,6 +182,35 @@ void WeightPanel::showTokenPair() {
             tr("Their keys agree more than their values: a query finds both "
                "alike, yet they contribute different content — why K and V "
                "are separate matrices."));
+}
+
+// In cross-attention a target token reads source tokens: the source token it reads most against
+// the one clicked — whether the keys that decide where it looks agree more than the values it
+// takes away (the K = V question of translation).
+void WeightPanel::showCrossTokenPair(const TraceSnapshot& snapshot, const TokenPair& pair) {
+    const LabDocument& d = document();
+    const auto& trace = *snapshot.trace;
+    if (!trace.hasProbabilities(d.layer(), d.head())) return;
+    Eigen::Index top = 0;
+    trace.probabilities(d.layer(), d.head()).row(pair.query).maxCoeff(&top);
+    const std::vector<ShownToken>& source = snapshot.columnTokens();
+    m_pair->setText(tokenPairHeading(snapshot.tokens, source, pair.query, pair.key) +
+                    tr("<br>against <b>%1</b> (%2), the source token it reads most")
+                        .arg(source.at(top).label.toHtmlEscaped())
+                        .arg(top));
+    if (trace.hasScores(d.layer(), d.head()))
+        m_pairScores->setText(
+            QStringLiteral("S_ij = %1")
+                .arg(formatNumber(trace.scores(d.layer(), d.head())(pair.query, pair.key))));
+    const TokenPairSimilarity sim =
+        tokenPairSimilarity(trace, d.layer(), d.head(), static_cast<int>(top), pair.key);
+    m_keyCosine->setText(formatNumber(sim.keyCosine));
+    m_valueCosine->setText(formatNumber(sim.valueCosine));
+    if (top != pair.key && sim.keyCosine - sim.valueCosine > 0.3)
+        m_pairVerdict->setText(
+            tr("Their keys agree more than their values: the target token would look at both "
+               "alike, yet they carry different content into it — what tied-kv (K = V) gives "
+               "up."));
 }
 
 void WeightPanel::showSpectrum(const std::vector<double>& singularValues) {

@@ -5,6 +5,8 @@
 // versus of their values.
 #include <vector>
 
+#include "ui/compute/compute_types.h"
+#include "ui/document/lab_document.h"
 #include "ui/views/document_view.h"
 
 class QCustomPlot;
@@ -30,6 +32,7 @@ class WeightPanel : public DocumentView {
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& name);
     void showHeadMetrics();
     void showTokenPair();
+    void showCrossTokenPair(const TraceSnapshot& snapshot, const TokenPair& pair);
     void showSpectrum(const std::vector<double>& singularValues);
 
     QLabel* m_title;

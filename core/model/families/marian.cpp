@@ -29,6 +29,7 @@ void readMarian(const ConfigReader& r, Architecture& c) {
     c.decoderHeadDim = c.dModel / c.decoderHeads;
     c.decoderStartToken = r.nonNegativeIntOr("decoder_start_token_id",
                                              r.nonNegativeIntOr("pad_token_id", c.vocabSize - 1));
+    c.eosToken = r.nonNegativeIntOr("eos_token_id", 0);
     if (r.positiveIntOr("decoder_vocab_size", c.vocabSize) != c.vocabSize ||
         !r.boolOr("share_encoder_decoder_embeddings", true))
         r.fail("separate source and target vocabularies are not supported");

@@ -36,6 +36,7 @@ void readT5(const ConfigReader& r, Architecture& c) {
     c.decoderFF = c.dFF;
     c.decoderStartToken =
         r.nonNegativeIntOr("decoder_start_token_id", r.nonNegativeIntOr("pad_token_id", 0));
+    c.eosToken = r.nonNegativeIntOr("eos_token_id", 1);
     c.relativeBuckets = r.positiveIntOr("relative_attention_num_buckets", 32);
     c.relativeMaxDistance = r.positiveIntOr("relative_attention_max_distance", 128);
     if (c.relativeBuckets < 4) r.fail("\"relative_attention_num_buckets\" must be at least 4");
