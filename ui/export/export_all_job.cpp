@@ -32,11 +32,14 @@ ExportAllJob::~ExportAllJob() {
     delete m_plot;
 }
 
-QString ExportAllJob::fileName(int layer, int head, ImageFormat format) {
-    return QStringLiteral("layer%1_head%2.%3")
-        .arg(layer, 2, 10, QChar('0'))
-        .arg(head, 2, 10, QChar('0'))
-        .arg(imageFormatExtension(format));
+QString ExportAllJob::fileName(int layer, int head, ImageFormat format, AttentionKind kind) {
+    const QString prefix = kind == AttentionKind::Cross         ? QStringLiteral("cross_")
+                           : kind == AttentionKind::DecoderSelf ? QStringLiteral("decoder_")
+                                                                : QString();
+    return prefix + QStringLiteral("layer%1_head%2.%3")
+                        .arg(layer, 2, 10, QChar('0'))
+                        .arg(head, 2, 10, QChar('0'))
+                        .arg(imageFormatExtension(format));
 }
 
 void ExportAllJob::start() {
@@ -50,7 +53,8 @@ void ExportAllJob::start() {
         return;
     }
     m_running = true;
-    m_total = model->architecture().layers * model->architecture().heads + 1;
+    const Architecture shown = m_document.shownArchitecture();  // the shown attention's stack
+    m_total = shown.layers * shown.heads + 1;
     emit progressChanged(0, m_total);
     connect(&m_document, &LabDocument::metricsChanged, this, &ExportAllJob::onDocumentUpdated);
     connect(&m_document, &LabDocument::computeFailed, this,
@@ -85,8 +89,7 @@ void ExportAllJob::cancel() {
 
 void ExportAllJob::renderNext() {
     if (!m_running) return;
-    const Model& model = *m_document.model();
-    const int heads = model.architecture().heads;
+    const int heads = m_document.shownArchitecture().heads;
     try {
         if (m_next == m_total - 1) {
             writeMetrics();
@@ -96,13 +99,14 @@ void ExportAllJob::renderNext() {
             return;
         }
         const int layer = m_next / heads;
-        const HeadFigureInput input =
-            headFigureInput(*m_snapshot, layer, m_next % heads, m_document.mode(),
-                            model.architecture().keyMask(layer));
+        const HeadFigureInput input = headFigureInput(
+            *m_snapshot, layer, m_next % heads, m_document.mode(), m_document.shownMask(layer));
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
-        exportFigure(*m_figure,
-                     QDir(m_folder).filePath(fileName(input.layer, input.head, m_format)), m_size);
+        exportFigure(
+            *m_figure,
+            QDir(m_folder).filePath(fileName(input.layer, input.head, m_format, m_snapshot->kind)),
+            m_size);
         ++m_next;
         emit progressChanged(m_next, m_total);
     } catch (const Error& e) {

@@ -29,7 +29,10 @@ class ExportAllJob : public QObject {
     void start();
     void cancel();
     int total() const { return m_total; }
-    static QString fileName(int layer, int head, ImageFormat format);  // "layer02_head05.png"
+    // "layer02_head05.png"; "cross_layer02_head05.png" for an encoder-decoder's cross-attention
+    // ("decoder_…" for its decoder's self-attention).
+    static QString fileName(int layer, int head, ImageFormat format,
+                            AttentionKind kind = AttentionKind::Self);
 
   signals:
     void progressChanged(int done, int total);
