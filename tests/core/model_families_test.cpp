@@ -4,11 +4,14 @@
 // holding the same rounded values, so binders read whatever dtype the safetensors store.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/io/safetensors.h"
 #include "core/model/forward.h"
+#include "core/model/model_family.h"
+#include "core/model/relative_position.h"
 #include "core/util/half.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/reference.h"
@@ -112,6 +115,13 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
          "q_proj.weight' has shape [128, 64], expected [64, 64]"},
         {"phi3-random-tiny", "intermediate_size", 64, "gate_up_proj.weight' has shape"},
         {"gpt_neox-random-tiny", "num_attention_heads", 5, "not divisible by 5 heads"},
+        {"marian-random-tiny", "normalize_before", true, "\"normalize_before\": true"},
+        {"marian-random-tiny", "decoder_vocab_size", 2048, "separate source and target"},
+        {"marian-random-tiny", "decoder_layers", 3, "missing tensor 'decoder.layers.2.self_attn.q_proj.weight'"},
+        {"t5-random-tiny", "feed_forward_proj", "gated-tanh", "\"feed_forward_proj\""},
+        {"t5-random-tiny", "tie_word_embeddings", false, "missing tensor 'lm_head.weight'"},
+        {"t5-random-tiny", "relative_attention_num_buckets", 16,
+         "relative_attention_bias.weight' has shape [32, 4], expected [16, 4]"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);
@@ -121,6 +131,69 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
         EXPECT_NE(message.find(c.fragment), std::string::npos) << message;
         EXPECT_EQ(message.find('\n'), std::string::npos) << "one line";
     }
+}
+
+// The configs of real translation checkpoints (Helsinki-NLP/opus-mt-en-fr, google/flan-t5-small,
+// keys as the Hub has them) read into the shapes those models have.
+TEST(FamilyConfigs, RealEncoderDecoderConfigsRead) {
+    const Architecture marian = parseArchitecture(R"({
+        "activation_function": "swish", "add_bias_logits": false, "add_final_layer_norm": false,
+        "architectures": ["MarianMTModel"], "bad_words_ids": [[59513]], "bos_token_id": 0,
+        "d_model": 512, "decoder_attention_heads": 8, "decoder_ffn_dim": 2048,
+        "decoder_layers": 6, "decoder_start_token_id": 59513, "decoder_vocab_size": 59514,
+        "encoder_attention_heads": 8, "encoder_ffn_dim": 2048, "encoder_layers": 6,
+        "eos_token_id": 0, "extra_pos_embeddings": 59514, "forced_eos_token_id": 0,
+        "is_encoder_decoder": true, "max_length": 512, "max_position_embeddings": 512,
+        "model_type": "marian", "normalize_before": false, "normalize_embedding": false,
+        "num_beams": 4, "num_hidden_layers": 6, "pad_token_id": 59513, "scale_embedding": true,
+        "share_encoder_decoder_embeddings": true, "static_position_embeddings": true,
+        "vocab_size": 59514})",
+                                                  "opus-mt-en-fr/config.json");
+    EXPECT_EQ(marian.family, "marian");
+    EXPECT_TRUE(marian.isEncoderDecoder());
+    EXPECT_EQ(marian.layers, 6);
+    EXPECT_EQ(marian.decoderLayers, 6);
+    EXPECT_EQ(marian.headDim, 64);
+    EXPECT_EQ(marian.decoderHeadDim, 64);
+    EXPECT_EQ(marian.decoderStartToken, 59513);
+    EXPECT_EQ(marian.eosToken, 0);
+    EXPECT_FLOAT_EQ(marian.embeddingScale, std::sqrt(512.0f));
+    EXPECT_EQ(marian.activation, Activation::Silu);
+    EXPECT_FALSE(marian.preNorm);
+    EXPECT_EQ(marian.decoderArchitecture().causal, true);
+
+    const Architecture flan = parseArchitecture(R"({
+        "architectures": ["T5ForConditionalGeneration"], "d_ff": 1024, "d_kv": 64, "d_model": 512,
+        "decoder_start_token_id": 0, "dense_act_fn": "gelu_new", "eos_token_id": 1,
+        "feed_forward_proj": "gated-gelu", "is_encoder_decoder": true, "is_gated_act": true,
+        "layer_norm_epsilon": 1e-06, "model_type": "t5", "n_positions": 512,
+        "num_decoder_layers": 8, "num_heads": 6, "num_layers": 8, "pad_token_id": 0,
+        "relative_attention_max_distance": 128, "relative_attention_num_buckets": 32,
+        "tie_word_embeddings": false, "vocab_size": 32128})",
+                                                "flan-t5-small/config.json");
+    EXPECT_EQ(flan.family, "t5");
+    EXPECT_EQ(flan.heads * flan.headDim, 384);  // narrower than d_model 512: its own widths
+    EXPECT_EQ(flan.activation, Activation::GeluTanhGlu);
+    EXPECT_FALSE(flan.tiedEmbeddings);
+    EXPECT_FLOAT_EQ(flan.logitInputScale, 1.0f);  // untied: no 1/sqrt(d) before the head
+    EXPECT_FLOAT_EQ(flan.attentionScale, 1.0f);
+    EXPECT_EQ(flan.relativeBuckets, 32);
+}
+
+// T5's buckets, as Hugging Face's _relative_position_bucket gives them.
+TEST(FamilyConfigs, T5RelativePositionBuckets) {
+    // Bidirectional, 32 buckets: 16 per direction, 8 exact offsets, then logarithmic to 128.
+    EXPECT_EQ(relativePositionBucket(0, true, 32, 128), 0);
+    EXPECT_EQ(relativePositionBucket(-3, true, 32, 128), 3);
+    EXPECT_EQ(relativePositionBucket(3, true, 32, 128), 19);
+    EXPECT_EQ(relativePositionBucket(-8, true, 32, 128), 8);
+    EXPECT_EQ(relativePositionBucket(-1000, true, 32, 128), 15);
+    EXPECT_EQ(relativePositionBucket(1000, true, 32, 128), 31);
+    // Causal: only the past counts, 16 exact offsets, future offsets are bucket 0.
+    EXPECT_EQ(relativePositionBucket(5, false, 32, 128), 0);
+    EXPECT_EQ(relativePositionBucket(-15, false, 32, 128), 15);
+    EXPECT_EQ(relativePositionBucket(-16, false, 32, 128), 16);
+    EXPECT_EQ(relativePositionBucket(-1000, false, 32, 128), 31);
 }
 
 }  // namespace

@@ -41,8 +41,10 @@ void readMarian(const ConfigReader& r, Architecture& c) {
     c.preNorm = false;
     c.causal = false;
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
-    if (r.boolOr("normalize_embedding", false))
-        r.fail("\"normalize_embedding\": true is not supported");
+    // Marian's layers are post-norm without a final norm; configs that say otherwise are
+    // mBART-style models this reader does not describe.
+    for (const char* key : {"normalize_embedding", "normalize_before", "add_final_layer_norm"})
+        if (r.boolOr(key, false)) r.fail("\"" + std::string(key) + "\": true is not supported");
 }
 
 // The table HF computes in float64 and stores as float32.
