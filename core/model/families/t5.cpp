@@ -73,36 +73,36 @@ void bindFeedForward(TensorBinder& b, const Architecture& c, const std::string& 
     layer.mlpNorm = rmsNorm(b, p + "layer_norm", d);
 }
 
-ModelWeights bindT5(TensorBinder& b, const Architecture& c) {
+// One stack ("encoder" or "decoder"): its blocks — self-attention at layer.0, then (decoder)
+// cross-attention at layer.1, then the MLP — its position bias table and its final norm.
+std::vector<LayerWeights> bindStack(TensorBinder& b, const Architecture& c,
+                                    const std::string& stack, MatrixView& relativeBias,
+                                    NormWeights& finalNorm) {
     const int d = c.dModel;
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("shared.weight", c.vocabSize, d);
-    w.layers = bindLayers(c, "encoder.block.", [&](const std::string& p, LayerWeights& layer) {
+    const bool decoder = stack == "decoder";
+    auto layers = bindLayers(c, stack + ".block.", [&](const std::string& p, LayerWeights& layer) {
         bindAttention(b, c, p + "layer.0.SelfAttention.", layer.query, layer.key, layer.value,
                       layer.output);
         layer.attentionNorm = rmsNorm(b, p + "layer.0.layer_norm", d);
-        bindFeedForward(b, c, p + "layer.1.", layer);
-    });
-    w.relativeBias =
-        b.matrix("encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
-                 c.relativeBuckets, c.heads);
-    w.finalNorm = rmsNorm(b, "encoder.final_layer_norm", d);
-
-    const Architecture decoder = c.decoderArchitecture();
-    w.decoderLayers =
-        bindLayers(decoder, "decoder.block.", [&](const std::string& p, LayerWeights& layer) {
-            bindAttention(b, decoder, p + "layer.0.SelfAttention.", layer.query, layer.key,
-                          layer.value, layer.output);
-            layer.attentionNorm = rmsNorm(b, p + "layer.0.layer_norm", d);
-            bindAttention(b, decoder, p + "layer.1.EncDecAttention.", layer.crossQuery,
-                          layer.crossKey, layer.crossValue, layer.crossOutput);
+        if (decoder) {
+            bindAttention(b, c, p + "layer.1.EncDecAttention.", layer.crossQuery, layer.crossKey,
+                          layer.crossValue, layer.crossOutput);
             layer.crossNorm = rmsNorm(b, p + "layer.1.layer_norm", d);
-            bindFeedForward(b, decoder, p + "layer.2.", layer);
-        });
-    w.decoderRelativeBias =
-        b.matrix("decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
-                 c.relativeBuckets, c.heads);
-    w.decoderFinalNorm = rmsNorm(b, "decoder.final_layer_norm", d);
+        }
+        bindFeedForward(b, c, p + (decoder ? "layer.2." : "layer.1."), layer);
+    });
+    relativeBias = b.matrix(stack + ".block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+                            c.relativeBuckets, c.heads);
+    finalNorm = rmsNorm(b, stack + ".final_layer_norm", d);
+    return layers;
+}
+
+ModelWeights bindT5(TensorBinder& b, const Architecture& c) {
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("shared.weight", c.vocabSize, c.dModel);
+    w.layers = bindStack(b, c, "encoder", w.relativeBias, w.finalNorm);
+    w.decoderLayers =
+        bindStack(b, c.decoderArchitecture(), "decoder", w.decoderRelativeBias, w.decoderFinalNorm);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;
 }
