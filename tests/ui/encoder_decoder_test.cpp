@@ -8,6 +8,7 @@
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/head_picker.h"
 #include "ui/views/sentence_bar.h"
+#include "ui/views/token_chips.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -73,6 +74,8 @@ TEST_F(MainWindowTest, EncoderDecoderShowsItsThreeAttentions) {
         EXPECT_EQ(snapshot->kind, k.kind);
         EXPECT_EQ(snapshot->labels().size(), static_cast<qsizetype>(k.rows));
         EXPECT_EQ(snapshot->keyLabels().size(), static_cast<qsizetype>(k.cols));
+        // The chips always show the source sentence.
+        EXPECT_EQ(window->tokenChips()->chipTexts().size(), static_cast<qsizetype>(n));
         // float32 against float64, as core's reference test.
         EXPECT_LE(worstDifference(*snapshot->trace, 1, 2, k.expected[1][2]), 1e-4);
         ASSERT_TRUE(waitFor([&] { return doc().metrics() && doc().metrics()->kind == k.kind; }));

@@ -58,10 +58,11 @@ QString TokenChips::noticeText() const {
     return m_notice->isVisible() ? m_notice->text() : QString();
 }
 
-// Chips are reused while typing: only the tokens past the old count are new widgets.
+// Chips are reused while typing: only the tokens past the old count are new widgets. They show
+// the sentence typed (an encoder-decoder's source, whichever attention is shown).
 void TokenChips::rebuild() {
     const auto snapshot = m_document.snapshot();
-    const int count = snapshot ? static_cast<int>(snapshot->tokens.size()) : 0;
+    const int count = snapshot ? static_cast<int>(snapshot->sourceTokens.size()) : 0;
     while (m_chips.size() > count) delete m_chips.takeLast();
     while (m_chips.size() < count) {
         auto* chip = new QLabel(m_chipArea);
@@ -79,7 +80,7 @@ void TokenChips::rebuild() {
                               .arg(count)
                               .arg(*snapshot->truncatedFrom - count));
     for (int i = 0; i < count; ++i) {
-        const ShownToken& token = snapshot->tokens[i];
+        const ShownToken& token = snapshot->sourceTokens[i];
         QLabel* chip = m_chips[i];
         chip->setText(token.label);
         chip->setToolTip(tr("token %1 · id %2 · piece %3")
@@ -93,8 +94,13 @@ void TokenChips::rebuild() {
     m_chipArea->updateGeometry();
 }
 
+// The pair's tokens that are source tokens: both in the source's own attention, the key in
+// cross-attention, none in the decoder's.
 void TokenChips::highlight() {
-    const auto pair = m_document.tokenPair();
+    auto pair = m_document.tokenPair();
+    const AttentionKind kind = m_document.attentionKind();
+    if (pair && kind == AttentionKind::Cross) pair->query = -1;
+    if (kind == AttentionKind::DecoderSelf) pair.reset();
     for (int i = 0; i < m_chips.size(); ++i) {
         QLabel* chip = m_chips[i];
         if (pair && i == pair->query)
