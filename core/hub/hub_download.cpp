@@ -9,13 +9,13 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <thread>
 
 #include "core/hub/hub_repository.h"
 #include "core/hub/sha256.h"
 #include "core/io/hub_cache.h"
+#include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -23,12 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool isWeightFile(const std::string& name) { return endsWith(name, ".safetensors"); }
+bool isWeightFile(const std::string& name) { return name.ends_with(".safetensors"); }
 
 std::string quantity(std::uint64_t bytes) {
     char text[32];
@@ -118,7 +113,7 @@ class Downloader {
         if (std::none_of(names.begin(), names.end(), isWeightFile)) {
             const bool pickle = std::any_of(
                 listing.files.begin(), listing.files.end(),
-                [](const std::string& n) { return endsWith(n, ".bin") || endsWith(n, ".pt"); });
+                [](const std::string& n) { return n.ends_with(".bin") || n.ends_with(".pt"); });
             throw Error(m_repo.id() + " has no safetensors weights at revision " + revision +
                         (pickle ? " (only PyTorch pickles, which QKV Lab never runs: look for "
                                   "a revision or copy of the model with model.safetensors)"
@@ -204,8 +199,7 @@ class Downloader {
                 case HttpError::Kind::Cancelled:
                     throw Cancelled();
                 case HttpError::Kind::SinkFailed:
-                    fs::remove(partial, ec);
-                    throw Error(failure(file, "cannot write " + partial.string(), writeErrno));
+                    discard(partial, failure(file, "cannot write " + partial.string(), writeErrno));
                 case HttpError::Kind::Dropped:
                     throw Error(failure(file,
                                         "the transfer broke off after " +
@@ -220,33 +214,27 @@ class Downloader {
         const bool flushed = std::fflush(out.get()) == 0;
         const int flushErrno = errno;
         out.reset();
-        if (!flushed) {
-            fs::remove(partial, ec);
-            throw Error(failure(file, "cannot write " + partial.string(), flushErrno));
-        }
+        if (!flushed)
+            discard(partial, failure(file, "cannot write " + partial.string(), flushErrno));
         m_repo.requireSuccess(r, file.name);
     }
 
     void verify(const RemoteFile& file, const fs::path& partial) {
         std::error_code ec;
         const std::uint64_t size = fs::file_size(partial, ec);
-        if (size != file.size) {
-            fs::remove(partial, ec);
-            throw Error(failure(file,
-                                "received " + std::to_string(size) + " bytes, the Hub said " +
-                                    std::to_string(file.size) + "; the file was discarded",
-                                0));
-        }
+        if (size != file.size)
+            discard(partial, failure(file,
+                                     "received " + std::to_string(size) + " bytes, the Hub said " +
+                                         std::to_string(file.size) + "; the file was discarded",
+                                     0));
         if (!file.isLfs()) return;  // a git blob's SHA-1 covers a header: its size is the check
         report(DownloadProgress::Stage::Verifying, true);
         const std::string sha = fileSha256(partial);
-        if (sha != file.etag) {
-            fs::remove(partial, ec);
-            throw Error(failure(file,
-                                "its SHA-256 is " + sha + " but the Hub's ETag says " + file.etag +
-                                    "; the corrupt download was discarded",
-                                0));
-        }
+        if (sha != file.etag)
+            discard(partial, failure(file,
+                                     "its SHA-256 is " + sha + " but the Hub's ETag says " +
+                                         file.etag + "; the corrupt download was discarded",
+                                     0));
     }
 
     // snapshots/COMMIT/NAME -> ../../blobs/ETAG (one more ../ per folder in NAME).
@@ -264,13 +252,15 @@ class Downloader {
     void writeRef(const std::string& revision, const std::string& commit) const {
         const fs::path ref = m_folder / "refs" / revision;
         fs::create_directories(ref.parent_path());
-        const fs::path temporary = fs::path(ref.string() + ".tmp");
-        {
-            std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-            out << commit;  // huggingface_hub writes the bare hash, no newline
-            if (!out.flush()) throw Error(ref.string() + ": cannot write the revision's ref");
-        }
-        fs::rename(temporary, ref);
+        writeFileAtomically(ref, commit);  // huggingface_hub writes the bare hash, no newline
+    }
+
+    // A partial file that cannot be resumed (corrupt, short, or half written) goes, and the
+    // download fails with `message`.
+    [[noreturn]] static void discard(const fs::path& partial, const std::string& message) {
+        std::error_code ec;
+        fs::remove(partial, ec);
+        throw Error(message);
     }
 
     std::string failure(const RemoteFile& file, const std::string& what, int error) const {
@@ -311,8 +301,8 @@ bool isWantedHubFile(const std::string& name) {
                                   "merges.txt"};
     for (const char* e : exact)
         if (name == e) return true;
-    return endsWith(name, ".safetensors") || endsWith(name, ".safetensors.index.json") ||
-           endsWith(name, ".model") || endsWith(name, ".spm");  // SentencePiece models
+    return name.ends_with(".safetensors") || name.ends_with(".safetensors.index.json") ||
+           name.ends_with(".model") || name.ends_with(".spm");  // SentencePiece models
 }
 
 DownloadResult downloadModel(const std::string& id, const std::string& revision,

@@ -6,14 +6,12 @@
 #include <fstream>
 
 #include "core/io/hub_cache.h"
+#include "core/util/environment.h"
 
 namespace qkv {
 namespace {
 
-std::string environment(const char* name) {
-    const char* value = std::getenv(name);
-    return value ? std::string(value) : std::string();
-}
+std::string environment(const char* name) { return environmentVariable(name).value_or(""); }
 
 std::string trimmed(std::string text) {
     const auto space = [](unsigned char c) { return std::isspace(c) != 0; };

@@ -6,28 +6,21 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/util/environment.h"
 #include "core/util/error.h"
 
 namespace qkv {
-namespace {
-
-std::optional<std::string> environment(const char* name) {
-    const char* value = std::getenv(name);
-    if (!value || !*value) return std::nullopt;
-    return std::string(value);
-}
-
-}  // namespace
 
 std::filesystem::path hubHomeDir() {
-    if (auto home = environment("HF_HOME")) return *home;
-    if (auto xdg = environment("XDG_CACHE_HOME"))
+    if (auto home = environmentVariable("HF_HOME")) return *home;
+    if (auto xdg = environmentVariable("XDG_CACHE_HOME"))
         return std::filesystem::path(*xdg) / "huggingface";
-    return std::filesystem::path(environment("HOME").value_or(".")) / ".cache" / "huggingface";
+    return std::filesystem::path(environmentVariable("HOME").value_or(".")) / ".cache" /
+           "huggingface";
 }
 
 std::filesystem::path hubCacheDir() {
-    if (auto cache = environment("HF_HUB_CACHE")) return *cache;
+    if (auto cache = environmentVariable("HF_HUB_CACHE")) return *cache;
     return hubHomeDir() / "hub";
 }
 
