@@ -96,11 +96,6 @@ std::vector<int> parseIds(const std::string& text) {
 
 namespace {
 
-std::string pieceOf(const Model& model, int id) {
-    const bool known = model.tokenizer() && id < model.tokenizer()->vocabSize();
-    return known ? model.tokenizer()->piece(id) : std::to_string(id);
-}
-
 void readTarget(const Model& model, const Arguments& args, Input& input) {
     const Architecture& c = model.architecture();
     const bool given = args.has("target-text") || args.has("target-ids");
@@ -112,20 +107,14 @@ void readTarget(const Model& model, const Arguments& args, Input& input) {
     }
     if (args.has("target-text") && args.has("target-ids"))
         throw UsageError("give at most one of --target-text or --target-ids");
-    if (auto ids = args.value("target-ids")) {
+    if (auto ids = args.value("target-ids"))
         input.targetIds = parseIds(*ids);
-    } else {
+    else if (auto text = args.value("target-text"))
+        input.targetIds = model.targetIds(*text);
+    else
         input.targetIds = {c.decoderStartToken};
-        if (auto text = args.value("target-text")) {
-            if (!model.tokenizer())
-                throw Error("--target-text needs a tokenizer: " + model.tokenizerError());
-            std::vector<Token> tokens = model.tokenizer()->encodeTarget(*text);
-            while (!tokens.empty() && tokens.back().special) tokens.pop_back();  // </s>
-            for (const Token& t : tokens) input.targetIds.push_back(t.id);
-        }
-    }
     validateIds(c, input.targetIds);
-    for (int id : input.targetIds) input.targetPieces.push_back(pieceOf(model, id));
+    for (int id : input.targetIds) input.targetPieces.push_back(model.pieceOrNumber(id));
 }
 
 }  // namespace
@@ -143,7 +132,7 @@ Input readInput(const Model& model, const Arguments& args) {
         }
     } else {
         input.ids = parseIds(*args.value("ids"));
-        for (int id : input.ids) input.pieces.push_back(pieceOf(model, id));
+        for (int id : input.ids) input.pieces.push_back(model.pieceOrNumber(id));
     }
     const size_t context = static_cast<size_t>(model.architecture().contextLength);
     if (input.ids.size() > context) {

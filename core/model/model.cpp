@@ -55,4 +55,20 @@ std::vector<Token> Model::tokenize(std::string_view text) const {
     return m_tokenizer->encode(text);
 }
 
+std::vector<int> Model::targetIds(std::string_view targetText) const {
+    if (!m_tokenizer)
+        throw Error(m_folder.string() + ": cannot tokenize the target sentence: " +
+                    m_tokenizerError + " (give its token ids instead)");
+    std::vector<Token> tokens = m_tokenizer->encodeTarget(targetText);
+    while (!tokens.empty() && tokens.back().special) tokens.pop_back();  // </s>
+    std::vector<int> ids{m_architecture.decoderStartToken};
+    for (const Token& t : tokens) ids.push_back(t.id);
+    return ids;
+}
+
+std::string Model::pieceOrNumber(int id) const {
+    const bool known = m_tokenizer && id >= 0 && id < m_tokenizer->vocabSize();
+    return known ? m_tokenizer->piece(id) : std::to_string(id);
+}
+
 }  // namespace qkv

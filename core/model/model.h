@@ -45,6 +45,13 @@ class Model {
 
     // Ids for text via the folder's tokenizer; throws when there is none.
     std::vector<Token> tokenize(std::string_view text) const;
+    // Encoder-decoder models: the decoder's input for a target sentence — its start token, then
+    // the tokens of the tokenizer's target side without the closing end token. Throws when
+    // there is no tokenizer.
+    std::vector<int> targetIds(std::string_view targetText) const;
+    // The vocabulary entry of `id`, or its number where the tokenizer has none (no tokenizer, or
+    // an id past its vocabulary): how ids typed directly are shown.
+    std::string pieceOrNumber(int id) const;
 
   private:
     Model() = default;

@@ -139,48 +139,35 @@ void ComputeWorker::readTarget(const ComputeRequest& request, const std::vector<
                                TraceSnapshot& snapshot) {
     const Architecture& c = m_model->architecture();
     const QString text = request.targetText.trimmed();
-    std::vector<ShownToken>& target = snapshot.targetTokens;
-    auto add = [&](int id) {
-        const Tokenizer* tokenizer = m_model->tokenizer();
-        const bool known = tokenizer && id < tokenizer->vocabSize();
-        target.push_back(shownToken(*m_model, id, known ? tokenizer->piece(id) : std::to_string(id),
-                                    id == c.decoderStartToken));
-    };
-    if (auto ids = typedTokenIds(text)) {
-        validateIds(c, *ids);
-        for (int id : *ids) add(id);
-    } else if (!text.isEmpty()) {
-        if (!m_model->tokenizer())
-            throw Error("the target sentence needs a tokenizer: " + m_model->tokenizerError());
-        add(c.decoderStartToken);
-        std::vector<Token> tokens = m_model->tokenizer()->encodeTarget(text.toStdString());
-        while (!tokens.empty() && tokens.back().special) tokens.pop_back();
-        for (const Token& t : tokens) add(t.id);
-    } else {
-        add(c.decoderStartToken);
-        QString written;
-        for (int id :
-             greedyDecode(*m_forward, sourceIds, kMaxWrittenTokens, request.cancel.get())) {
-            add(id);
-            if (m_model->tokenizer())
-                written += QString::fromStdString(m_model->tokenizer()->displayText(id));
-            else
-                written += (written.isEmpty() ? QStringLiteral("#") : QStringLiteral(" ")) +
-                           QString::number(id);
-        }
-        // Without a tokenizer the written ids are typed back as "#start ids".
-        if (!m_model->tokenizer())
-            written = QStringLiteral("#%1 ").arg(c.decoderStartToken) + written.mid(1);
-        snapshot.targetWritten = true;
-        snapshot.targetText = written.trimmed();
-        return;
-    }
-    validateIds(c, [&] {
-        std::vector<int> ids;
-        for (const ShownToken& t : target) ids.push_back(t.id);
-        return ids;
-    }());
+    std::optional<std::vector<int>> ids = typedTokenIds(text);
+    if (!ids && !text.isEmpty()) ids = m_model->targetIds(text.toStdString());
     snapshot.targetText = text;
+    if (ids) {
+        validateIds(c, *ids);
+    } else {
+        ids = {c.decoderStartToken};
+        const std::vector<int> written =
+            greedyDecode(*m_forward, sourceIds, kMaxWrittenTokens, request.cancel.get());
+        ids->insert(ids->end(), written.begin(), written.end());
+        snapshot.targetWritten = true;
+        snapshot.targetText = writtenTarget(*ids);
+    }
+    for (int id : *ids)
+        snapshot.targetTokens.push_back(
+            shownToken(*m_model, id, m_model->pieceOrNumber(id), id == c.decoderStartToken));
+}
+
+// What the model wrote, as the target line shows it: its text, or without a tokenizer its ids
+// typed back ("#start id id …").
+QString ComputeWorker::writtenTarget(const std::vector<int>& ids) const {
+    const Tokenizer* tokenizer = m_model->tokenizer();
+    QStringList typed;
+    QString shown;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        typed << QString::number(ids[i]);
+        if (tokenizer && i > 0) shown += QString::fromStdString(tokenizer->displayText(ids[i]));
+    }
+    return tokenizer ? shown.trimmed() : QStringLiteral("#") + typed.join(u' ');
 }
 
 TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {

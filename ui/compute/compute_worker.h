@@ -54,6 +54,7 @@ class ComputeWorker : public QObject {
     TraceSnapshotPtr runForward(const ComputeRequest& request);
     void readTarget(const ComputeRequest& request, const std::vector<int>& sourceIds,
                     TraceSnapshot& snapshot);
+    QString writtenTarget(const std::vector<int>& ids) const;
     MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);
 
     const LatestRequest& m_computations;

@@ -45,11 +45,7 @@ TokenizedText tokenizeForModel(const Model& model, const QString& text) {
     TokenizedText out;
     std::vector<Token> tokens;
     if (const auto ids = typedTokenIds(text)) {
-        for (int id : *ids) {
-            const Tokenizer* tokenizer = model.tokenizer();
-            const bool known = tokenizer && id < tokenizer->vocabSize();
-            tokens.push_back({id, known ? tokenizer->piece(id) : std::to_string(id), 0, 0, false});
-        }
+        for (int id : *ids) tokens.push_back({id, model.pieceOrNumber(id), 0, 0, false});
     } else {
         tokens = model.tokenize(text.toStdString());
     }
