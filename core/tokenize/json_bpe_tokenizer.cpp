@@ -5,6 +5,7 @@
 
 #include "core/tokenize/byte_level.h"
 #include "core/tokenize/json_file.h"
+#include "core/tokenize/pre_tokenizers.h"
 #include "core/tokenize/utf8.h"
 #include "core/util/error.h"
 
@@ -190,16 +191,7 @@ std::string JsonBpeTokenizer::displayText(int id) const {
         if (high >= 0 && low >= 0)
             return utf8::escapeInvalid(std::string(1, static_cast<char>(high * 16 + low)));
     }
-    std::string out;
-    for (std::size_t pos = 0; pos < p.size();) {
-        if (p.compare(pos, 3, "\u2581") == 0) {
-            out += ' ';
-            pos += 3;
-        } else {
-            out += p[pos++];
-        }
-    }
-    return out;
+    return metaspaceAsSpaces(p);
 }
 
 }  // namespace qkv

@@ -287,4 +287,18 @@ std::unique_ptr<PreTokenizer> parsePreTokenizer(const nlohmann::json& spec,
     return parse(spec, where, 0);
 }
 
+std::string metaspaceAsSpaces(std::string_view piece) {
+    static constexpr std::string_view kBoundary = "\u2581";
+    std::string out;
+    for (std::size_t pos = 0; pos < piece.size();) {
+        if (piece.substr(pos, kBoundary.size()) == kBoundary) {
+            out += ' ';
+            pos += kBoundary.size();
+        } else {
+            out += piece[pos++];
+        }
+    }
+    return out;
+}
+
 }  // namespace qkv

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/tokenize/normalized_text.h"
@@ -20,6 +21,10 @@ class PreTokenizer {
     // Splits (and may rewrite) every piece; pieces that end up empty are dropped.
     virtual void split(std::vector<NormalizedText>& pieces) const = 0;
 };
+
+// A piece with SentencePiece's word boundary "▁" (U+2581, the Metaspace replacement) shown as
+// the space it stands for: "▁Once" -> " Once".
+std::string metaspaceAsSpaces(std::string_view piece);
 
 // `where` names the value for errors, e.g. "<file>: pre_tokenizer". A null spec gives nullptr.
 std::unique_ptr<PreTokenizer> parsePreTokenizer(const nlohmann::json& spec,

@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/tokenize/json_file.h"
+#include "core/tokenize/pre_tokenizers.h"
 #include "core/tokenize/utf8.h"
+#include "core/tokenize/vocab_files.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -18,19 +20,6 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> loadModel(
     if (!status.ok())
         throw Error(file.string() + ": not a SentencePiece model (" + status.ToString() + ")");
     return model;
-}
-
-std::unordered_map<std::string, int> loadVocabulary(const std::filesystem::path& file) {
-    const nlohmann::json doc = json::readFile(file);
-    if (!doc.is_object() || doc.empty())
-        throw Error(file.string() + ": expected an object of pieces to ids");
-    std::unordered_map<std::string, int> ids;
-    for (const auto& [piece, id] : doc.items()) {
-        if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= (1 << 24))
-            throw Error(file.string() + ": the id of \"" + piece + "\" is not an id");
-        ids[piece] = id.get<int>();
-    }
-    return ids;
 }
 
 // An option of tokenizer_config.json: the string, or the "content" of an AddedToken object.
@@ -58,9 +47,9 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::t5(
     int extraIds = 100;  // T5Tokenizer's default
     if (config.contains("extra_ids") && config["extra_ids"].is_number_integer())
         extraIds = std::clamp(config["extra_ids"].get<int>(), 0, 10000);
-    for (int id = 0; id < pieces; ++id) t->m_pieces.push_back(t->m_source.model->IdToPiece(id));
-    for (int n = extraIds - 1; n >= 0; --n)
-        t->m_pieces.push_back("<extra_id_" + std::to_string(n) + ">");
+    for (int id = 0; id < pieces; ++id) t->m_vocab.set(t->m_source.model->IdToPiece(id), id);
+    for (int n = 0; n < extraIds; ++n)  // the highest id is <extra_id_0>
+        t->m_vocab.set("<extra_id_" + std::to_string(n) + ">", pieces + extraIds - 1 - n);
     if (t->m_source.model->PieceToId(t->m_eos) == t->m_source.model->unk_id() &&
         t->m_eos != t->m_unk)
         throw Error((folder / "spiece.model").string() + ": has no " + t->m_eos + " piece");
@@ -74,27 +63,23 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::marian(
     t->m_eos = configToken(config, "eos_token", "</s>");
     t->m_unk = configToken(config, "unk_token", "<unk>");
     t->m_languageCodes = true;
-    t->m_vocab = loadVocabulary(folder / "vocab.json");
+    t->m_vocab = readVocabJson(folder / "vocab.json");
     const bool separate = config.value("separate_vocabs", false);
-    if (separate) t->m_targetVocab = loadVocabulary(folder / "target_vocab.json");
+    if (separate) t->m_targetVocab = readVocabJson(folder / "target_vocab.json");
     t->m_source = {loadModel(folder / "source.spm"), &t->m_vocab};
     const std::filesystem::path target = folder / "target.spm";
     t->m_target = {loadModel(std::filesystem::exists(target) ? target : folder / "source.spm"),
                    separate ? &t->m_targetVocab : &t->m_vocab};
     for (const char* special : {t->m_eos.c_str(), t->m_unk.c_str()})
-        if (!t->m_vocab.count(special))
+        if (t->m_vocab.find(special) == Vocabulary::kMissing)
             throw Error((folder / "vocab.json").string() + ": has no " + special + " entry");
-    int size = 0;
-    for (const auto& [piece, id] : t->m_vocab) size = std::max(size, id + 1);
-    t->m_pieces.assign(size, std::string());
-    for (const auto& [piece, id] : t->m_vocab) t->m_pieces[id] = piece;
     return t;
 }
 
 int SentencePieceTokenizer::idOf(const Side& side, const std::string& piece) const {
     if (!side.ids) return side.model->PieceToId(piece);
-    const auto it = side.ids->find(piece);
-    return it != side.ids->end() ? it->second : side.ids->at(m_unk);
+    const int id = side.ids->find(piece);
+    return id != Vocabulary::kMissing ? id : side.ids->find(m_unk);
 }
 
 std::vector<Token> SentencePieceTokenizer::encodeWith(const Side& side,
@@ -133,26 +118,10 @@ std::vector<Token> SentencePieceTokenizer::encodeTarget(std::string_view text) c
     return encodeWith(m_target.model ? m_target : m_source, text);
 }
 
-std::string SentencePieceTokenizer::piece(int id) const {
-    if (id < 0 || id >= vocabSize())
-        throw Error("token id " + std::to_string(id) + " is outside the vocabulary (0.." +
-                    std::to_string(vocabSize() - 1) + ")");
-    return m_pieces[id];
-}
+std::string SentencePieceTokenizer::piece(int id) const { return m_vocab.at(id); }
 
 std::string SentencePieceTokenizer::displayText(int id) const {
-    const std::string p = piece(id);
-    std::string shown;
-    static const std::string kSpace = "\xE2\x96\x81";  // "▁", SentencePiece's word boundary
-    for (std::size_t i = 0; i < p.size();) {
-        if (p.compare(i, kSpace.size(), kSpace) == 0) {
-            shown += ' ';
-            i += kSpace.size();
-        } else {
-            shown += p[i++];
-        }
-    }
-    return utf8::escapeInvalid(shown);
+    return utf8::escapeInvalid(metaspaceAsSpaces(piece(id)));
 }
 
 }  // namespace qkv

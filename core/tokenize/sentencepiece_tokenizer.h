@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "core/tokenize/tokenizer.h"
+#include "core/tokenize/vocabulary.h"
 
 namespace sentencepiece {
 class SentencePieceProcessor;
@@ -29,22 +29,22 @@ class SentencePieceTokenizer final : public Tokenizer {
 
     std::vector<Token> encode(std::string_view text) const override;
     std::vector<Token> encodeTarget(std::string_view text) const override;
-    int vocabSize() const override { return static_cast<int>(m_pieces.size()); }
+    int vocabSize() const override { return m_vocab.size(); }
     std::string piece(int id) const override;
     std::string displayText(int id) const override;
 
   private:
     struct Side {
         std::unique_ptr<sentencepiece::SentencePieceProcessor> model;
-        const std::unordered_map<std::string, int>* ids = nullptr;  // Marian; null: model ids
+        const Vocabulary* ids = nullptr;  // Marian's vocab.json; null: the model's own ids
     };
     SentencePieceTokenizer();
     std::vector<Token> encodeWith(const Side& side, std::string_view text) const;
     int idOf(const Side& side, const std::string& piece) const;
 
     Side m_source, m_target;
-    std::vector<std::string> m_pieces;  // id -> piece (the source side's vocabulary)
-    std::unordered_map<std::string, int> m_vocab, m_targetVocab;
+    Vocabulary m_vocab;  // the source side's: vocab.json, or T5's pieces and sentinels
+    Vocabulary m_targetVocab;
     bool m_languageCodes = false;  // Marian: ">>xx<<" at the start is one token
     std::string m_eos = "</s>";
     std::string m_unk = "<unk>";

@@ -118,7 +118,7 @@ TEST(TokenizeFamily, BrokenSentencePieceFilesAreNamed) {
     TempDir marian;
     std::filesystem::copy_file(shared / "tokenizers" / "marian-en-fr" / "source.spm",
                                marian.path() / "source.spm");
-    std::ofstream(marian.path() / "vocab.json") << R"({"<unk>": 1, "▁The": 2})";
+    std::ofstream(marian.path() / "vocab.json") << R"({"<unk>": 0, "▁The": 1})";
     message = errorLoading(marian.path());
     EXPECT_NE(message.find("vocab.json: has no </s> entry"), std::string::npos) << message;
 }
