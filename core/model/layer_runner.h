@@ -128,18 +128,19 @@ class LayerRunner {
                                    const Tensor& keys, const KeyMask& mask, const Tensor* bias,
                                    LayerTrace& traced) const {
         const WConfiguration& config = m_request.config;
+        const bool cross = &queries != &keys;
         // One projection per distinct (weights, input); rotary embedding on the Q and K slots
         // only (a V slot filled from W_Q keeps the un-rotated projection).
         std::unique_ptr<Tensor> projected[3][2], rotated[3][2];
         auto source = [&](Projection p, const Tensor& input) -> Tensor& {
-            auto& slot = projected[static_cast<int>(p)][&input == &keys ? 1 : 0];
+            auto& slot = projected[static_cast<int>(p)][&input == &keys];
             if (!slot) slot = linear(block.projection(p), input);
             return *slot;
         };
         auto positioned = [&](Projection p, const Tensor& input) -> Tensor& {
             Tensor& raw = source(p, input);
             if (m_c.positions != Positions::Rotary) return raw;
-            auto& slot = rotated[static_cast<int>(p)][&input == &keys ? 1 : 0];
+            auto& slot = rotated[static_cast<int>(p)][&input == &keys];
             if (!slot) {
                 slot = m_be.create(raw.rows(), raw.cols());
                 m_be.rope(raw, m_c.headDim, m_c.rotaryWidth(), m_c.ropeTheta, *slot);
@@ -155,8 +156,10 @@ class LayerRunner {
         AttentionOptions options{mask.causal,      config.maskSelf,    config.scaleOutside,
                                  config.transform, m_c.attentionScale, m_c.attentionSoftCap,
                                  mask.window};
-        if (&queries != &keys) options.maskSelf = false;  // a target token is not a source one
-        if (&queries != &keys) options.transform = ScoreTransform::None;  // S is not square
+        if (cross) {  // a target token is not a source one, and S is not square
+            options.maskSelf = false;
+            options.transform = ScoreTransform::None;
+        }
         options.positionBias = bias;
         auto attended = m_be.create(n, m_c.heads * m_c.headDim);
         m_be.attention(q, k, v, m_layout, options, *attended, &capture);
