@@ -80,6 +80,14 @@ TEST_F(MainWindowTest, EncoderDecoderShowsItsThreeAttentions) {
         EXPECT_LE(worstDifference(*snapshot->trace, 1, 2, k.expected[1][2]), 1e-4);
         ASSERT_TRUE(waitFor([&] { return doc().metrics() && doc().metrics()->kind == k.kind; }));
     }
+    // The keyboard picks the kind too (Ctrl+Alt+1..3), and leaves Alt+1..3 to the heatmap modes.
+    QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier | Qt::AltModifier);
+    EXPECT_EQ(doc().attentionKind(), AttentionKind::DecoderSelf);
+    QTest::keyClick(window.get(), Qt::Key_2, Qt::AltModifier);
+    EXPECT_EQ(doc().mode(), HeatmapMode::Scores);
+    QTest::keyClick(window.get(), Qt::Key_1, Qt::ControlModifier | Qt::AltModifier);
+    EXPECT_EQ(doc().attentionKind(), AttentionKind::Self);
+    ASSERT_TRUE(settle());
     // Editing the source sentence keeps a typed target.
     doc().setText(typedIds({sentence.ids[0], sentence.ids[1], 0}));
     ASSERT_TRUE(settle());

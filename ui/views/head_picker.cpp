@@ -4,7 +4,6 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QShortcut>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
@@ -23,8 +22,9 @@ HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
     m_kind->addItem(tr("Cross-attention (target → source)"),
                     static_cast<int>(AttentionKind::Cross));
     m_kind->setToolTip(
-        tr("Which attention of the encoder-decoder model the views show (Alt+1, Alt+2, "
-           "Alt+3): cross-attention's queries are the target's tokens, its keys and values the "
+        tr("Which attention of the encoder-decoder model the views show (Ctrl+Alt+1, "
+           "Ctrl+Alt+2, Ctrl+Alt+3): cross-attention's queries are the target's tokens, its keys "
+           "and values the "
            "source's"));
     layout->addWidget(m_kind);
     layout->addWidget(new QLabel(tr("Layer"), this));
@@ -61,12 +61,6 @@ HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
         m_document.setAttentionKind(static_cast<AttentionKind>(m_kind->itemData(index).toInt()));
     });
     connect(&document, &LabDocument::attentionKindChanged, this, &HeadPicker::onModelChanged);
-    for (int i = 0; i < 3; ++i) {
-        auto* shortcut = new QShortcut(QKeySequence(Qt::ALT | (Qt::Key_1 + i)), this);
-        shortcut->setContext(Qt::WindowShortcut);
-        connect(shortcut, &QShortcut::activated, this,
-                [this, i] { m_document.setAttentionKind(static_cast<AttentionKind>(i)); });
-    }
     connect(m_layer, &QSpinBox::valueChanged, this, &HeadPicker::onSpinChanged);
     connect(m_head, &QSpinBox::valueChanged, this, &HeadPicker::onSpinChanged);
     connect(m_modes, &QButtonGroup::idClicked, this,

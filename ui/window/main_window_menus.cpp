@@ -104,6 +104,26 @@ void MainWindow::buildViewMenu() {
                 [d, action, mode] { action->setChecked(d->mode() == mode); });
     }
     view->addSeparator();
+    // Encoder-decoder models: which attention the views show (Alt+1..3 are the heatmap modes).
+    auto* kinds = new QActionGroup(this);
+    const QString kindNames[] = {tr("&Encoder Self-Attention"), tr("&Decoder Self-Attention"),
+                                 tr("C&ross-Attention")};
+    for (int i = 0; i < 3; ++i) {
+        const auto kind = static_cast<AttentionKind>(i);
+        QAction* action = view->addAction(kindNames[i], QKeySequence(tr("Ctrl+Alt+%1").arg(i + 1)),
+                                          this, [d, kind] { d->setAttentionKind(kind); });
+        action->setCheckable(true);
+        kinds->addAction(action);
+        auto update = [d, action, kind] {
+            const Model* model = d->model();
+            action->setEnabled(model && model->architecture().isEncoderDecoder());
+            action->setChecked(d->attentionKind() == kind);
+        };
+        connect(d, &LabDocument::attentionKindChanged, action, update);
+        connect(d, &LabDocument::modelChanged, action, update);
+        update();
+    }
+    view->addSeparator();
     auto addMapMenu = [this, d, view](const QString& title, const QStringList& names,
                                       bool diverging) {
         QMenu* menu = view->addMenu(title);
