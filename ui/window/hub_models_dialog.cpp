@@ -36,7 +36,7 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
     }
     m_messages = messages;
     setWindowTitle(tr("Open from Hugging Face"));
-    const HubSettings hub = HubSettings::fromEnvironment();
+    const HubSettings& hub = m_hub;
     auto* layout = new QVBoxLayout(this);
     auto* where = new QLabel(
         tr("Models in your Hugging Face cache (%1), where from_pretrained, huggingface-cli and "
@@ -125,7 +125,7 @@ HubModelsDialog::~HubModelsDialog() = default;
 void HubModelsDialog::fill() {
     const QLocale locale;
     m_table->setRowCount(0);
-    for (const CachedModel& m : listCachedModels(HubSettings::fromEnvironment().cache)) {
+    for (const CachedModel& m : listCachedModels(m_hub.cache)) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         auto* id = cell(QString::fromStdString(m.id));
@@ -147,8 +147,7 @@ QString HubModelsDialog::cachedSnapshot() const {
     const std::string id = m_id->text().trimmed().toStdString();
     const QString revision = m_revision->text().trimmed();
     const auto snapshot =
-        findCachedSnapshot(id, revision.isEmpty() ? "main" : revision.toStdString(),
-                           HubSettings::fromEnvironment().cache);
+        findCachedSnapshot(id, revision.isEmpty() ? "main" : revision.toStdString(), m_hub.cache);
     return snapshot ? QString::fromStdString(snapshot->string()) : QString();
 }
 
@@ -158,7 +157,7 @@ void HubModelsDialog::updateButtons() {
     m_id->setEnabled(idle);
     m_revision->setEnabled(idle);
     m_table->setEnabled(idle);
-    m_fetch->setEnabled(idle && valid && !HubSettings::fromEnvironment().offline);
+    m_fetch->setEnabled(idle && valid && !m_hub.offline);
     m_open->setEnabled(idle && valid);
     m_open->setText(valid && cachedSnapshot().isEmpty() ? tr("Download and &Open") : tr("&Open"));
 }

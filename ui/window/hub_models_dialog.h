@@ -5,6 +5,8 @@
 #include <QDialog>
 #include <memory>
 
+#include "core/hub/hub_settings.h"
+
 class QLineEdit;
 class QPushButton;
 class QTableWidget;
@@ -33,6 +35,9 @@ class HubModelsDialog : public QDialog {
     void updateButtons();
     QString cachedSnapshot() const;  // of the id and revision typed; empty when not cached
 
+    // Read once: the buttons are updated on every keystroke, and reading the settings reads the
+    // token file.
+    HubSettings m_hub = HubSettings::fromEnvironment();
     QTableWidget* m_table = nullptr;
     QLineEdit* m_id = nullptr;
     QLineEdit* m_revision = nullptr;
