@@ -49,6 +49,7 @@ DeviceModel::DeviceModel(const ModelWeights& weights, Backend& backend) {
     lmHead = bindLinear(weights.lmHead, backend);
     for (const LayerWeights& layer : weights.decoderLayers)
         decoderLayers.push_back(bindLayer(layer, backend));
+    decoderEmbeddingNorm = bindNorm(weights.decoderEmbeddingNorm, backend);
     decoderFinalNorm = bindNorm(weights.decoderFinalNorm, backend);
 }
 

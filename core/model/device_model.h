@@ -38,6 +38,7 @@ struct DeviceModel {
     DeviceNorm headTransformNorm;
     DeviceLinear lmHead;
     std::vector<DeviceLayer> decoderLayers;
+    DeviceNorm decoderEmbeddingNorm;
     DeviceNorm decoderFinalNorm;
 };
 

@@ -13,15 +13,15 @@ namespace qkv {
 namespace {
 
 // Embeddings computed on the host (a gather from the mapped tables), then uploaded.
-RowMatrixXf embed(const ModelWeights& w, const Architecture& c, const std::vector<int>& ids,
-                  const std::vector<int>& tokenTypes) {
+RowMatrixXf embed(const ModelWeights& w, const MatrixView& positions, const Architecture& c,
+                  const std::vector<int>& ids, const std::vector<int>& tokenTypes) {
     const int n = static_cast<int>(ids.size());
     RowMatrixXf x(n, c.dModel);
     for (int i = 0; i < n; ++i) {
         const int type = tokenTypes.empty() ? 0 : tokenTypes[i];
         for (int j = 0; j < c.dModel; ++j) {
             float v = w.tokenEmbedding.at(ids[i], j) * c.embeddingScale;
-            if (!w.positionEmbedding.empty()) v += w.positionEmbedding.at(i + c.positionOffset, j);
+            if (!positions.empty()) v += positions.at(i + c.positionOffset, j);
             if (!w.tokenTypeEmbedding.empty()) v += w.tokenTypeEmbedding.at(type, j);
             x(i, j) = v;
         }
@@ -136,14 +136,14 @@ ForwardPass::ForwardPass(const Model& model, Backend& backend)
 
 namespace {
 
-// A stack's input: token embeddings (and positions, token types), normed where the family
-// norms them.
+// A stack's input: token embeddings (and the stack's positions, token types), normed where the
+// family norms them.
 std::unique_ptr<Tensor> embedded(const LayerRunner& runner, const ModelWeights& weights,
-                                 const DeviceNorm& embeddingNorm, const std::vector<int>& ids,
-                                 const std::vector<int>& tokenTypes) {
+                                 const MatrixView& positions, const DeviceNorm& embeddingNorm,
+                                 const std::vector<int>& ids, const std::vector<int>& tokenTypes) {
     Backend& be = runner.backend();
     const Architecture& c = runner.architecture();
-    const RowMatrixXf host = embed(weights, c, ids, tokenTypes);
+    const RowMatrixXf host = embed(weights, positions, c, ids, tokenTypes);
     auto x = be.upload(host.data(), host.rows(), c.dModel);
     if (!embeddingNorm.gamma) return x;
     auto normed = be.create(x->rows(), c.dModel);
@@ -192,7 +192,8 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     ForwardResult result{AttentionTrace(n, runner.layout()), {}, {}, {}};
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);
-    auto x = embedded(runner, weights, m_device.embeddingNorm, request.ids, request.tokenTypes);
+    auto x = embedded(runner, weights, weights.positionEmbedding, m_device.embeddingNorm,
+                      request.ids, request.tokenTypes);
     auto h = be.create(n, c.dModel);
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
@@ -216,7 +217,8 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
         result.crossTrace = AttentionTrace(t, decoding.layout(), n);
         result.decoderTrace.layers().reserve(decoder.layers);
         result.crossTrace.layers().reserve(decoder.layers);
-        auto y = embedded(decoding, weights, {}, targets, {});
+        auto y = embedded(decoding, weights, weights.decoderPositionEmbedding,
+                          m_device.decoderEmbeddingNorm, targets, {});
         auto hy = be.create(t, c.dModel);
         for (int l = 0; l < decoder.layers; ++l) {
             if (request.cancel && request.cancel->load()) throw Cancelled();

@@ -43,7 +43,8 @@ const std::vector<ModelFamily>& modelFamilies() {
     static const std::vector<ModelFamily> all = {
         families::gpt2(),    families::bert(),  families::roberta(), families::distilbert(),
         families::llama(),   families::qwen2(), families::gemma2(),  families::phi3(),
-        families::gptNeox(), families::opt(),   families::marian(),  families::t5(),
+        families::gptNeox(), families::opt(),   families::marian(),  families::bart(),
+        families::t5(),
     };
     return all;
 }

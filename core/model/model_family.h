@@ -50,6 +50,7 @@ ModelFamily phi3();
 ModelFamily gptNeox();
 ModelFamily opt();
 ModelFamily marian();
+ModelFamily bart();
 ModelFamily t5();
 }  // namespace families
 

@@ -41,16 +41,18 @@ struct ModelWeights {
     MatrixView tokenEmbedding;      // vocab x d_model, row-major
     MatrixView positionEmbedding;   // context x d_model (empty with rotary positions)
     MatrixView tokenTypeEmbedding;  // BERT-style segments (empty when the family has none)
-    NormWeights embeddingNorm;      // BERT family only
+    NormWeights embeddingNorm;      // BERT family, BART
     std::vector<LayerWeights> layers;
     NormWeights finalNorm;        // pre-norm models' last norm (empty for post-norm ones)
     LinearWeights headTransform;  // masked-LM heads: dense + activation + LayerNorm first
     NormWeights headTransformNorm;
     LinearWeights lmHead;  // d_model x vocab (tied: the token embedding transposed)
 
-    // Encoder-decoder models: `layers` and `finalNorm` are the encoder's; the decoder shares
-    // the token embedding and positions and feeds the output head.
+    // Encoder-decoder models: `layers`, `positionEmbedding`, `embeddingNorm` and `finalNorm` are
+    // the encoder's; the decoder shares the token embedding and feeds the output head.
     std::vector<LayerWeights> decoderLayers;
+    MatrixView decoderPositionEmbedding;  // Marian: the encoder's table; BART: its own
+    NormWeights decoderEmbeddingNorm;     // BART
     NormWeights decoderFinalNorm;
     MatrixView relativeBias;         // T5: buckets x heads, the encoder's self-attention
     MatrixView decoderRelativeBias;  // T5: buckets x heads, the decoder's self-attention

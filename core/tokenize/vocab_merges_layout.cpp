@@ -24,7 +24,10 @@ bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefi
 Style styleOf(const std::string& cls, const std::string& type,
               const std::function<const Vocabulary&()>& vocabulary) {
     if (startsWith(cls, "Qwen2Tokenizer") || startsWith(type, "qwen2")) return Style::Qwen2;
-    if (startsWith(cls, "Roberta") || type == "roberta") return Style::Roberta;
+    // BART's tokenizer is RoBERTa's (transformers converts both with one converter).
+    if (startsWith(cls, "Roberta") || startsWith(cls, "Bart") || type == "roberta" ||
+        type == "bart")
+        return Style::Roberta;
     if (!cls.empty() || !type.empty()) return Style::Gpt2;
     const Vocabulary& vocab = vocabulary();
     const auto has = [&](const char* piece) { return vocab.find(piece) != Vocabulary::kMissing; };

@@ -3,6 +3,7 @@
 // Hugging Face's converters (transformers' convert_slow_tokenizer) give them, so that
 // JsonBpeTokenizer runs them:
 //   RoBERTa   byte-level BPE, <s> … </s> around the text (RobertaProcessing), <mask> lstrip;
+//             BART's tokenizer is the same;
 //   Qwen2     NFC, Qwen2's own split regex, then byte-level BPE; added tokens from
 //             tokenizer_config.json's added_tokens_decoder;
 //   GPT-2     with tokenizer_config.json's add_bos_token (OPT prepends </s>): bos + text.

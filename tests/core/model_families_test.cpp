@@ -179,6 +179,36 @@ TEST(FamilyConfigs, RealEncoderDecoderConfigsRead) {
     EXPECT_FLOAT_EQ(flan.logitInputScale, 1.0f);  // untied: no 1/sqrt(d) before the head
     EXPECT_FLOAT_EQ(flan.attentionScale, 1.0f);
     EXPECT_EQ(flan.relativeBuckets, 32);
+
+    // facebook/bart-base: its "normalize_embedding": true names the layernorm_embedding every
+    // BART has (Marian refuses it: Marian has none).
+    const Architecture bart = parseArchitecture(R"({
+        "activation_function": "gelu", "add_bias_logits": false, "add_final_layer_norm": false,
+        "architectures": ["BartModel"], "bos_token_id": 0, "d_model": 768,
+        "decoder_attention_heads": 12, "decoder_ffn_dim": 3072, "decoder_layers": 6,
+        "decoder_start_token_id": 2, "encoder_attention_heads": 12, "encoder_ffn_dim": 3072,
+        "encoder_layers": 6, "eos_token_id": 2, "forced_bos_token_id": 0,
+        "forced_eos_token_id": 2, "is_encoder_decoder": true, "max_position_embeddings": 1024,
+        "model_type": "bart", "normalize_before": false, "normalize_embedding": true,
+        "num_hidden_layers": 6, "pad_token_id": 1, "scale_embedding": false,
+        "vocab_size": 50265})",
+                                                "bart-base/config.json");
+    EXPECT_EQ(bart.family, "bart");
+    EXPECT_TRUE(bart.isEncoderDecoder());
+    EXPECT_EQ(bart.headDim, 64);
+    EXPECT_EQ(bart.contextLength, 1024);
+    EXPECT_EQ(bart.positionOffset, 2);
+    EXPECT_EQ(bart.decoderStartToken, 2);
+    EXPECT_EQ(bart.eosToken, 2);
+    EXPECT_FLOAT_EQ(bart.embeddingScale, 1.0f);
+    EXPECT_EQ(bart.activation, Activation::GeluExact);
+    EXPECT_FALSE(bart.preNorm);
+    EXPECT_THROW(parseArchitecture(R"({"model_type": "bart", "d_model": 16, "vocab_size": 10,
+        "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
+        "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32,
+        "normalize_before": true})",
+                                   "mbart-style/config.json"),
+                 Error);
 }
 
 // T5's buckets, as Hugging Face's _relative_position_bucket gives them.

@@ -91,6 +91,28 @@ TEST(TokenizeFamily, BosAddingGpt2Tokenizers) {
     }
 }
 
+// BART's tokenizer is RoBERTa's: vocab.json + merges.txt named BartTokenizer, or only a BART
+// config.json beside them, encode as RoBERTa's reference says (<s> … </s> included).
+TEST(TokenizeFamily, BartFoldersUseRobertasTokenizer) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto roberta = shared / "tokenizers" / "roberta";
+    std::ifstream in(roberta / "token_reference.json");
+    const nlohmann::json reference = nlohmann::json::parse(in);
+    for (const auto& [file, text] :
+         {std::pair{"tokenizer_config.json", R"({"tokenizer_class": "BartTokenizer"})"},
+          std::pair{"config.json", R"({"model_type": "bart"})"}}) {
+        SCOPED_TRACE(file);
+        ScratchDir dir;
+        for (const char* name : {"vocab.json", "merges.txt"})
+            std::filesystem::copy_file(roberta / name, dir.path() / name);
+        dir.write(file, text);
+        const auto tokenizer = loadTokenizer(dir.path());
+        for (const auto& sentence : reference.at("sentences"))
+            EXPECT_EQ(idsOf(tokenizer->encode(sentence.at("text").get<std::string>())),
+                      sentence.at("ids").get<std::vector<int>>());
+    }
+}
+
 }  // namespace
 }  // namespace qkv::test
 

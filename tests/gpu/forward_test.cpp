@@ -171,6 +171,37 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
     }
 }
 
+// BART has no shared reference folder: its own tiny checkpoint (checked against a textbook
+// BART in core_tests) runs on both backends, every variant, all three attention kinds.
+TEST(VulkanForwardFixture, BartMatchesCpu) {
+    QKV_REQUIRE_VULKAN(gpu);
+    test::TempDir dir;
+    test::writeTinyBart(dir.path());
+    const auto model = Model::open(dir.path());
+    const ForwardPass onCpu(*model, test::sharedCpuBackend()), onGpu(*model, gpu);
+    for (const Variant& variant : kVariants) {
+        SCOPED_TRACE(variantName(variant));
+        ForwardRequest request;
+        request.ids = {0, 17, 42, 5, 5, 11, 2};
+        request.targetIds = {2, 0, 23, 9, 31};
+        request.config = WConfiguration::parse(variant.configuration);
+        request.config.scaleOutside = variant.scaleOutside;
+        request.config.maskSelf = variant.maskSelf;
+        request.logits = LogitsMode::AllPositions;
+        const ForwardResult expected = onCpu.run(request);
+        const ForwardResult actual = onGpu.run(request);
+        Differences d;
+        compare(actual.trace, expected.trace, d);
+        compare(actual.decoderTrace, expected.decoderTrace, d);
+        compare(actual.crossTrace, expected.crossTrace, d);
+        EXPECT_LE(d.probabilities, kProbabilityTolerance);
+        EXPECT_LE(d.scores, kRelativeTolerance);
+        EXPECT_LE(d.projections, kRelativeTolerance);
+        EXPECT_LE(maxDifference(actual.logits, expected.logits) / scaleOf(expected.logits),
+                  kRelativeTolerance);
+    }
+}
+
 TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     QKV_REQUIRE_SHARED(shared);
     QKV_REQUIRE_VULKAN(gpu);

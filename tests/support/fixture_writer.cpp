@@ -196,6 +196,69 @@ void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& s) {
                                        .dump());
 }
 
+std::map<std::string, FixtureTensor> tinyBartTensors(const TinyModelSpec& s) {
+    RandomTensors r(s.seed);
+    const std::int64_t d = s.dModel;
+    std::map<std::string, FixtureTensor> t;
+    const auto linear = [&](const std::string& name, std::int64_t in, std::int64_t out,
+                            float stddev) {
+        t[name + ".weight"] = r.normal({out, in}, stddev);
+        t[name + ".bias"] = r.normal({out}, 0.1f);
+    };
+    const auto norm = [&](const std::string& name) {
+        t[name + ".weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[name + ".bias"] = r.normal({d}, 0.1f);
+    };
+    const auto attention = [&](const std::string& p) {
+        linear(p + "q_proj", d, d, kQueryKeyWeight);
+        linear(p + "k_proj", d, d, kQueryKeyWeight);
+        linear(p + "v_proj", d, d, kWeight);
+        linear(p + "out_proj", d, d, kWeight);
+    };
+    t["model.shared.weight"] = r.normal({s.vocab, d}, 0.5f);
+    for (const std::string stack : {"encoder", "decoder"}) {
+        const std::string p = "model." + stack + ".";
+        t[p + "embed_positions.weight"] = r.normal({s.context + 2, d}, 0.5f);
+        norm(p + "layernorm_embedding");
+        const std::int64_t ff = stack == "encoder" ? 2 * d : 3 * d;
+        for (int l = 0; l < s.layers; ++l) {
+            const std::string lp = p + "layers." + std::to_string(l) + ".";
+            attention(lp + "self_attn.");
+            norm(lp + "self_attn_layer_norm");
+            if (stack == "decoder") {
+                attention(lp + "encoder_attn.");
+                norm(lp + "encoder_attn_layer_norm");
+            }
+            linear(lp + "fc1", d, ff, kWeight);
+            linear(lp + "fc2", ff, d, kWeight);
+            norm(lp + "final_layer_norm");
+        }
+    }
+    t["final_logits_bias"] = r.normal({1, s.vocab}, 0.1f);
+    return t;
+}
+
+void writeTinyBart(const std::filesystem::path& dir, const TinyModelSpec& s) {
+    std::filesystem::create_directories(dir);
+    writeSafetensors(dir / "model.safetensors", tinyBartTensors(s));
+    writeText(dir / "config.json", nlohmann::json{{"model_type", "bart"},
+                                                  {"d_model", s.dModel},
+                                                  {"encoder_layers", s.layers},
+                                                  {"decoder_layers", s.layers},
+                                                  {"encoder_attention_heads", s.heads},
+                                                  {"decoder_attention_heads", s.heads},
+                                                  {"encoder_ffn_dim", 2 * s.dModel},
+                                                  {"decoder_ffn_dim", 3 * s.dModel},
+                                                  {"max_position_embeddings", s.context},
+                                                  {"vocab_size", s.vocab},
+                                                  {"activation_function", "gelu"},
+                                                  {"pad_token_id", 1},
+                                                  {"bos_token_id", 0},
+                                                  {"eos_token_id", 2},
+                                                  {"decoder_start_token_id", 2}}
+                                       .dump());
+}
+
 void writeRounded(const std::filesystem::path& source, Stored dtype,
                   const std::filesystem::path& halfDir, const std::filesystem::path& floatDir) {
     auto store = TensorStore::openFolder(source);

@@ -50,6 +50,10 @@ std::map<std::string, FixtureTensor> tinyGpt2Tensors(const TinyModelSpec& spec);
 void writeTinyGpt2(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
 void writeTinyBert(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
 void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
+// BART under "model." (plus final_logits_bias): `layers` encoder and decoder layers, encoder MLP
+// width 2·d_model, decoder 3·d_model (so a mix-up of the two shows), gelu, tied head.
+std::map<std::string, FixtureTensor> tinyBartTensors(const TinyModelSpec& spec);
+void writeTinyBart(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
 
 enum class Stored { F16, BF16 };
 
