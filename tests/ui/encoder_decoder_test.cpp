@@ -80,7 +80,11 @@ TEST_F(MainWindowTest, EncoderDecoderShowsItsThreeAttentions) {
         EXPECT_LE(worstDifference(*snapshot->trace, 1, 2, k.expected[1][2]), 1e-4);
         ASSERT_TRUE(waitFor([&] { return doc().metrics() && doc().metrics()->kind == k.kind; }));
     }
-    // The keyboard picks the kind too (Ctrl+Alt+1..3), and leaves Alt+1..3 to the heatmap modes.
+    // The keyboard picks the kind too (Ctrl+Alt+1..3), and leaves Alt+1..3 to the heatmap modes;
+    // the keys work while a sentence line has the focus, where users type.
+    target->setFocus();
+    QTest::keyClick(target, Qt::Key_3, Qt::ControlModifier | Qt::AltModifier);
+    EXPECT_EQ(doc().attentionKind(), AttentionKind::Cross);
     QTest::keyClick(window.get(), Qt::Key_2, Qt::ControlModifier | Qt::AltModifier);
     EXPECT_EQ(doc().attentionKind(), AttentionKind::DecoderSelf);
     QTest::keyClick(window.get(), Qt::Key_2, Qt::AltModifier);
