@@ -11,19 +11,25 @@ namespace qkv::cli {
 namespace {
 
 void printMetrics(const ModelMetrics& metrics, bool withScores) {
-    std::printf("%5s %5s %9s %5s %9s %8s %8s %8s%s\n", "layer", "head", "W_QK sym", "rank",
-                "eig.pos", "QK sim", "QV sim", "KV sim", withScores ? "  score sym" : "");
+    std::printf("%5s %5s %9s %9s %5s %9s %8s %8s %8s %7s %8s%s\n", "layer", "head", "W_QK sym",
+                "W_QK dir", "rank", "eig.pos", "QK sim", "QV sim", "KV sim", "OV rank", "OV copy",
+                withScores ? "  score sym" : "");
     for (size_t l = 0; l < metrics.layers.size(); ++l) {
         const LayerMetrics& layer = metrics.layers[l];
         for (size_t h = 0; h < layer.heads.size(); ++h) {
             const HeadMetrics& m = layer.heads[h];
-            std::printf("%5zu %5zu %9.4f %5d %9.4f %8.4f %8.4f %8.4f", l, h, m.wqkSymmetry,
-                        m.wqkRank, m.eigenPositivity, m.qkSimilarity, m.qvSimilarity,
-                        m.kvSimilarity);
+            std::printf("%5zu %5zu %9.4f %9.4f %5d %9.4f %8.4f %8.4f %8.4f %7d", l, h,
+                        m.wqkSymmetry, m.wqkDirectionality, m.wqkRank, m.eigenPositivity,
+                        m.qkSimilarity, m.qvSimilarity, m.kvSimilarity, m.ovRank);
+            if (m.ovCopyingScore)
+                std::printf(" %8.4f", *m.ovCopyingScore);
+            else
+                std::printf(" %8s", "-");
             if (m.scoreSymmetry) std::printf(" %10.4f", *m.scoreSymmetry);
             std::printf("\n");
         }
-        std::printf("%5zu %5s %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry);
+        std::printf("%5zu %5s %9.4f %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry,
+                    layer.wqkDirectionality);
     }
 }
 
@@ -59,10 +65,12 @@ int runAnalyze(const Arguments& args) {
             {"decoder", AttentionKind::DecoderSelf, forward ? &forward->decoderTrace : nullptr});
         blocks.push_back({"cross", AttentionKind::Cross, forward ? &forward->crossTrace : nullptr});
     }
+    const GqaPairing pairing = readGqaPairing(args);
     std::vector<ModelMetrics> metrics;
     for (const Block& b : blocks)
         metrics.push_back(analyzeModel(*model, config, b.trace, nullptr,
-                                       terminalProgress(std::string("analyze ") + b.name), b.kind));
+                                       terminalProgress(std::string("analyze ") + b.name),
+                                       {.kind = b.kind, .pairing = pairing}));
 
     if (args.flag("json")) {
         nlohmann::ordered_json doc =
@@ -80,7 +88,8 @@ int runAnalyze(const Arguments& args) {
     std::printf("model %s, config %s\n", model->name().c_str(), config.name().c_str());
     for (size_t i = 0; i < blocks.size(); ++i) {
         if (c.isEncoderDecoder()) std::printf("\n%s attention\n", blocks[i].name);
-        std::printf("median layer W_QK symmetry %.4f\n\n", metrics[i].medianLayerWqkSymmetry);
+        std::printf("median layer W_QK symmetry %.4f, directionality %.4f\n\n",
+                    metrics[i].medianLayerWqkSymmetry, metrics[i].medianLayerWqkDirectionality);
         printMetrics(metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross);
     }
     return 0;
@@ -91,10 +100,11 @@ int runAnalyze(const Arguments& args) {
 Command analyzeCommand() {
     std::vector<OptionSpec> options = forwardOptions();
     options.push_back(backendOption());
+    options.push_back(gqaPairingOption());
     options.push_back(jsonOption());
     return {"analyze",
-            "per-head symmetry, rank and subspace similarity of W_Q, W_K, W_V (score symmetry "
-            "with --text)",
+            "per-head symmetry, directionality, rank and subspace similarity of W_Q, W_K, W_V, "
+            "the OV circuit's rank and copying score (score symmetry with --text)",
             options, runAnalyze};
 }
 

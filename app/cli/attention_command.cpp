@@ -57,12 +57,13 @@ int runAttention(const Arguments& args) {
     if (args.flag("json")) {
         nlohmann::ordered_json doc = inputJson(*model, input);
         addConfigJson(doc, request.config);
+        const bool vectors = args.flag("vectors");
         if (c.isEncoderDecoder()) {
-            doc["encoder_layers"] = traceJson(result.trace, request.capture);
-            doc["decoder_layers"] = traceJson(result.decoderTrace, request.capture);
-            doc["cross_layers"] = traceJson(result.crossTrace, request.capture);
+            doc["encoder_layers"] = traceJson(result.trace, request.capture, vectors);
+            doc["decoder_layers"] = traceJson(result.decoderTrace, request.capture, vectors);
+            doc["cross_layers"] = traceJson(result.crossTrace, request.capture, vectors);
         } else {
-            doc["layers"] = traceJson(result.trace, request.capture);
+            doc["layers"] = traceJson(result.trace, request.capture, vectors);
         }
         printJson(doc);
         return 0;
@@ -88,6 +89,7 @@ Command attentionCommand() {
     options.push_back({"layer", "L", "only this layer (0-based)"});
     options.push_back({"head", "H", "only this head (0-based)"});
     options.push_back({"no-scores", "", "leave out the raw score matrices"});
+    options.push_back({"vectors", "", "with --json: each head's q, k and v rows too"});
     options.push_back(backendOption());
     options.push_back(jsonOption());
     return {"attention", "every head's attention (and raw scores) for a sentence", options,

@@ -52,6 +52,19 @@ OptionSpec backendOption() {
 }
 OptionSpec jsonOption() { return {"json", "", "print JSON instead of a table"}; }
 
+OptionSpec gqaPairingOption() {
+    return {"gqa-pairing", "hf|modulo",
+            "grouped-query models: query head h reads key head h / group (hf, the default, as "
+            "the model computes) or h % kv_heads (modulo, as published GQA figures paired them)"};
+}
+
+GqaPairing readGqaPairing(const Arguments& args) {
+    const std::string pairing = args.value("gqa-pairing").value_or("hf");
+    if (pairing == "hf") return GqaPairing::HuggingFace;
+    if (pairing == "modulo") return GqaPairing::Modulo;
+    throw UsageError("--gqa-pairing takes hf or modulo, not '" + pairing + "'");
+}
+
 std::filesystem::path modelFolder(const Arguments& args) {
     const std::string location = args.required("model");
     const std::string revision = args.value("revision").value_or("main");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/cli/arguments.h"
+#include "core/analysis/head_metrics.h"
 #include "core/backend/backend.h"
 #include "core/model/model.h"
 #include "core/model/w_configuration.h"
@@ -24,6 +25,7 @@ std::vector<OptionSpec> configOptions();  // --config, --scale-outside, --mask-s
 std::vector<OptionSpec> forwardOptions();
 OptionSpec backendOption();
 OptionSpec jsonOption();
+OptionSpec gqaPairingOption();  // --gqa-pairing hf|modulo
 
 // The folder --model names: itself, or a Hub id's snapshot in the cache at --revision,
 // downloaded first (with progress on a terminal) when the cache lacks it and not offline.
@@ -48,6 +50,7 @@ Input readInput(const Model& model, const Arguments& args);
 bool hasInput(const Arguments& args);
 
 WConfiguration readConfig(const Arguments& args);
+GqaPairing readGqaPairing(const Arguments& args);
 std::unique_ptr<Backend> openBackend(const Arguments& args);
 
 // {"model", "tokens", "ids"[, "truncated_from"]}: the fields every JSON document starts with.

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/analysis/matrix_metrics.h"
+#include "core/analysis/ov_circuit.h"
 #include "core/backend/gemm.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
@@ -29,6 +30,13 @@ Eigen::MatrixXd toDouble(const MatrixView& view) {
     return out;
 }
 
+void checkHead(const Architecture& c, int layer, int head) {
+    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+        throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
+                    " (the model has " + std::to_string(c.layers) + " layers of " +
+                    std::to_string(c.heads) + " heads)");
+}
+
 void checkTrace(const Architecture& c, const AttentionTrace* trace) {
     if (trace && (trace->layerCount() != c.layers || trace->headCount() != c.heads))
         throw Error("attention trace of " + std::to_string(trace->layerCount()) + " layers x " +
@@ -40,12 +48,14 @@ void checkTrace(const Architecture& c, const AttentionTrace* trace) {
 // configuration several slots read the same block (the same memory) and share its factor.
 class LayerFactors {
   public:
-    LayerFactors(const Model& model, const WConfiguration& config, int layer, AttentionKind kind)
+    LayerFactors(const Model& model, const WConfiguration& config, int layer,
+                 const AnalysisOptions& options)
         : m_model(model),
           m_config(config),
           m_layer(layer),
-          m_kind(kind),
-          m_heads(architectureOf(model, kind).heads) {}
+          m_kind(options.kind),
+          m_pairing(options.pairing),
+          m_heads(architectureOf(model, options.kind).heads) {}
 
     // Decomposes every block the layer's heads read, spread over the pool's threads; slot()
     // is then only a lookup and may be called from several threads.
@@ -54,7 +64,7 @@ class LayerFactors {
         std::set<const void*> seen;
         for (int head = 0; head < m_heads; ++head)
             for (Projection p : {Projection::Query, Projection::Key, Projection::Value}) {
-                const MatrixView view = headProjection(m_model, m_config, m_layer, head, p, m_kind);
+                const MatrixView view = projection(head, p);
                 if (!m_factors.count(view.data) && seen.insert(view.data).second)
                     blocks.push_back(view);
             }
@@ -67,27 +77,40 @@ class LayerFactors {
     }
 
     const FactorBasis& slot(int head, Projection slot) {
-        const MatrixView view = headProjection(m_model, m_config, m_layer, head, slot, m_kind);
+        const MatrixView view = projection(head, slot);
         auto it = m_factors.find(view.data);
         if (it == m_factors.end()) it = m_factors.emplace(view.data, toDouble(view)).first;
         return it->second;
     }
 
+    // The head's output rows W_O^h (d_k x d_model), which no configuration changes.
+    Eigen::MatrixXd outputRows(int head) const {
+        return toDouble(headOutputRows(m_model, m_layer, head, m_kind));
+    }
+
   private:
+    MatrixView projection(int head, Projection slot) const {
+        return headProjection(m_model, m_config, m_layer, head, slot, m_kind, m_pairing);
+    }
+
     const Model& m_model;
     const WConfiguration& m_config;
     int m_layer;
     AttentionKind m_kind;
+    GqaPairing m_pairing;
     int m_heads;
     std::map<const void*, FactorBasis> m_factors;  // keyed by the block's first element
 };
 
-HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace) {
+// `roundTrip` is W_U W_E for the copying score (null: none).
+HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace,
+                        const Eigen::MatrixXd* roundTrip) {
     const FactorBasis& q = factors.slot(head, Projection::Query);
     const FactorBasis& k = factors.slot(head, Projection::Key);
     const FactorBasis& v = factors.slot(head, Projection::Value);
     HeadMetrics m;
     m.wqkSymmetry = productSymmetryScore(q.matrix(), k.matrix());
+    m.wqkDirectionality = productDirectionality(q.matrix(), k.matrix());
     ProductSpectrum spectrum = productSpectrum(q, k);
     m.wqkRank = spectrum.rank;
     m.wqkSingularValues = std::move(spectrum.singularValues);
@@ -95,15 +118,21 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     m.qkSimilarity = subspaceSimilarity(q, k);
     m.qvSimilarity = subspaceSimilarity(q, v);
     m.kvSimilarity = subspaceSimilarity(k, v);
+    OvCircuit ov = ovCircuit(v.matrix(), factors.outputRows(head), roundTrip);
+    m.ovRank = ov.rank;
+    m.ovSingularValues = std::move(ov.singularValues);
+    m.ovCopyingScore = ov.copyingScore;
     // Only a square score matrix has a symmetry (not cross-attention's target x source).
     if (trace && trace->hasScores(layer, head) && trace->tokens() == trace->keyTokens())
         m.scoreSymmetry = symmetryScore(trace->scores(layer, head).cast<double>());
     return m;
 }
 
-// s(sum_h W_Q^h W_K^h^T). Heads that read the same key block (GQA) are merged first, since
-// sum_h Q_h K^T = (sum_h Q_h) K^T: the factors are only as wide as the distinct key blocks.
-double layerWqkSymmetry(LayerFactors& factors, const Architecture& c, ThreadPool& pool) {
+// s(sum_h W_Q^h W_K^h^T) and its directionality. Heads that read the same key block (GQA) are
+// merged first, since sum_h Q_h K^T = (sum_h Q_h) K^T: the factors are only as wide as the
+// distinct key blocks.
+void layerWqkMetrics(LayerFactors& factors, const Architecture& c, ThreadPool& pool,
+                     LayerMetrics& out) {
     const int dk = c.headDim;
     Eigen::MatrixXd a = Eigen::MatrixXd::Zero(c.dModel, static_cast<Eigen::Index>(c.heads) * dk);
     Eigen::MatrixXd b(c.dModel, a.cols());
@@ -119,8 +148,11 @@ double layerWqkSymmetry(LayerFactors& factors, const Architecture& c, ThreadPool
         a.middleCols(column, dk) += factors.slot(head, Projection::Query).matrix();
     }
     const Eigen::Index width = static_cast<Eigen::Index>(keyBlocks.size()) * dk;
-    return productSymmetryScore(a.leftCols(width), b.leftCols(width), pool);
+    out.wqkSymmetry = productSymmetryScore(a.leftCols(width), b.leftCols(width), pool);
+    out.wqkDirectionality = productDirectionality(a.leftCols(width), b.leftCols(width));
 }
+
+}  // namespace
 
 double median(std::vector<double> values) {
     if (values.empty()) return 0;
@@ -129,8 +161,6 @@ double median(std::vector<double> values) {
     if (values.size() % 2 == 1) return values[mid];
     return (values[mid] + *std::max_element(values.begin(), values.begin() + mid)) / 2;
 }
-
-}  // namespace
 
 Architecture architectureOf(const Model& model, AttentionKind kind) {
     const Architecture& c = model.architecture();
@@ -143,12 +173,9 @@ Architecture architectureOf(const Model& model, AttentionKind kind) {
 }
 
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
-                          Projection slot, AttentionKind kind) {
+                          Projection slot, AttentionKind kind, GqaPairing pairing) {
     const Architecture c = architectureOf(model, kind);
-    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
-        throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
-                    " (the model has " + std::to_string(c.layers) + " layers of " +
-                    std::to_string(c.heads) + " heads)");
+    checkHead(c, layer, head);
     const Projection source = slot == Projection::Query ? config.querySource
                               : slot == Projection::Key ? config.keySource
                                                         : config.valueSource;
@@ -156,43 +183,57 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
     const bool cross = kind == AttentionKind::Cross;
+    const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
     switch (source) {
         case Projection::Query:
             return (cross ? w.crossQuery : w.query).weight.columns(head * c.headDim, c.headDim);
         case Projection::Key:
-            return (cross ? w.crossKey : w.key)
-                .weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
+            return (cross ? w.crossKey : w.key).weight.columns(kvHead * c.headDim, c.headDim);
         case Projection::Value:
-            return (cross ? w.crossValue : w.value)
-                .weight.columns(head / c.kvGroup() * c.headDim, c.headDim);
+            return (cross ? w.crossValue : w.value).weight.columns(kvHead * c.headDim, c.headDim);
     }
     throw Error("unknown projection");
 }
 
+MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind kind) {
+    const Architecture c = architectureOf(model, kind);
+    checkHead(c, layer, head);
+    const ModelWeights& weights = model.weights();
+    const LayerWeights& w =
+        kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
+    const MatrixView& output = (kind == AttentionKind::Cross ? w.crossOutput : w.output).weight;
+    return output.transposed().columns(head * c.headDim, c.headDim).transposed();
+}
+
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace, const std::atomic<bool>* cancel,
-                          const Progress& progress, AttentionKind kind) {
-    const Architecture c = architectureOf(model, kind);
+                          const Progress& progress, const AnalysisOptions& options) {
+    const Architecture c = architectureOf(model, options.kind);
     checkTrace(c, trace);
     ModelMetrics out;
-    std::vector<double> layerSymmetries;
+    std::vector<double> layerSymmetries, layerDirectionalities;
     useSingleThreadedBlas();  // the pool's threads are the workers (core/backend/gemm.h)
     ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    const std::optional<Eigen::MatrixXd> roundTrip =
+        options.copyingScores ? vocabularyRoundTrip(model, pool) : std::nullopt;
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
-        LayerFactors factors(model, config, layer, kind);
+        LayerFactors factors(model, config, layer, options);
         factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();
-        metrics.wqkSymmetry = layerWqkSymmetry(factors, c, pool);
+        layerWqkMetrics(factors, c, pool, metrics);
         metrics.heads.resize(c.heads);
         pool.parallelFor(c.heads, [&](int, int first, int last) {
             for (int head = first; head < last; ++head)
-                metrics.heads[head] = headMetrics(factors, layer, head, trace);
+                metrics.heads[head] =
+                    headMetrics(factors, layer, head, trace, roundTrip ? &*roundTrip : nullptr);
         });
         layerSymmetries.push_back(metrics.wqkSymmetry);
+        layerDirectionalities.push_back(metrics.wqkDirectionality);
         if (progress) progress(layer + 1, c.layers);
     }
     out.medianLayerWqkSymmetry = median(std::move(layerSymmetries));
+    out.medianLayerWqkDirectionality = median(std::move(layerDirectionalities));
     return out;
 }
 
@@ -207,10 +248,15 @@ void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace) {
 }
 
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
-                        const AttentionTrace* trace, AttentionKind kind) {
-    checkTrace(architectureOf(model, kind), trace);
-    LayerFactors factors(model, config, layer, kind);
-    return headMetrics(factors, layer, head, trace);
+                        const AttentionTrace* trace, const AnalysisOptions& options) {
+    checkTrace(architectureOf(model, options.kind), trace);
+    LayerFactors factors(model, config, layer, options);
+    std::optional<Eigen::MatrixXd> roundTrip;
+    if (options.copyingScores) {
+        ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+        roundTrip = vocabularyRoundTrip(model, pool);
+    }
+    return headMetrics(factors, layer, head, trace, roundTrip ? &*roundTrip : nullptr);
 }
 
 TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,

@@ -17,7 +17,8 @@
 namespace qkv {
 
 struct HeadMetrics {
-    double wqkSymmetry = 0;  // s(W_Q^h W_K^h^T)
+    double wqkSymmetry = 0;        // s(W_Q^h W_K^h^T)
+    double wqkDirectionality = 0;  // of W_Q^h W_K^h^T (matrix_metrics.h)
     int wqkRank = 0;
     std::vector<double> wqkSingularValues;  // descending, d_k of them
     double eigenPositivity = 0;             // sum Re(lambda) / sum |lambda| of W_Q^h W_K^h^T
@@ -25,10 +26,15 @@ struct HeadMetrics {
     double qvSimilarity = 0;
     double kvSimilarity = 0;
     std::optional<double> scoreSymmetry;  // s(S) of the sentence's raw scaled scores
+    // The OV circuit W_V^h W_O^h (ov_circuit.h).
+    int ovRank = 0;
+    std::vector<double> ovSingularValues;  // descending, d_k of them
+    std::optional<double> ovCopyingScore;  // absent without an output head, or not asked for
 };
 
 struct LayerMetrics {
-    double wqkSymmetry = 0;  // s(sum_h W_Q^h W_K^h^T) = s(W_Q W_K^T) over all heads
+    double wqkSymmetry = 0;        // s(sum_h W_Q^h W_K^h^T) = s(W_Q W_K^T) over all heads
+    double wqkDirectionality = 0;  // of the same sum
     std::vector<HeadMetrics> heads;
 };
 
@@ -37,8 +43,12 @@ struct ModelMetrics {
     // count). Saponati et al. 2025 measured this as 0.15 for gpt2, 0.19 for distilgpt2 and 0.51
     // for bert-base-uncased.
     double medianLayerWqkSymmetry = 0;
+    double medianLayerWqkDirectionality = 0;  // likewise
     std::vector<LayerMetrics> layers;
 };
+
+// Median of a list (mean of the two middle values for an even count; 0 for none).
+double median(std::vector<double> values);
 
 // Which attention blocks are analysed: the model's self-attention (an encoder-decoder's
 // encoder), or an encoder-decoder's decoder self-attention or cross-attention. In
@@ -48,10 +58,27 @@ enum class AttentionKind { Self, DecoderSelf, Cross };
 // The layers and heads of that kind's stack (the decoder's for DecoderSelf and Cross).
 Architecture architectureOf(const Model& model, AttentionKind kind);
 
+// Which key/value head a query head reads under grouped-query attention. Hugging Face's (and
+// the forward's): h / group. Published GQA figures (Saponati et al. 2025) paired h % kv_heads,
+// which matches no head the model computes; offered to show where those numbers come from.
+enum class GqaPairing { HuggingFace, Modulo };
+
+struct AnalysisOptions {
+    AttentionKind kind = AttentionKind::Self;
+    GqaPairing pairing = GqaPairing::HuggingFace;
+    // The OV copying score needs one d_model x d_model product W_U W_E over the vocabulary per
+    // analysis (2 d_model^2 vocab flops: a second for GPT-2 small, minutes for an 8B model).
+    bool copyingScores = true;
+};
+
 // The d_model x d_k weight (biases excluded) that fills `slot` of query head `head` in `layer`
-// under `config` (GQA: a K or V source of query head h is KV head h / group).
+// under `config` (GQA: a K or V source of query head h is the KV head `pairing` names).
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
-                          Projection slot, AttentionKind kind = AttentionKind::Self);
+                          Projection slot, AttentionKind kind = AttentionKind::Self,
+                          GqaPairing pairing = GqaPairing::HuggingFace);
+// The d_k x d_model rows of the layer's output projection that read query head `head`.
+MatrixView headOutputRows(const Model& model, int layer, int head,
+                          AttentionKind kind = AttentionKind::Self);
 
 // Weight metrics of every head and layer under `config`; with a trace (whose scores were
 // captured) also each head's score symmetry; a trace of another shape throws qkv::Error.
@@ -60,7 +87,7 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AttentionTrace* trace = nullptr,
                           const std::atomic<bool>* cancel = nullptr, const Progress& progress = {},
-                          AttentionKind kind = AttentionKind::Self);
+                          const AnalysisOptions& options = {});
 
 // Fills the score symmetry of every head the trace captured into metrics computed without a
 // trace (the weights' part, which a caller may cache per configuration).
@@ -68,8 +95,7 @@ void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace);
 
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
-                        const AttentionTrace* trace = nullptr,
-                        AttentionKind kind = AttentionKind::Self);
+                        const AttentionTrace* trace = nullptr, const AnalysisOptions& options = {});
 
 // For a token pair (i, j) in one head: cosine of their keys and of their values (the
 // "neural network" / "social network" case: keys can agree while values differ); 0 for a zero

@@ -72,6 +72,54 @@ double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
     return ratio(c.cwiseProduct(c.transpose()).sum(), ga.cwiseProduct(gb).sum());
 }
 
+namespace {
+
+// (C - R) / (C + R) from the row and column norms (directionality() above).
+double directionalityOfNorms(const Eigen::VectorXd& rows, const Eigen::VectorXd& cols) {
+    const auto excess = [](const Eigen::VectorXd& norms) {
+        const Eigen::Index n = norms.size();
+        if (n < 2) return 0.0;
+        const double mean = norms.mean();
+        const double std = std::sqrt((norms.array() - mean).square().sum() / (n - 1));
+        const double threshold = mean + 2 * std;
+        return (norms.array() > threshold).select(norms.array() - threshold, 0.0).sum();
+    };
+    const double r = excess(rows), c = excess(cols);
+    return r + c > 0 ? (c - r) / (c + r) : 0.0;
+}
+
+}  // namespace
+
+double directionality(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    if (m.rows() != m.cols()) throw Error("directionality of a non-square " + shape(m) + " matrix");
+    return directionalityOfNorms(m.rowwise().norm(), m.colwise().norm().transpose());
+}
+
+double productDirectionality(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                             const Eigen::Ref<const Eigen::MatrixXd>& b) {
+    requireSameShape(a, b, "product directionality");
+    if (2 * a.cols() > a.rows()) return directionality(a * b.transpose());
+    // Rounding can leave a tiny negative square where a norm is 0.
+    const auto norms = [](const Eigen::Ref<const Eigen::MatrixXd>& x,
+                          const Eigen::MatrixXd& otherGram) {
+        return Eigen::VectorXd(
+            (x * otherGram).cwiseProduct(x).rowwise().sum().cwiseMax(0.0).cwiseSqrt());
+    };
+    return directionalityOfNorms(norms(a, gram(b)), norms(b, gram(a)));
+}
+
+double eigenPositivity(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    if (m.rows() != m.cols()) throw Error("eigenvalues of a non-square " + shape(m) + " matrix");
+    const Eigen::EigenSolver<Eigen::MatrixXd> eigen(m, false);
+    if (eigen.info() != Eigen::Success) throw Error("eigenvalues did not converge");
+    double realSum = 0, absSum = 0;
+    for (const std::complex<double>& lambda : eigen.eigenvalues()) {
+        realSum += lambda.real();
+        absSum += std::abs(lambda);
+    }
+    return absSum > 0 ? realSum / absSum : 0.0;
+}
+
 FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : m_matrix(a) {
     const Eigen::Index d = a.rows();
     const Eigen::Index r = std::min(d, a.cols());

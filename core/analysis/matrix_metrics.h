@@ -32,6 +32,22 @@ double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
                             const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool);
 
+// Directionality of a square M (Saponati et al. 2025, their utils/scores.py): with row norms r_i
+// and column norms c_j, thresholds t_r = mean + 2 std of the r_i (sample std, n - 1) and t_c
+// likewise, R = sum (r_i - t_r) over rows above t_r and C = sum (c_j - t_c) over columns above
+// t_c: (C - R) / (C + R), 0 when both are 0. Positive when a few columns (keys) stand out, negative
+// when a few rows (queries) do; 0 for a symmetric M, whose row and column norms are equal.
+double directionality(const Eigen::Ref<const Eigen::MatrixXd>& m);
+// The same for M = A B^T (A, B both d x k) from k x k Gram matrices: r_i^2 = a_i (B^T B) a_i^T and
+// c_j^2 = b_j (A^T A) b_j^T, 4 d k^2 instead of the d^2 k of forming M (formed when k > d / 2).
+double productDirectionality(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                             const Eigen::Ref<const Eigen::MatrixXd>& b);
+
+// sum Re(lambda) / sum |lambda| over the eigenvalues of a square matrix; 0 when all are 0.
+// 1 for a positive semi-definite matrix, 0 for a skew-symmetric one (Elhage et al. 2021 call it
+// the copying score when the matrix is a head's vocabulary circuit).
+double eigenPositivity(const Eigen::Ref<const Eigen::MatrixXd>& m);
+
 // One d x k factor prepared for the metrics below: its thin QR A = Q R (R is min(d, k) x k) and
 // an orthonormal basis of its column space at the rank tolerance (Q times the eigenvectors of
 // R R^T). Build it once per weight and reuse it for every pair the weight takes part in.

@@ -21,19 +21,31 @@ nlohmann::ordered_json matrixJson(const RowMatrixXf& m) {
     return rows;
 }
 
+namespace {
+
+nlohmann::ordered_json numbersJson(const std::vector<double>& values) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (double v : values) out.push_back(jsonNumber(v));
+    return out;
+}
+
+}  // namespace
+
 nlohmann::ordered_json headMetricsJson(const HeadMetrics& head) {
-    nlohmann::ordered_json singular = nlohmann::ordered_json::array();
-    for (double s : head.wqkSingularValues) singular.push_back(jsonNumber(s));
     nlohmann::ordered_json out = {
         {"wqk_symmetry", jsonNumber(head.wqkSymmetry)},
+        {"wqk_directionality", jsonNumber(head.wqkDirectionality)},
         {"wqk_rank", head.wqkRank},
-        {"wqk_singular_values", singular},
+        {"wqk_singular_values", numbersJson(head.wqkSingularValues)},
         {"eigen_positivity", jsonNumber(head.eigenPositivity)},
         {"qk_similarity", jsonNumber(head.qkSimilarity)},
         {"qv_similarity", jsonNumber(head.qvSimilarity)},
         {"kv_similarity", jsonNumber(head.kvSimilarity)},
     };
     if (head.scoreSymmetry) out["score_symmetry"] = jsonNumber(*head.scoreSymmetry);
+    out["ov_rank"] = head.ovRank;
+    out["ov_singular_values"] = numbersJson(head.ovSingularValues);
+    if (head.ovCopyingScore) out["ov_copying_score"] = jsonNumber(*head.ovCopyingScore);
     return out;
 }
 
@@ -42,13 +54,17 @@ nlohmann::ordered_json metricsJson(const ModelMetrics& metrics) {
     for (const LayerMetrics& layer : metrics.layers) {
         nlohmann::ordered_json heads = nlohmann::ordered_json::array();
         for (const HeadMetrics& head : layer.heads) heads.push_back(headMetricsJson(head));
-        layers.push_back({{"wqk_symmetry", jsonNumber(layer.wqkSymmetry)}, {"heads", heads}});
+        layers.push_back({{"wqk_symmetry", jsonNumber(layer.wqkSymmetry)},
+                          {"wqk_directionality", jsonNumber(layer.wqkDirectionality)},
+                          {"heads", heads}});
     }
     return {{"median_layer_wqk_symmetry", jsonNumber(metrics.medianLayerWqkSymmetry)},
+            {"median_layer_wqk_directionality", jsonNumber(metrics.medianLayerWqkDirectionality)},
             {"layers", layers}};
 }
 
-nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection) {
+nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection,
+                                 bool vectors) {
     const bool selected = selection.layer || selection.head;
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     for (int l = 0; l < trace.layerCount(); ++l) {
@@ -61,6 +77,11 @@ nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelec
             if (trace.hasProbabilities(l, h))
                 head["attention"] = matrixJson(trace.probabilities(l, h));
             if (trace.hasScores(l, h)) head["scores"] = matrixJson(trace.scores(l, h));
+            if (vectors) {
+                head["q"] = matrixJson(trace.query(l, h));
+                head["k"] = matrixJson(trace.key(l, h));
+                head["v"] = matrixJson(trace.value(l, h));
+            }
             heads.push_back(std::move(head));
         }
         nlohmann::ordered_json layer = {{"heads", heads}};

@@ -22,7 +22,10 @@ nlohmann::ordered_json metricsJson(const ModelMetrics& metrics);
 nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 
 // The attention document's "layers" array: per layer {"heads": [{"attention", "scores"}]} for
-// the captured heads; with a selection, each object also names its "layer" / "head".
-nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection);
+// the captured heads; with a selection, each object also names its "layer" / "head". With
+// `vectors` each head also gives "q", "k", "v": the rows the head used in each slot (after rotary
+// positions), queries' tokens x d_k and keys' tokens x d_k.
+nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection,
+                                 bool vectors = false);
 
 }  // namespace qkv

@@ -74,19 +74,54 @@ TEST_F(CliFixture, AttentionJsonForAllHeadsAndOneHead) {
     EXPECT_FALSE(doc["layers"][0]["heads"][0].contains("scores"));
 }
 
+// --vectors gives the rows each slot used: q k^T / sqrt(d_k) is the head's score matrix.
+TEST_F(CliFixture, AttentionVectorsMakeTheScores) {
+    const CliRun r = cli({"attention", "--model", model(), "--ids", "1,2,3,4", "--layer", "1",
+                          "--head", "2", "--vectors", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto doc = r.json();
+    const auto& head = doc["layers"][0]["heads"][0];
+    const auto q = head["q"].get<std::vector<std::vector<double>>>();
+    const auto k = head["k"].get<std::vector<std::vector<double>>>();
+    const auto scores = head["scores"].get<std::vector<std::vector<double>>>();
+    ASSERT_EQ(q.size(), 4u);
+    ASSERT_EQ(k.size(), 4u);
+    EXPECT_EQ(head["v"].size(), 4u);
+    for (size_t i = 0; i < 4; ++i)
+        for (size_t j = 0; j < 4; ++j) {
+            double dot = 0;
+            for (size_t c = 0; c < q[i].size(); ++c) dot += q[i][c] * k[j][c];
+            // JSON keeps 7 significant digits of each number.
+            EXPECT_NEAR(dot / std::sqrt(static_cast<double>(q[i].size())), scores[i][j],
+                        1e-5 * (1 + std::abs(scores[i][j])));
+        }
+    EXPECT_FALSE(cli({"attention", "--model", model(), "--ids", "1,2", "--json"})
+                     .json()["layers"][0]["heads"][0]
+                     .contains("q"));
+}
+
 TEST_F(CliFixture, AnalyzeSharedQkIsSymmetric) {
     const CliRun r = cli(
         {"analyze", "--model", model(), "--config", "shared-qk", "--ids", "4,8,15,16", "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto doc = r.json();
     EXPECT_NEAR(doc["median_layer_wqk_symmetry"].get<double>(), 1.0, 1e-6);
-    for (const auto& layer : doc["layers"])
+    // shared-qk: W_Q W_Q^T is symmetric, so no row or column stands out more than its twin.
+    EXPECT_NEAR(doc["median_layer_wqk_directionality"].get<double>(), 0.0, 1e-6);
+    for (const auto& layer : doc["layers"]) {
+        EXPECT_NEAR(layer["wqk_directionality"].get<double>(), 0.0, 1e-6);
         for (const auto& head : layer["heads"]) {
             EXPECT_NEAR(head["wqk_symmetry"].get<double>(), 1.0, 1e-6);
+            EXPECT_NEAR(head["wqk_directionality"].get<double>(), 0.0, 1e-6);
+            EXPECT_LE(head["ov_rank"].get<int>(), 8);
+            EXPECT_EQ(head["ov_singular_values"].size(), 8u);
+            EXPECT_GE(head["ov_copying_score"].get<double>(), -1.0);
+            EXPECT_LE(head["ov_copying_score"].get<double>(), 1.0);
             EXPECT_NEAR(head["score_symmetry"].get<double>(), 1.0, 1e-5);
             EXPECT_LE(head["wqk_rank"].get<int>(), 8);
             EXPECT_EQ(head["wqk_singular_values"].size(), 8u);
         }
+    }
     const CliRun noText = cli({"analyze", "--model", model(), "--json"});
     ASSERT_EQ(noText.exitCode, 0) << noText.err;
     EXPECT_FALSE(noText.json()["layers"][0]["heads"][0].contains("score_symmetry"));

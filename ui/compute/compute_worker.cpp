@@ -114,8 +114,11 @@ void ComputeWorker::compute(const ComputeRequest& request) {
             head->kind = snapshot->kind;
             head->layer = request.layer;
             head->head = request.head;
+            // The copying score waits for the whole model's metrics (its W_U W_E product is
+            // the slow part), which follow at once.
             head->metrics = analyzeHead(*m_model, request.config, request.layer, request.head,
-                                        snapshot->trace.get(), snapshot->kind);
+                                        snapshot->trace.get(),
+                                        {.kind = snapshot->kind, .copyingScores = false});
             emit headMetricsReady(head);
             if (isStale(request)) return;
         }
@@ -225,12 +228,12 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
     const std::string key = metricsKey(request.config, snapshot.kind);
     auto cached = m_weightMetrics.find(key);
     if (cached == m_weightMetrics.end()) {
-        auto weights = std::make_shared<const ModelMetrics>(analyzeModel(
-            *m_model, request.config, nullptr, request.cancel.get(),
-            [this, sequence = request.sequence](int done, int total) {
-                emit progressed(sequence, QStringLiteral("analysis"), done, total);
-            },
-            snapshot.kind));
+        auto weights = std::make_shared<const ModelMetrics>(
+            analyzeModel(*m_model, request.config, nullptr, request.cancel.get(),
+                         [this, sequence = request.sequence](int done, int total) {
+                             emit progressed(sequence, QStringLiteral("analysis"), done, total);
+                         },
+                         {.kind = snapshot.kind}));
         cached = m_weightMetrics.emplace(key, std::move(weights)).first;
     }
     auto metrics = std::make_shared<ModelMetrics>(*cached->second);

@@ -1,0 +1,52 @@
+#include "core/analysis/ov_circuit.h"
+
+#include <algorithm>
+
+#include "core/analysis/matrix_metrics.h"
+
+namespace qkv {
+namespace {
+
+Eigen::MatrixXd rowsToDouble(const MatrixView& view, int first, int count) {
+    Eigen::MatrixXd out(count, view.cols);
+    for (int r = 0; r < count; ++r)
+        for (int c = 0; c < view.cols; ++c) out(r, c) = view.at(first + r, c);
+    return out;
+}
+
+}  // namespace
+
+std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool) {
+    const ModelWeights& w = model.weights();
+    const MatrixView& unembedding = w.lmHead.weight;  // d_model x vocab
+    if (unembedding.empty() || w.tokenEmbedding.empty()) return std::nullopt;
+    const MatrixView unembeddingT = unembedding.transposed();  // vocab x d_model
+    const int vocab = w.tokenEmbedding.rows, d = w.tokenEmbedding.cols;
+    constexpr int kBlock = 2048;  // rows converted at a time: 2048 x d_model doubles per thread
+    const int blocks = (vocab + kBlock - 1) / kBlock;
+    std::vector<Eigen::MatrixXd> partial(pool.chunks(blocks), Eigen::MatrixXd::Zero(d, d));
+    pool.parallelFor(blocks, [&](int chunk, int first, int last) {
+        for (int b = first; b < last; ++b) {
+            const int begin = b * kBlock, count = std::min(kBlock, vocab - begin);
+            const Eigen::MatrixXd e = rowsToDouble(w.tokenEmbedding, begin, count);
+            const Eigen::MatrixXd u = rowsToDouble(unembeddingT, begin, count);
+            partial[chunk].noalias() += u.transpose() * e;
+        }
+    });
+    Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(d, d);
+    for (const Eigen::MatrixXd& p : partial) sum += p;
+    return sum;
+}
+
+OvCircuit ovCircuit(const Eigen::Ref<const Eigen::MatrixXd>& value,
+                    const Eigen::Ref<const Eigen::MatrixXd>& outputRows,
+                    const Eigen::MatrixXd* roundTrip) {
+    OvCircuit out;
+    ProductSpectrum spectrum = productSpectrum(value, outputRows.transpose());
+    out.singularValues = std::move(spectrum.singularValues);
+    out.rank = spectrum.rank;
+    if (roundTrip) out.copyingScore = eigenPositivity(outputRows * (*roundTrip) * value);
+    return out;
+}
+
+}  // namespace qkv
