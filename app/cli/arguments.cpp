@@ -11,10 +11,11 @@ Arguments::Arguments(const std::vector<std::string>& tokens, const std::vector<O
         const std::string& token = tokens[i];
         if (token.rfind("--", 0) != 0) {
             auto slot = std::find_if(specs.begin(), specs.end(), [&](const OptionSpec& s) {
-                return s.positional && !m_values.count(s.name);
+                return s.positional && (s.repeated || !m_values.count(s.name));
             });
             if (slot == specs.end()) throw UsageError("unexpected argument '" + token + "'");
             m_values[slot->name] = token;
+            if (slot->repeated) m_repeated[slot->name].push_back(token);
             continue;
         }
         std::string name = token.substr(2);
@@ -45,6 +46,11 @@ std::optional<std::string> Arguments::value(const std::string& name) const {
     auto it = m_values.find(name);
     if (it == m_values.end()) return std::nullopt;
     return it->second;
+}
+
+std::vector<std::string> Arguments::values(const std::string& name) const {
+    auto it = m_repeated.find(name);
+    return it == m_repeated.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string Arguments::required(const std::string& name) const {

@@ -15,6 +15,7 @@ struct OptionSpec {
     std::string valueName;  // empty for a flag
     std::string help;
     bool positional = false;  // given bare, in order ("download ID"), not as --name VALUE
+    bool repeated = false;    // a positional that takes every further bare value ("survey ID...")
 };
 
 class UsageError : public std::runtime_error {
@@ -32,9 +33,12 @@ class Arguments {
     std::string required(const std::string& name) const;
     std::string required(const OptionSpec& positional) const;
     std::optional<int> integer(const std::string& name, int min, int max) const;
+    // Every value of a repeated positional, in order; empty when none was given.
+    std::vector<std::string> values(const std::string& name) const;
 
   private:
     std::map<std::string, std::string> m_values;
+    std::map<std::string, std::vector<std::string>> m_repeated;
 };
 
 std::string formatOptions(const std::vector<OptionSpec>& specs);

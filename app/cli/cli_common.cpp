@@ -67,13 +67,15 @@ GqaPairing readGqaPairing(const Arguments& args) {
 
 std::filesystem::path modelFolder(const Arguments& args) {
     const std::string location = args.required("model");
-    const std::string revision = args.value("revision").value_or("main");
     std::error_code ec;
-    if (std::filesystem::is_directory(location, ec)) {
-        if (args.has("revision"))
-            throw UsageError("--revision applies to a Hugging Face model id, not to a folder");
-        return location;
-    }
+    if (args.has("revision") && std::filesystem::is_directory(location, ec))
+        throw UsageError("--revision applies to a Hugging Face model id, not to a folder");
+    return modelFolder(location, args.value("revision").value_or("main"));
+}
+
+std::filesystem::path modelFolder(const std::string& location, const std::string& revision) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(location, ec)) return location;
     if (!isHubModelId(location) || std::filesystem::exists(location, ec))
         return resolveModelLocation(location, revision);  // says what is wrong with it
     const HubSettings hub = HubSettings::fromEnvironment();

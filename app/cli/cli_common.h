@@ -30,6 +30,8 @@ OptionSpec gqaPairingOption();  // --gqa-pairing hf|modulo
 // The folder --model names: itself, or a Hub id's snapshot in the cache at --revision,
 // downloaded first (with progress on a terminal) when the cache lacks it and not offline.
 std::filesystem::path modelFolder(const Arguments& args);
+// The same for a folder or Hub id given directly.
+std::filesystem::path modelFolder(const std::string& location, const std::string& revision);
 std::unique_ptr<Model> openModel(const Arguments& args);
 
 struct Input {

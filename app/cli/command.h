@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/cli/arguments.h"
+#include "core/analysis/model_survey.h"
 
 namespace qkv::cli {
 
@@ -23,8 +24,11 @@ Command analyzeCommand();
 Command trainCommand();
 Command evaluateCommand();
 Command downloadCommand();
+Command surveyCommand();
 #ifdef QKV_HAS_RENDER
 Command renderCommand();  // needs Qt: built with QKV_BUILD_GUI
+// survey --out's figure (survey_figure.cpp, with Qt).
+void writeSurveyFigure(const std::vector<ModelSurvey>& surveys, const std::string& path);
 #endif
 
 }  // namespace qkv::cli

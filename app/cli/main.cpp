@@ -17,6 +17,7 @@ std::vector<Command> commands() {
     all.push_back(qkv::cli::trainCommand());
     all.push_back(qkv::cli::evaluateCommand());
     all.push_back(qkv::cli::downloadCommand());
+    all.push_back(qkv::cli::surveyCommand());
 #ifdef QKV_HAS_RENDER
     all.push_back(qkv::cli::renderCommand());
 #endif

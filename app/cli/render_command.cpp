@@ -1,11 +1,11 @@
 // qkvlab-cli render: one head's heatmap to PNG, SVG or PDF without a display, drawn by the app's
 // own figure builder. Built only with the GUI (QKV_BUILD_GUI), since it needs Qt.
-#include <QApplication>
 #include <iostream>
 #include <memory>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
+#include "app/cli/qt_application.h"
 #include "core/util/error.h"
 #include "ui/compute/token_list.h"
 #include "ui/export/figure_export.h"
@@ -14,18 +14,6 @@
 
 namespace qkv::cli {
 namespace {
-
-// Qt needs an application object to draw; without a display the offscreen platform draws.
-std::unique_ptr<QApplication> startQt() {
-    if (QApplication::instance()) return nullptr;
-    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
-        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    static int argc = 1;
-    static char name[] = "qkvlab-cli";
-    static char* argv[] = {name, nullptr};
-    return std::make_unique<QApplication>(argc, argv);
-}
 
 int runRender(const Arguments& args) {
     const auto app = startQt();

@@ -368,3 +368,69 @@ TEST(CliShared, NonUtf8TextIsRejected) {
 
 }  // namespace
 }  // namespace qkv
+
+namespace qkv {
+namespace {
+
+// survey: one row per model with the medians analyze gives each, as a table, JSON, CSV and a
+// figure; what is wrong with a model is named.
+TEST_F(CliFixture, SurveyOfSeveralModels) {
+    test::writeTinyBert(m_dir.path() / "bert");
+    const std::string bert = (m_dir.path() / "bert").string();
+    CliRun r = cli({"survey", model(), bert, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const auto doc = r.json();
+    ASSERT_EQ(doc["models"].size(), 2u);
+    const auto& gpt2 = doc["models"][0];
+    EXPECT_EQ(gpt2["model"], model());
+    EXPECT_EQ(gpt2["attention"], "causal");
+    EXPECT_EQ(doc["models"][1]["attention"], "bidirectional");
+    EXPECT_EQ(gpt2["layers"], 2);
+    EXPECT_EQ(gpt2["heads"], 8);
+    EXPECT_EQ(gpt2["layer_wqk_symmetry"].size(), 2u);
+    const auto analyzed = cli({"analyze", "--model", model(), "--json"}).json();
+    EXPECT_EQ(gpt2["median_layer_wqk_symmetry"], analyzed["median_layer_wqk_symmetry"]);
+    EXPECT_EQ(gpt2["median_layer_wqk_directionality"], analyzed["median_layer_wqk_directionality"]);
+    for (const char* key : {"median_head_wqk_symmetry", "median_head_wqk_directionality",
+                            "median_ov_copying_score"}) {
+        EXPECT_GE(gpt2[key].get<double>(), -1.0) << key;
+        EXPECT_LE(gpt2[key].get<double>(), 1.0) << key;
+    }
+    EXPECT_FALSE(cli({"survey", model(), "--json", "--no-copying-score"})
+                     .json()["models"][0]
+                     .contains("median_ov_copying_score"));
+
+    r = cli({"survey", model(), bert, "--csv"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("model,model_type,attention,layers,median_layer_wqk_symmetry", 0), 0u);
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 3);
+    r = cli({"survey", model(), bert});
+    EXPECT_NE(r.out.find("bidirectional"), std::string::npos) << r.out;
+
+    r = cli({"survey"});
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("name at least one model"), std::string::npos) << r.err;
+    const std::string missing = (m_dir.path() / "nothing-here").string();
+    r = cli({"survey", model(), missing});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find(missing), std::string::npos) << r.err;
+}
+
+TEST_F(CliFixture, SurveyFigure) {
+#ifndef QKV_CLI_HAS_RENDER
+    GTEST_SKIP() << "qkvlab-cli was built without the GUI (QKV_BUILD_GUI=OFF): no figures";
+#endif
+    const auto out = m_dir.path() / "survey.svg";
+    const CliRun r = cli({"survey", model(), "--out", out.string()});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    std::ifstream in(out);
+    const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(svg.find("<svg"), std::string::npos);
+    EXPECT_NE(svg.find("symmetry"), std::string::npos);  // the panel's axis label, as text
+    EXPECT_NE(cli({"survey", model(), "--out", (m_dir.path() / "x.gif").string()})
+                  .err.find("unknown image type"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace qkv

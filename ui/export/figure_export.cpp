@@ -115,35 +115,47 @@ QString reducedScaleNote(double scale) {
         .arg(kMaxRasterPixels / 1'000'000);
 }
 
-QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) {
+QImage plotImage(QCustomPlot* plot, const QSize& size, double pixelScale) {
     const double scale = rasterPixelScale(size, pixelScale);
-    ExportLayout layout(figure, size);
-    const QImage image = figure.plot()->toPixmap(size.width(), size.height(), scale).toImage();
+    const QImage image = plot->toPixmap(size.width(), size.height(), scale).toImage();
     if (image.isNull()) throw Error("out of memory while drawing the image");
     return image;
 }
 
-QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
-                        double pixelScale) {
+QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) {
+    ExportLayout layout(figure, size);
+    return plotImage(figure.plot(), size, pixelScale);
+}
+
+QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size, double pixelScale) {
     if (size.isEmpty()) throw Error("cannot export an empty figure");
     if (format == ImageFormat::Png) {
-        const QImage image = figureImage(figure, size, pixelScale);
+        const QImage image = plotImage(plot, size, pixelScale);
         QBuffer buffer;
         buffer.open(QIODevice::WriteOnly);
         if (!image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
         return buffer.data();
     }
+    return format == ImageFormat::Svg ? renderSvg(plot, size) : renderPdf(plot, size);
+}
+
+QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
+                        double pixelScale) {
     ExportLayout layout(figure, size);
-    return format == ImageFormat::Svg ? renderSvg(figure.plot(), size)
-                                      : renderPdf(figure.plot(), size);
+    return renderPlot(figure.plot(), format, size, pixelScale);
 }
 
 std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
+    ExportLayout layout(figure, size);
+    return exportPlot(figure.plot(), path, size);
+}
+
+std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size) {
     const auto format = imageFormatForPath(path);
     if (!format) throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
     QByteArray bytes;
     try {
-        bytes = renderFigure(figure, *format, size);
+        bytes = renderPlot(plot, *format, size, kPngScale);
     } catch (const Error& e) {
         throw Error(path.toStdString() + ": " + e.what());
     }

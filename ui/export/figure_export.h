@@ -8,6 +8,8 @@
 #include <QString>
 #include <optional>
 
+class QCustomPlot;
+
 namespace qkv::ui {
 
 class HeatmapFigure;
@@ -38,10 +40,14 @@ QString reducedScaleNote(double scale);
 QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
                         double pixelScale = kPngScale);
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale = kPngScale);
+// Any plot as it is laid out (no heatmap cell fitting), in the format `format`.
+QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size,
+                      double pixelScale = kPngScale);
 
 // Throws qkv::Error naming the path (unknown extension, render or write failure). Returns the
 // pixel scale a PNG was drawn at (less than kPngScale for a very large figure), nullopt for SVG
 // and PDF.
 std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size);
+std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size);
 
 }  // namespace qkv::ui
