@@ -65,12 +65,11 @@ int runAnalyze(const Arguments& args) {
             {"decoder", AttentionKind::DecoderSelf, forward ? &forward->decoderTrace : nullptr});
         blocks.push_back({"cross", AttentionKind::Cross, forward ? &forward->crossTrace : nullptr});
     }
-    const GqaPairing pairing = readGqaPairing(args);
     std::vector<ModelMetrics> metrics;
     for (const Block& b : blocks)
         metrics.push_back(analyzeModel(*model, config, b.trace, nullptr,
                                        terminalProgress(std::string("analyze ") + b.name),
-                                       {.kind = b.kind, .pairing = pairing}));
+                                       readAnalysisOptions(args, b.kind)));
 
     if (args.flag("json")) {
         nlohmann::ordered_json doc =
@@ -101,6 +100,7 @@ Command analyzeCommand() {
     std::vector<OptionSpec> options = forwardOptions();
     options.push_back(backendOption());
     options.push_back(gqaPairingOption());
+    options.push_back(noCopyingScoreOption());
     options.push_back(jsonOption());
     return {"analyze",
             "per-head symmetry, directionality, rank and subspace similarity of W_Q, W_K, W_V, "

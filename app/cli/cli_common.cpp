@@ -58,11 +58,24 @@ OptionSpec gqaPairingOption() {
             "the model computes) or h % kv_heads (modulo, as published GQA figures paired them)"};
 }
 
-GqaPairing readGqaPairing(const Arguments& args) {
+OptionSpec noCopyingScoreOption() {
+    return {"no-copying-score", "",
+            "skip the OV copying score (its W_U W_E product over the vocabulary takes minutes "
+            "on 7-8B models)"};
+}
+
+AnalysisOptions readAnalysisOptions(const Arguments& args, AttentionKind kind) {
+    AnalysisOptions options;
+    options.kind = kind;
     const std::string pairing = args.value("gqa-pairing").value_or("hf");
-    if (pairing == "hf") return GqaPairing::HuggingFace;
-    if (pairing == "modulo") return GqaPairing::Modulo;
-    throw UsageError("--gqa-pairing takes hf or modulo, not '" + pairing + "'");
+    if (pairing == "hf")
+        options.pairing = GqaPairing::HuggingFace;
+    else if (pairing == "modulo")
+        options.pairing = GqaPairing::Modulo;
+    else
+        throw UsageError("--gqa-pairing takes hf or modulo, not '" + pairing + "'");
+    options.copyingScores = !args.flag("no-copying-score");
+    return options;
 }
 
 std::filesystem::path modelFolder(const Arguments& args) {

@@ -25,7 +25,8 @@ std::vector<OptionSpec> configOptions();  // --config, --scale-outside, --mask-s
 std::vector<OptionSpec> forwardOptions();
 OptionSpec backendOption();
 OptionSpec jsonOption();
-OptionSpec gqaPairingOption();  // --gqa-pairing hf|modulo
+OptionSpec gqaPairingOption();      // --gqa-pairing hf|modulo
+OptionSpec noCopyingScoreOption();  // --no-copying-score
 
 // The folder --model names: itself, or a Hub id's snapshot in the cache at --revision,
 // downloaded first (with progress on a terminal) when the cache lacks it and not offline.
@@ -52,7 +53,9 @@ Input readInput(const Model& model, const Arguments& args);
 bool hasInput(const Arguments& args);
 
 WConfiguration readConfig(const Arguments& args);
-GqaPairing readGqaPairing(const Arguments& args);
+// --gqa-pairing and --no-copying-score as analysis options of `kind`.
+AnalysisOptions readAnalysisOptions(const Arguments& args,
+                                    AttentionKind kind = AttentionKind::Self);
 std::unique_ptr<Backend> openBackend(const Arguments& args);
 
 // {"model", "tokens", "ids"[, "truncated_from"]}: the fields every JSON document starts with.

@@ -81,9 +81,7 @@ int runSurvey(const Arguments& args) {
     if (locations.empty()) throw UsageError("name at least one model (folder or Hub id)");
     if (args.flag("json") && args.flag("csv")) throw UsageError("--json and --csv: choose one");
     const auto out = args.value("out");
-    AnalysisOptions options;
-    options.pairing = readGqaPairing(args);
-    options.copyingScores = !args.flag("no-copying-score");
+    const AnalysisOptions options = readAnalysisOptions(args);
     std::vector<ModelSurvey> surveys;
     // One model open at a time: the list runs in the memory of the largest.
     for (const std::string& location : locations) {
@@ -120,10 +118,7 @@ int runSurvey(const Arguments& args) {
 }  // namespace
 
 Command surveyCommand() {
-    std::vector<OptionSpec> options{kModels, gqaPairingOption()};
-    options.push_back({"no-copying-score", "",
-                       "skip the OV copying score (its W_U W_E product takes minutes on 7-8B "
-                       "models)"});
+    std::vector<OptionSpec> options{kModels, gqaPairingOption(), noCopyingScoreOption()};
     options.push_back(jsonOption());
     options.push_back({"csv", "", "print CSV instead of a table"});
     options.push_back({"out", "FIGURE", "also draw one box per model: .png, .svg or .pdf"});
