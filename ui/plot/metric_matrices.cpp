@@ -13,6 +13,9 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
     static const std::vector<HeadMetricInfo> infos = {
         {HeadMetric::WqkSymmetry, "wqk-symmetry", "W_QK symmetry s(W_Q W_Kᵀ)",
          "1 symmetric bilinear form, −1 skew, ≈0 random", true},
+        {HeadMetric::WqkDirectionality, "wqk-directionality", "W_QK directionality",
+         "(C − R)/(C + R): > 0 a few keys stand out in W_Q W_Kᵀ, < 0 a few queries, 0 symmetric",
+         true},
         {HeadMetric::ScoreSymmetry, "score-symmetry", "score symmetry s(S)",
          "of this sentence's raw scores: 1 symmetric, −1 skew", true},
         {HeadMetric::QkSimilarity, "qk-similarity", "Q/K subspace similarity",
@@ -24,6 +27,9 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
         {HeadMetric::EigenPositivity, "eigen-positivity", "eigenvalue positivity",
          "Σ Re λ / Σ |λ| of W_Q W_Kᵀ: 1 positive semi-definite (tokens prefer themselves)", true},
         {HeadMetric::WqkRank, "wqk-rank", "rank of W_Q W_Kᵀ", "at most d_k", false},
+        {HeadMetric::OvCopying, "ov-copying", "OV copying score",
+         "Σ Re λ / Σ |λ| of W_E W_V W_O W_U: 1 the head copies the token it attends to", true},
+        {HeadMetric::OvRank, "ov-rank", "rank of W_OV = W_V W_O", "at most d_k", false},
     };
     return infos;
 }
@@ -50,6 +56,12 @@ std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric
             return head.eigenPositivity;
         case HeadMetric::WqkRank:
             return head.wqkRank;
+        case HeadMetric::WqkDirectionality:
+            return head.wqkDirectionality;
+        case HeadMetric::OvCopying:
+            return head.ovCopyingScore;
+        case HeadMetric::OvRank:
+            return head.ovRank;
     }
     return std::nullopt;
 }
@@ -73,7 +85,8 @@ HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int he
     data.scaleLabel = info.title;
     data.diverging = info.diverging;
     data.low = info.diverging ? -1.0 : 0.0;
-    data.high = metric == HeadMetric::WqkRank ? std::max(headDim, 1) : 1.0;
+    const bool rank = metric == HeadMetric::WqkRank || metric == HeadMetric::OvRank;
+    data.high = rank ? std::max(headDim, 1) : 1.0;
     return data;
 }
 

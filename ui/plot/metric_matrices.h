@@ -17,6 +17,9 @@ enum class HeadMetric {
     KvSimilarity,
     EigenPositivity,
     WqkRank,
+    WqkDirectionality,
+    OvCopying,
+    OvRank,
 };
 
 struct HeadMetricInfo {

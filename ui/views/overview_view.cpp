@@ -35,6 +35,10 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     m_help->setStyleSheet(QStringLiteral("color: palette(mid);"));
     row->addWidget(m_help, 1);
     layout->addLayout(row);
+    m_summary = new QLabel(this);
+    m_summary->setContentsMargins(8, 0, 8, 0);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_summary);
     m_heatmap = new HeatmapWidget(this);
     layout->addWidget(m_heatmap, 1);
 
@@ -68,6 +72,7 @@ void OverviewView::onMetricChosen() {
 void OverviewView::refresh() {
     const LabDocument& d = document();
     // Weight metrics need no sentence, but they come with the sentence's computation.
+    m_summary->clear();
     if (const QString why = placeholder(); !why.isEmpty()) {
         m_heatmap->showPlaceholder(why);
         return;
@@ -77,6 +82,7 @@ void OverviewView::refresh() {
         m_heatmap->showPlaceholder(tr("Computing the metrics of every head…"));
         return;
     }
+    m_summary->setText(surveyLine(*metrics->metrics));
     const QString kind = attentionKindTitle(metrics->kind);
     const QString subtitle = QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
                              (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
@@ -84,6 +90,21 @@ void OverviewView::refresh() {
     m_heatmap->showFigure(
         overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim),
         d.colorScheme(), std::make_pair(d.layer(), d.head()));
+}
+
+QString OverviewView::surveyLine(const ModelMetrics& m) const {
+    std::vector<double> copying;
+    for (const LayerMetrics& layer : m.layers)
+        for (const HeadMetrics& head : layer.heads)
+            if (head.ovCopyingScore) copying.push_back(*head.ovCopyingScore);
+    QString line = tr("Medians over layers (as <tt>qkvlab-cli survey</tt>): W_QK symmetry "
+                      "<b>%1</b>, directionality <b>%2</b>")
+                       .arg(formatNumber(m.medianLayerWqkSymmetry),
+                            formatNumber(m.medianLayerWqkDirectionality));
+    if (!copying.empty())
+        line += tr(" · median OV copying score of the heads <b>%1</b>")
+                    .arg(formatNumber(median(copying)));
+    return line;
 }
 
 QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
@@ -94,14 +115,21 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
     QStringList lines{QStringLiteral("<b>Layer %1 · Head %2</b>").arg(cell.row).arg(cell.col)};
     for (const HeadMetricInfo& info : headMetricInfos()) {
         const auto v = headMetricValue(head, info.metric);
-        const QString text = !v ? tr("not computed (head not captured)")
-                             : info.metric == HeadMetric::WqkRank ? QString::number(*v)
-                                                                  : formatNumber(*v);
+        const QString absent = info.metric == HeadMetric::ScoreSymmetry
+                                   ? tr("not computed (head not captured)")
+                                   : tr("none (the model has no output head)");
+        const QString text =
+            !v ? absent
+            : info.metric == HeadMetric::WqkRank || info.metric == HeadMetric::OvRank
+                ? QString::number(*v)
+                : formatNumber(*v);
         const bool current = info.metric == metric();
         lines << (current ? QStringLiteral("<b>%1: %2</b>") : QStringLiteral("%1: %2"))
                      .arg(info.title.toHtmlEscaped(), text);
     }
-    lines << tr("layer W_QK symmetry: %1").arg(formatNumber(m.layers.at(cell.row).wqkSymmetry));
+    const LayerMetrics& layer = m.layers.at(cell.row);
+    lines << tr("layer W_QK symmetry: %1, directionality: %2")
+                 .arg(formatNumber(layer.wqkSymmetry), formatNumber(layer.wqkDirectionality));
     lines << tr("<i>click to open this head</i>");
     return lines.join(QStringLiteral("<br>"));
 }

@@ -27,10 +27,12 @@ class OverviewView : public DocumentView {
 
   private:
     QString cellToolTip(const HeatmapCell& cell) const;
+    QString surveyLine(const ModelMetrics& metrics) const;
     void onMetricChosen();
 
     QComboBox* m_metric;
     QLabel* m_help;
+    QLabel* m_summary;
     HeatmapWidget* m_heatmap;
 };
 

@@ -55,8 +55,16 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     m_parameters = addValue(form, tr("parameters"), "parameters");
     m_symmetry = addValue(form, tr("symmetry s(M)"), "symmetry");
     m_positivity = addValue(form, tr("eigenvalue positivity"), "positivity");
+    m_directionality = addValue(form, tr("directionality"), "directionality");
     m_scoreSymmetry = addValue(form, tr("score symmetry s(S)"), "score-symmetry");
     layout->addLayout(form);
+
+    layout->addWidget(sectionLabel(tr("OV circuit W_OV = W_V W_O (what the head writes)"), this));
+    auto* ov = new QFormLayout;
+    m_ovRank = addValue(ov, tr("rank"), "ov-rank");
+    m_ovTop = addValue(ov, tr("largest σ"), "ov-sigma");
+    m_ovCopying = addValue(ov, tr("copying score"), "ov-copying");
+    layout->addLayout(ov);
 
     layout->addWidget(
         sectionLabel(tr("Subspace similarity (mean cos² of principal angles)"), this));
@@ -152,6 +160,13 @@ void WeightPanel::showHeadMetrics() {
         tr("%1 of at most d_k = %2 (d_model = %3)").arg(h.wqkRank).arg(c.headDim).arg(c.dModel));
     m_symmetry->setText(formatNumber(h.wqkSymmetry));
     m_positivity->setText(formatNumber(h.eigenPositivity));
+    m_directionality->setText(formatNumber(h.wqkDirectionality));
+    m_ovRank->setText(tr("%1 of at most d_k = %2").arg(h.ovRank).arg(c.headDim));
+    if (!h.ovSingularValues.empty()) m_ovTop->setText(formatNumber(h.ovSingularValues.front()));
+    // The copying score comes with the whole model's metrics (one W_U W_E product for all).
+    m_ovCopying->setText(h.ovCopyingScore                    ? formatNumber(*h.ovCopyingScore)
+                         : early && found == &early->metrics ? tr("computing…")
+                                                             : tr("none (no output head)"));
     m_scoreSymmetry->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry) : tr("not captured"));
     m_qk->setText(formatNumber(h.qkSimilarity));
     m_qv->setText(formatNumber(h.qvSimilarity));

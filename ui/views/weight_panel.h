@@ -1,6 +1,7 @@
 #pragma once
 // The side panel for the current head: the bilinear form W_Q W_Kᵀ (singular values, rank,
-// parameter count against a full d_model² matrix, symmetry, eigenvalue positivity), the subspace
+// parameter count against a full d_model² matrix, symmetry, eigenvalue positivity,
+// directionality), the OV circuit (rank, largest singular value, copying score), the subspace
 // similarities of W_Q, W_K and W_V, and for the clicked token pair the cosine of their keys
 // versus of their values.
 #include <vector>
@@ -42,7 +43,8 @@ class WeightPanel : public DocumentView {
     QLabel* m_pairVerdict;
     // The value labels (object names as valueText() takes them), shown as "—" until known.
     std::vector<QLabel*> m_values;
-    QLabel *m_rank, *m_parameters, *m_symmetry, *m_positivity, *m_scoreSymmetry;
+    QLabel *m_rank, *m_parameters, *m_symmetry, *m_positivity, *m_directionality, *m_scoreSymmetry;
+    QLabel *m_ovRank, *m_ovTop, *m_ovCopying;
     QLabel *m_qk, *m_qv, *m_kv, *m_baseline;
     QLabel *m_pair, *m_pairScores, *m_keyCosine, *m_valueCosine;
 };
