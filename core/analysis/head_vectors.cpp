@@ -87,4 +87,13 @@ HeadOutputNorms headOutputNorms(const AttentionTrace& trace, int layer, int head
     return norms;
 }
 
+HeadOutputNorms headOutputNorms(const Model& model, const AttentionTrace& trace, int layer,
+                                int head, AttentionKind kind) {
+    const MatrixView rows = headOutputRows(model, layer, head, kind);
+    Eigen::MatrixXd outputRows(rows.rows, rows.cols);
+    for (int r = 0; r < rows.rows; ++r)
+        for (int c = 0; c < rows.cols; ++c) outputRows(r, c) = rows.at(r, c);
+    return headOutputNorms(trace, layer, head, outputRows);
+}
+
 }  // namespace qkv

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "core/analysis/head_metrics.h"
 #include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
 #include "core/model/w_configuration.h"
@@ -51,5 +52,8 @@ struct HeadOutputNorms {
 };
 HeadOutputNorms headOutputNorms(const AttentionTrace& trace, int layer, int head,
                                 const Eigen::MatrixXd& outputRows);
+// The same with the model's output rows of that head (head_metrics.h headOutputRows).
+HeadOutputNorms headOutputNorms(const Model& model, const AttentionTrace& trace, int layer,
+                                int head, AttentionKind kind);
 
 }  // namespace qkv

@@ -112,6 +112,28 @@ TEST_F(FigureTest, CellsStaySquareWhateverTheSize) {
     for (QCPAxisRect* rect : plot.axisRects()) EXPECT_NEAR(rect->width(), rect->height(), 2);
 }
 
+// Panels of very different shapes (the Neurons tab: d_k columns beside single columns) fill the
+// figure when square cells are off, a wide panel getting more of the row than a narrow one.
+TEST_F(FigureTest, WidePanelsGetMoreOfTheRowWithoutSquareCells) {
+    auto panel = [](int rows, int cols) {
+        HeatmapData data;
+        data.rows = rows;
+        data.cols = cols;
+        data.values.assign(static_cast<size_t>(rows) * cols, 0.5);
+        for (int i = 0; i < rows; ++i) data.rowLabels << QString::number(i);
+        for (int j = 0; j < cols; ++j) data.colLabels << QString::number(j);
+        return HeatmapPanel{data, QStringLiteral("p"), 0, -1};
+    };
+    FigureSpec spec;
+    spec.squareCells = false;
+    spec.panels = {panel(12, 32), panel(12, 32), panel(12, 1), panel(12, 1), panel(12, 1)};
+    for (int i = 0; i < 5; ++i) spec.panels[i].scaleGroup = i;
+    figure.show(spec);
+    figure.fitCells(QSize(1040, 650));
+    ASSERT_EQ(plot.axisRects().size(), 5);
+    EXPECT_GT(plot.axisRects().at(1)->width(), 2 * plot.axisRects().at(2)->width());
+}
+
 TEST_F(FigureTest, CellsAreDiscreteAndHitTestable) {
     EXPECT_FALSE(figure.colorMap(0)->interpolate());
     figure.fitCells(plot.size());

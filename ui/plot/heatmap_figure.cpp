@@ -113,7 +113,11 @@ void HeatmapFigure::show(const FigureSpec& spec) {
 void HeatmapFigure::drawRow(const FigureSpec& spec) {
     int column = 0;
     for (size_t i = 0; i < spec.panels.size(); ++i) {
-        drawPanel(spec.panels[i], 0, column++);
+        // Wide panels beside narrow ones (the Neurons tab's d_k columns beside single columns)
+        // get more of the row, so their cells are not squeezed to the narrow ones' width.
+        const HeatmapData& d = spec.panels[i].data;
+        drawPanel(spec.panels[i], 0, column);
+        m_grid->setColumnStretchFactor(column++, std::clamp(double(d.cols) / d.rows, 0.25, 6.0));
         const bool lastOfGroup = i + 1 == spec.panels.size() ||
                                  spec.panels[i + 1].scaleGroup != spec.panels[i].scaleGroup;
         if (lastOfGroup) {
@@ -143,7 +147,10 @@ void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int row, int column) {
     m_grid->addElement(row, column, rect);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
     // Equal side margins give side-by-side panels equal inner widths, so all can be square.
-    rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_sideGroup);
+    // Without square cells the panels of a row share their rows: the first one names them, and
+    // the others keep that room for their cells.
+    const bool rowLabels = m_spec.squareCells || column == 0;
+    if (m_spec.squareCells) rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_sideGroup);
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
@@ -151,6 +158,7 @@ void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int row, int column) {
     styleLabelAxis(y, d.rows);
     setLabelTicks(x, d.colLabels, 1);
     setLabelTicks(y, d.rowLabels, 1);
+    y->setTickLabels(rowLabels);
     if (needsRotation(d.colLabels)) x->setTickLabelRotation(60);
     x->setLabel(d.colTitle);
     // Side by side panels share their rows: one axis title is enough.
@@ -263,6 +271,12 @@ void HeatmapFigure::fitCells(const QSize& size) {
         drawn.colStride = strideFor(lineHeight, static_cast<double>(size.width()) / d.cols);
         setLabelTicks(drawn.rect->axis(QCPAxis::atBottom), d.colLabels, drawn.colStride);
         setLabelTicks(drawn.rect->axis(QCPAxis::atLeft), d.rowLabels, drawn.rowStride);
+    }
+    if (!m_spec.squareCells) {
+        m_grid->setMargins(QMargins());
+        layoutNow();
+        updateTickStrides();
+        return;
     }
     // Fewer labels can narrow the margins, so pad once more after thinning them.
     padToAspect();

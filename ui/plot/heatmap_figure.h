@@ -35,6 +35,9 @@ struct FigureSpec {
     // Panels per row; 0 puts all in one row. Wrapped panels share one colour scale (the first
     // panel's), drawn right of the first row.
     int columns = 0;
+    // Cells square (at the data's aspect). Off, panels fill the figure, each as wide as its
+    // columns ask (a quarter to 6 times its height): panels of very different shapes side by side.
+    bool squareCells = true;
 };
 
 struct HeatmapCell {

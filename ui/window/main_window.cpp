@@ -33,6 +33,7 @@
 #include "ui/views/head_picker.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
+#include "ui/views/neuron_view.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/token_chips.h"
@@ -164,10 +165,12 @@ void MainWindow::buildLayout() {
     m_compareView = new CompareView(d, m_tabs);
     m_overviewView = new OverviewView(d, m_tabs);
     m_trainingView = new TrainingView(d, m_tabs);
+    m_neuronView = new NeuronView(d, m_tabs);
     m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(m_compareView, tr("Compare"));
     m_tabs->addTab(m_overviewView, tr("Overview"));
     m_tabs->addTab(m_trainingView, tr("Training"));
+    m_tabs->addTab(m_neuronView, tr("Neurons"));
     m_tabs->setCurrentIndex(std::clamp(settings::kTab.value(), 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
             [](int index) { settings::kTab.setValue(index); });
@@ -375,6 +378,8 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
             return m_overviewView->heatmap();
         case Tab::Training:
             return m_trainingView->heatmap();
+        case Tab::Neurons:
+            return m_neuronView->heatmap();
     }
     return m_headView->heatmap();
 }

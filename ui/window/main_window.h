@@ -28,6 +28,7 @@ class HeatmapWidget;
 class LabDocument;
 class MessageSink;
 class OverviewView;
+class NeuronView;
 class SentenceBar;
 class TokenChips;
 class TrainingView;
@@ -36,7 +37,7 @@ class WeightPanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3 };
+    enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3, Neurons = 4 };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -67,6 +68,7 @@ class MainWindow : public QMainWindow {
     HeadView* headView() const { return m_headView; }
     CompareView* compareView() const { return m_compareView; }
     OverviewView* overviewView() const { return m_overviewView; }
+    NeuronView* neuronView() const { return m_neuronView; }
     TrainingView* trainingView() const { return m_trainingView; }
     WeightPanel* weightPanel() const { return m_weightPanel; }
     TokenChips* tokenChips() const { return m_chips; }
@@ -124,6 +126,7 @@ class MainWindow : public QMainWindow {
     HeadView* m_headView = nullptr;
     CompareView* m_compareView = nullptr;
     OverviewView* m_overviewView = nullptr;
+    NeuronView* m_neuronView = nullptr;
     TrainingView* m_trainingView = nullptr;
     WeightPanel* m_weightPanel = nullptr;
 

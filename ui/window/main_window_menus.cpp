@@ -78,8 +78,9 @@ void MainWindow::buildFileMenu() {
 void MainWindow::buildViewMenu() {
     LabDocument* d = m_document.get();
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString tabNames[] = {tr("&Head"), tr("&Compare"), tr("&Overview"), tr("&Training")};
-    for (int i = 0; i < 4; ++i)
+    const QString tabNames[] = {tr("&Head"), tr("&Compare"), tr("&Overview"), tr("&Training"),
+                                tr("&Neurons")};
+    for (int i = 0; i < static_cast<int>(std::size(tabNames)); ++i)
         view->addAction(tabNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { showTab(static_cast<Tab>(i)); });
     view->addSeparator();
