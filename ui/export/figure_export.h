@@ -40,6 +40,7 @@ QString reducedScaleNote(double scale);
 QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
                         double pixelScale = kPngScale);
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale = kPngScale);
+QImage plotImage(QCustomPlot* plot, const QSize& size, double pixelScale = kPngScale);
 // Any plot as it is laid out (no heatmap cell fitting), in the format `format`.
 QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size,
                       double pixelScale = kPngScale);

@@ -36,6 +36,7 @@
 #include "ui/views/neuron_view.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/sentence_bar.h"
+#include "ui/views/space_view.h"
 #include "ui/views/token_chips.h"
 #include "ui/views/training_view.h"
 #include "ui/views/weight_panel.h"
@@ -166,11 +167,13 @@ void MainWindow::buildLayout() {
     m_overviewView = new OverviewView(d, m_tabs);
     m_trainingView = new TrainingView(d, m_tabs);
     m_neuronView = new NeuronView(d, m_tabs);
+    m_spaceView = new SpaceView(d, m_tabs);
     m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(m_compareView, tr("Compare"));
     m_tabs->addTab(m_overviewView, tr("Overview"));
     m_tabs->addTab(m_trainingView, tr("Training"));
     m_tabs->addTab(m_neuronView, tr("Neurons"));
+    m_tabs->addTab(m_spaceView, tr("Q·K space"));
     m_tabs->setCurrentIndex(std::clamp(settings::kTab.value(), 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
             [](int index) { settings::kTab.setValue(index); });
@@ -380,31 +383,41 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
             return m_trainingView->heatmap();
         case Tab::Neurons:
             return m_neuronView->heatmap();
+        case Tab::Space:
+            return nullptr;  // a plain plot: currentPlot()
     }
     return m_headView->heatmap();
 }
 
+QCustomPlot* MainWindow::currentPlot() const {
+    if (HeatmapWidget* heatmap = currentHeatmap())
+        return heatmap->isShowingFigure() ? heatmap->plot() : nullptr;
+    return m_spaceView->isShowingFigure() ? m_spaceView->plot() : nullptr;
+}
+
 QSize MainWindow::exportSize() const {
-    const QSize size = currentHeatmap()->size();
+    const QSize size = m_tabs->currentWidget()->size();
     return size.width() >= 300 && size.height() >= 300 ? size : kFallbackExportSize;
 }
 
 bool MainWindow::exportCurrentView(const QString& path) {
-    HeatmapWidget* heatmap = currentHeatmap();
-    if (!heatmap->isShowingFigure()) {
+    QCustomPlot* plot = currentPlot();
+    if (!plot) {
         m_sink->error(tr("Nothing to export"),
                       tr("This view shows no figure yet: open a model and type a sentence."));
         return false;
     }
+    HeatmapWidget* heatmap = currentHeatmap();
     std::optional<double> scale;
     try {
-        scale = exportFigure(heatmap->figure(), path, exportSize());
+        scale = heatmap ? exportFigure(heatmap->figure(), path, exportSize())
+                        : exportPlot(plot, path, exportSize());
     } catch (const Error& e) {
-        heatmap->plot()->replot();
+        plot->replot();
         m_sink->error(tr("Export failed"), QString::fromStdString(e.what()));
         return false;
     }
-    heatmap->plot()->replot();
+    plot->replot();
     settings::kExportFolder.setValue(QFileInfo(path).absolutePath());
     statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)) +
                                  (scale ? reducedScaleNote(*scale) : QString()),
@@ -413,17 +426,19 @@ bool MainWindow::exportCurrentView(const QString& path) {
 }
 
 bool MainWindow::copyCurrentViewToClipboard() {
+    QCustomPlot* plot = currentPlot();
+    if (!plot) return false;
     HeatmapWidget* heatmap = currentHeatmap();
-    if (!heatmap->isShowingFigure()) return false;
     QImage image;
     try {
-        image = figureImage(heatmap->figure(), exportSize());
+        image =
+            heatmap ? figureImage(heatmap->figure(), exportSize()) : plotImage(plot, exportSize());
     } catch (const Error& e) {
-        heatmap->plot()->replot();
+        plot->replot();
         m_sink->error(tr("Copy failed"), QString::fromStdString(e.what()));
         return false;
     }
-    heatmap->plot()->replot();
+    plot->replot();
     QGuiApplication::clipboard()->setImage(image);
     statusBar()->showMessage(tr("Copied the figure to the clipboard") +
                                  reducedScaleNote(rasterPixelScale(exportSize(), kPngScale)),

@@ -15,6 +15,7 @@ class QMenu;
 class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
+class QCustomPlot;
 
 namespace qkv::ui {
 
@@ -29,6 +30,7 @@ class LabDocument;
 class MessageSink;
 class OverviewView;
 class NeuronView;
+class SpaceView;
 class SentenceBar;
 class TokenChips;
 class TrainingView;
@@ -37,7 +39,7 @@ class WeightPanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3, Neurons = 4 };
+    enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3, Neurons = 4, Space = 5 };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -62,13 +64,15 @@ class MainWindow : public QMainWindow {
 
     void showTab(Tab tab);
     Tab currentTab() const;
-    HeatmapWidget* currentHeatmap() const;
+    HeatmapWidget* currentHeatmap() const;  // null on a tab drawn without one (Q·K space)
+    QCustomPlot* currentPlot() const;       // the current tab's figure, null while none is shown
     QSize exportSize() const;
 
     HeadView* headView() const { return m_headView; }
     CompareView* compareView() const { return m_compareView; }
     OverviewView* overviewView() const { return m_overviewView; }
     NeuronView* neuronView() const { return m_neuronView; }
+    SpaceView* spaceView() const { return m_spaceView; }
     TrainingView* trainingView() const { return m_trainingView; }
     WeightPanel* weightPanel() const { return m_weightPanel; }
     TokenChips* tokenChips() const { return m_chips; }
@@ -127,6 +131,7 @@ class MainWindow : public QMainWindow {
     CompareView* m_compareView = nullptr;
     OverviewView* m_overviewView = nullptr;
     NeuronView* m_neuronView = nullptr;
+    SpaceView* m_spaceView = nullptr;
     TrainingView* m_trainingView = nullptr;
     WeightPanel* m_weightPanel = nullptr;
 

@@ -1,0 +1,31 @@
+#pragma once
+// The Q·K space tab (AttentionViz's view, computed for any sentence): the current head's query
+// and key vectors in one plane — the first two principal axes of their union — queries as filled
+// dots, keys as open squares, each query joined to the key it attends to most. Under shared-qk
+// the two clouds coincide; under the learned weights one sees how far apart W_Q and W_K put them.
+#include "ui/views/document_view.h"
+
+class QCustomPlot;
+class QLabel;
+
+namespace qkv::ui {
+
+class SpaceView : public DocumentView {
+    Q_OBJECT
+  public:
+    explicit SpaceView(LabDocument& document, QWidget* parent = nullptr);
+    QCustomPlot* plot() const { return m_plot; }
+    bool isShowingFigure() const;
+    QString placeholderText() const;
+
+  protected:
+    void refresh() override;
+
+  private:
+    void showPlaceholder(const QString& text);
+
+    QCustomPlot* m_plot;
+    QLabel* m_placeholder;
+};
+
+}  // namespace qkv::ui
