@@ -72,17 +72,18 @@ void SpaceView::refresh() {
         0, 0,
         new QCPTextElement(m_plot,
                            (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
-                               tr("Layer %1 · Head %2 · %3 · queries and keys in one plane")
+                               tr("Layer %1 · Head %2 · %3 · queries and keys in one plane "
+                                  "(%4% of their variance)")
                                    .arg(d.layer())
                                    .arg(d.head())
-                                   .arg(configTitle(snapshot.config)),
+                                   .arg(configTitle(snapshot.config))
+                                   .arg(plane.explained * 100, 0, 'f', 0),
                            QFont(m_plot->font().family(), 12, QFont::Bold)));
     // The plot's default axes went with the cleared layout: the graphs use the new rect's.
     m_plot->xAxis = rect->axis(QCPAxis::atBottom);
     m_plot->yAxis = rect->axis(QCPAxis::atLeft);
     m_plot->xAxis->setLabel(tr("principal axis 1"));
-    m_plot->yAxis->setLabel(tr("principal axis 2 (%1% of the variance in the plane)")
-                                .arg(plane.explained * 100, 0, 'f', 0));
+    m_plot->yAxis->setLabel(tr("principal axis 2"));
     auto* legend = new QCPLegend;
     rect->insetLayout()->addElement(legend, Qt::AlignTop | Qt::AlignRight);
     legend->setLayer(QStringLiteral("legend"));
