@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <QPageSize>
+#include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
 #include <cmath>
@@ -31,43 +32,6 @@ class ExportLayout {
   private:
     HeatmapFigure& m_figure;
 };
-
-QByteArray renderSvg(QCustomPlot* plot, const QSize& size) {
-    QBuffer buffer;
-    buffer.open(QIODevice::WriteOnly);
-    QSvgGenerator generator;
-    generator.setOutputDevice(&buffer);
-    generator.setSize(size);
-    generator.setViewBox(QRect(QPoint(0, 0), size));
-    generator.setResolution(kVectorDpi);
-    generator.setTitle(QStringLiteral("QKV Lab figure"));
-    QCPPainter painter;
-    if (!painter.begin(&generator)) throw Error("could not start the SVG renderer");
-    painter.setMode(QCPPainter::pmVectorized);
-    plot->toPainter(&painter, size.width(), size.height());
-    painter.end();
-    // Viewers smooth embedded images when scaling them; heatmap cells must stay sharp.
-    QByteArray svg = buffer.data();
-    return svg.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
-}
-
-QByteArray renderPdf(QCustomPlot* plot, const QSize& size) {
-    QBuffer buffer;
-    buffer.open(QIODevice::WriteOnly);
-    QPdfWriter writer(&buffer);
-    writer.setResolution(kVectorDpi);
-    writer.setCreator(QStringLiteral("QKV Lab"));
-    const QSizeF points(size.width() * 72.0 / kVectorDpi, size.height() * 72.0 / kVectorDpi);
-    writer.setPageSize(QPageSize(points, QPageSize::Point));
-    writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-    QCPPainter painter;
-    if (!painter.begin(&writer)) throw Error("could not start the PDF renderer");
-    painter.setMode(QCPPainter::pmVectorized);
-    painter.setWindow(QRect(QPoint(0, 0), size));
-    plot->toPainter(&painter, size.width(), size.height());
-    painter.end();
-    return buffer.data();
-}
 
 }  // namespace
 
@@ -136,7 +100,12 @@ QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size, 
         if (!image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
         return buffer.data();
     }
-    return format == ImageFormat::Svg ? renderSvg(plot, size) : renderPdf(plot, size);
+    // Painted by renderPainting's QCPPainter, which QCustomPlot needs.
+    return renderPainting(
+        [plot](QPainter& painter, const QSize& at) {
+            plot->toPainter(static_cast<QCPPainter*>(&painter), at.width(), at.height());
+        },
+        format, size);
 }
 
 QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
@@ -150,12 +119,73 @@ std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, c
     return exportPlot(figure.plot(), path, size);
 }
 
+QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale) {
+    const double scale = rasterPixelScale(size, pixelScale);
+    QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull()) throw Error("out of memory while drawing the image");
+    image.setDevicePixelRatio(scale);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    paint(painter, size);
+    return image;
+}
+
+QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size) {
+    if (size.isEmpty()) throw Error("cannot export an empty figure");
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    if (format == ImageFormat::Png) {
+        if (!paintingImage(paint, size).save(&buffer, "PNG"))
+            throw Error("could not encode the PNG");
+        return buffer.data();
+    }
+    QSvgGenerator svg;
+    QPdfWriter pdf(&buffer);
+    QCPPainter painter;  // a QPainter that QCustomPlot can also draw with
+    if (format == ImageFormat::Svg) {
+        svg.setOutputDevice(&buffer);
+        svg.setSize(size);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
+        svg.setResolution(kVectorDpi);
+        svg.setTitle(QStringLiteral("QKV Lab figure"));
+        if (!painter.begin(&svg)) throw Error("could not start the SVG renderer");
+    } else {
+        pdf.setResolution(kVectorDpi);
+        pdf.setCreator(QStringLiteral("QKV Lab"));
+        pdf.setPageSize(
+            QPageSize(QSizeF(size.width() * 72.0 / kVectorDpi, size.height() * 72.0 / kVectorDpi),
+                      QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        if (!painter.begin(&pdf)) throw Error("could not start the PDF renderer");
+        painter.setWindow(QRect(QPoint(0, 0), size));
+    }
+    painter.setMode(QCPPainter::pmVectorized);
+    paint(painter, size);
+    painter.end();
+    if (format == ImageFormat::Pdf) return buffer.data();
+    // Viewers smooth embedded images when scaling them; heatmap cells must stay sharp.
+    QByteArray svgBytes = buffer.data();
+    return svgBytes.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
+}
+
+std::optional<double> exportPainting(const Painting& paint, const QString& path,
+                                     const QSize& size) {
+    return writeImage(path, size,
+                      [&](ImageFormat format) { return renderPainting(paint, format, size); });
+}
+
 std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size) {
+    return writeImage(
+        path, size, [&](ImageFormat format) { return renderPlot(plot, format, size, kPngScale); });
+}
+
+std::optional<double> writeImage(const QString& path, const QSize& size,
+                                 const std::function<QByteArray(ImageFormat)>& render) {
     const auto format = imageFormatForPath(path);
     if (!format) throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
     QByteArray bytes;
     try {
-        bytes = renderPlot(plot, *format, size, kPngScale);
+        bytes = render(*format);
     } catch (const Error& e) {
         throw Error(path.toStdString() + ": " + e.what());
     }

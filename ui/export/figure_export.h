@@ -6,9 +6,11 @@
 #include <QImage>
 #include <QSize>
 #include <QString>
+#include <functional>
 #include <optional>
 
 class QCustomPlot;
+class QPainter;
 
 namespace qkv::ui {
 
@@ -50,5 +52,17 @@ QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size,
 // and PDF.
 std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size);
 std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size);
+
+// Views drawn with a QPainter (the Lines tab): `paint` draws the figure at `size` logical pixels
+// on a white page, into a PNG at kPngScale, an SVG or a PDF.
+using Painting = std::function<void(QPainter& painter, const QSize& size)>;
+QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale = kPngScale);
+QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size);
+std::optional<double> exportPainting(const Painting& paint, const QString& path, const QSize& size);
+
+// Renders with `render` in the format `path`'s extension names and writes the file
+// all-or-nothing; errors name the path. The PNG's pixel scale, nullopt for SVG and PDF.
+std::optional<double> writeImage(const QString& path, const QSize& size,
+                                 const std::function<QByteArray(ImageFormat)>& render);
 
 }  // namespace qkv::ui

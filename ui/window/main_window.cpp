@@ -33,6 +33,7 @@
 #include "ui/views/head_picker.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
+#include "ui/views/lines_view.h"
 #include "ui/views/neuron_view.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/sentence_bar.h"
@@ -168,12 +169,14 @@ void MainWindow::buildLayout() {
     m_trainingView = new TrainingView(d, m_tabs);
     m_neuronView = new NeuronView(d, m_tabs);
     m_spaceView = new SpaceView(d, m_tabs);
+    m_linesView = new LinesView(d, m_tabs);
     m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(m_compareView, tr("Compare"));
     m_tabs->addTab(m_overviewView, tr("Overview"));
     m_tabs->addTab(m_trainingView, tr("Training"));
     m_tabs->addTab(m_neuronView, tr("Neurons"));
     m_tabs->addTab(m_spaceView, tr("Q·K space"));
+    m_tabs->addTab(m_linesView, tr("Lines"));
     m_tabs->setCurrentIndex(std::clamp(settings::kTab.value(), 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
             [](int index) { settings::kTab.setValue(index); });
@@ -384,15 +387,42 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
         case Tab::Neurons:
             return m_neuronView->heatmap();
         case Tab::Space:
-            return nullptr;  // a plain plot: currentPlot()
+        case Tab::Lines:
+            return nullptr;  // drawn without a heatmap: currentPlot()
     }
     return m_headView->heatmap();
 }
 
-QCustomPlot* MainWindow::currentPlot() const {
-    if (HeatmapWidget* heatmap = currentHeatmap())
-        return heatmap->isShowingFigure() ? heatmap->plot() : nullptr;
-    return m_spaceView->isShowingFigure() ? m_spaceView->plot() : nullptr;
+std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const {
+    ExportableView view;
+    view.size = exportSize();
+    if (HeatmapWidget* heatmap = currentHeatmap()) {
+        if (!heatmap->isShowingFigure()) return std::nullopt;
+        view.plot = heatmap->plot();
+        view.write = [heatmap](const QString& path, const QSize& size) {
+            return exportFigure(heatmap->figure(), path, size);
+        };
+        view.image = [heatmap](const QSize& size) { return figureImage(heatmap->figure(), size); };
+    } else if (currentTab() == Tab::Space) {
+        if (!m_spaceView->isShowingFigure()) return std::nullopt;
+        QCustomPlot* plot = view.plot = m_spaceView->plot();
+        view.write = [plot](const QString& path, const QSize& size) {
+            return exportPlot(plot, path, size);
+        };
+        view.image = [plot](const QSize& size) { return plotImage(plot, size); };
+    } else {
+        LinesCanvas* canvas = m_linesView->canvas();
+        if (canvas->drawnLines() == 0) return std::nullopt;
+        view.size = canvas->size();  // the whole sentence, also what is scrolled out of sight
+        const Painting paint = [canvas](QPainter& painter, const QSize& size) {
+            canvas->paint(painter, size);
+        };
+        view.write = [paint](const QString& path, const QSize& size) {
+            return exportPainting(paint, path, size);
+        };
+        view.image = [paint](const QSize& size) { return paintingImage(paint, size); };
+    }
+    return view;
 }
 
 QSize MainWindow::exportSize() const {
@@ -401,23 +431,21 @@ QSize MainWindow::exportSize() const {
 }
 
 bool MainWindow::exportCurrentView(const QString& path) {
-    QCustomPlot* plot = currentPlot();
-    if (!plot) {
+    const auto view = currentExportable();
+    if (!view) {
         m_sink->error(tr("Nothing to export"),
                       tr("This view shows no figure yet: open a model and type a sentence."));
         return false;
     }
-    HeatmapWidget* heatmap = currentHeatmap();
     std::optional<double> scale;
     try {
-        scale = heatmap ? exportFigure(heatmap->figure(), path, exportSize())
-                        : exportPlot(plot, path, exportSize());
+        scale = view->write(path, view->size);
     } catch (const Error& e) {
-        plot->replot();
+        if (view->plot) view->plot->replot();
         m_sink->error(tr("Export failed"), QString::fromStdString(e.what()));
         return false;
     }
-    plot->replot();
+    if (view->plot) view->plot->replot();
     settings::kExportFolder.setValue(QFileInfo(path).absolutePath());
     statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)) +
                                  (scale ? reducedScaleNote(*scale) : QString()),
@@ -426,22 +454,20 @@ bool MainWindow::exportCurrentView(const QString& path) {
 }
 
 bool MainWindow::copyCurrentViewToClipboard() {
-    QCustomPlot* plot = currentPlot();
-    if (!plot) return false;
-    HeatmapWidget* heatmap = currentHeatmap();
+    const auto view = currentExportable();
+    if (!view) return false;
     QImage image;
     try {
-        image =
-            heatmap ? figureImage(heatmap->figure(), exportSize()) : plotImage(plot, exportSize());
+        image = view->image(view->size);
     } catch (const Error& e) {
-        plot->replot();
+        if (view->plot) view->plot->replot();
         m_sink->error(tr("Copy failed"), QString::fromStdString(e.what()));
         return false;
     }
-    plot->replot();
+    if (view->plot) view->plot->replot();
     QGuiApplication::clipboard()->setImage(image);
     statusBar()->showMessage(tr("Copied the figure to the clipboard") +
-                                 reducedScaleNote(rasterPixelScale(exportSize(), kPngScale)),
+                                 reducedScaleNote(rasterPixelScale(view->size, kPngScale)),
                              4000);
     return true;
 }

@@ -5,7 +5,9 @@
 // Dialogs go through a MessageSink so tests can run it without blocking.
 #include <QMainWindow>
 #include <QTimer>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "ui/export/figure_export.h"
 
@@ -31,6 +33,7 @@ class MessageSink;
 class OverviewView;
 class NeuronView;
 class SpaceView;
+class LinesView;
 class SentenceBar;
 class TokenChips;
 class TrainingView;
@@ -39,7 +42,15 @@ class WeightPanel;
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    enum class Tab { Head = 0, Compare = 1, Overview = 2, Training = 3, Neurons = 4, Space = 5 };
+    enum class Tab {
+        Head = 0,
+        Compare = 1,
+        Overview = 2,
+        Training = 3,
+        Neurons = 4,
+        Space = 5,
+        Lines = 6
+    };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -64,8 +75,7 @@ class MainWindow : public QMainWindow {
 
     void showTab(Tab tab);
     Tab currentTab() const;
-    HeatmapWidget* currentHeatmap() const;  // null on a tab drawn without one (Q·K space)
-    QCustomPlot* currentPlot() const;       // the current tab's figure, null while none is shown
+    HeatmapWidget* currentHeatmap() const;  // null on a tab drawn without one (Q·K space, Lines)
     QSize exportSize() const;
 
     HeadView* headView() const { return m_headView; }
@@ -73,6 +83,7 @@ class MainWindow : public QMainWindow {
     OverviewView* overviewView() const { return m_overviewView; }
     NeuronView* neuronView() const { return m_neuronView; }
     SpaceView* spaceView() const { return m_spaceView; }
+    LinesView* linesView() const { return m_linesView; }
     TrainingView* trainingView() const { return m_trainingView; }
     WeightPanel* weightPanel() const { return m_weightPanel; }
     TokenChips* tokenChips() const { return m_chips; }
@@ -89,6 +100,16 @@ class MainWindow : public QMainWindow {
     void dropEvent(QDropEvent* event) override;
 
   private:
+    // What the current tab can export: its figure written to a file or drawn as an image at
+    // `size`; nullopt while the tab shows no figure.
+    struct ExportableView {
+        std::function<std::optional<double>(const QString& path, const QSize& size)> write;
+        std::function<QImage(const QSize& size)> image;
+        QCustomPlot* plot = nullptr;  // replotted after an export laid it out at another size
+        QSize size;
+    };
+    std::optional<ExportableView> currentExportable() const;
+
     static bool isDownloadableId(const QString& location);
     void buildLayout();
     void buildStatusBar();
@@ -132,6 +153,7 @@ class MainWindow : public QMainWindow {
     OverviewView* m_overviewView = nullptr;
     NeuronView* m_neuronView = nullptr;
     SpaceView* m_spaceView = nullptr;
+    LinesView* m_linesView = nullptr;
     TrainingView* m_trainingView = nullptr;
     WeightPanel* m_weightPanel = nullptr;
 

@@ -78,8 +78,8 @@ void MainWindow::buildFileMenu() {
 void MainWindow::buildViewMenu() {
     LabDocument* d = m_document.get();
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    const QString tabNames[] = {tr("&Head"),     tr("&Compare"), tr("&Overview"),
-                                tr("&Training"), tr("&Neurons"), tr("Q·K &Space")};
+    const QString tabNames[] = {tr("&Head"),    tr("&Compare"),   tr("&Overview"), tr("&Training"),
+                                tr("&Neurons"), tr("Q·K &Space"), tr("&Lines")};
     for (int i = 0; i < static_cast<int>(std::size(tabNames)); ++i)
         view->addAction(tabNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { showTab(static_cast<Tab>(i)); });

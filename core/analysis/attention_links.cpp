@@ -1,0 +1,26 @@
+#include "core/analysis/attention_links.h"
+
+#include <algorithm>
+
+namespace qkv {
+
+AttentionLinks strongestLinks(const RowMatrixXf& attention, std::size_t limit, float minWeight) {
+    AttentionLinks out;
+    for (Eigen::Index i = 0; i < attention.rows(); ++i)
+        for (Eigen::Index j = 0; j < attention.cols(); ++j)
+            if (attention(i, j) > minWeight)
+                out.links.push_back({static_cast<int>(i), static_cast<int>(j), attention(i, j)});
+    const auto stronger = [](const AttentionLink& a, const AttentionLink& b) {
+        if (a.weight != b.weight) return a.weight > b.weight;
+        return a.query != b.query ? a.query < b.query : a.key < b.key;
+    };
+    if (out.links.size() > limit) {
+        std::nth_element(out.links.begin(), out.links.begin() + limit, out.links.end(), stronger);
+        out.omitted = out.links.size() - limit;
+        out.links.resize(limit);
+    }
+    std::sort(out.links.begin(), out.links.end(), stronger);
+    return out;
+}
+
+}  // namespace qkv
