@@ -18,12 +18,13 @@ constexpr int kMaxLabelledTokens = 80;
 const QColor kQueryColor(0x1f, 0x77, 0xb4);
 const QColor kKeyColor(0xff, 0x7f, 0x0e);
 
-QCPGraph* scatter(QCustomPlot* plot, const QString& name, QCPScatterStyle style) {
-    QCPGraph* graph = plot->addGraph();
-    graph->setName(name);
-    graph->setLineStyle(QCPGraph::lsNone);
-    graph->setScatterStyle(style);
-    return graph;
+// A curve without lines keeps the points in token order (a graph would sort them by x).
+QCPCurve* scatter(QCustomPlot* plot, const QString& name, QCPScatterStyle style) {
+    auto* curve = new QCPCurve(plot->xAxis, plot->yAxis);
+    curve->setName(name);
+    curve->setLineStyle(QCPCurve::lsNone);
+    curve->setScatterStyle(style);
+    return curve;
 }
 
 }  // namespace
@@ -40,6 +41,10 @@ SpaceView::SpaceView(LabDocument& document, QWidget* parent) : DocumentView(docu
     stack->addWidget(m_plot);
     connectRefresh();
     connect(&document, &LabDocument::headChanged, this, &SpaceView::scheduleRefresh);
+}
+
+QCPCurve* SpaceView::cloud(int which) const {
+    return qobject_cast<QCPCurve*>(m_plot->plottable(which));
 }
 
 bool SpaceView::isShowingFigure() const { return !m_plot->isHidden(); }
@@ -62,7 +67,7 @@ void SpaceView::refresh() {
     const QueryKeyPlane plane = queryKeyPlane(*snapshot.trace, d.layer(), d.head());
     const QStringList queries = snapshot.labels(), keys = snapshot.keyLabels();
 
-    m_plot->clearGraphs();
+    m_plot->clearPlottables();
     m_plot->clearItems();
     m_plot->plotLayout()->clear();
     auto* rect = new QCPAxisRect(m_plot);
@@ -100,9 +105,9 @@ void SpaceView::refresh() {
         line->end->setCoords(plane.keys(j, 0), plane.keys(j, 1));
         line->setPen(QPen(QColor(120, 120, 120, 140), 1));
     }
-    QCPGraph* q = scatter(m_plot, tr("queries (W_Q)"),
+    QCPCurve* q = scatter(m_plot, tr("queries (W_Q)"),
                           QCPScatterStyle(QCPScatterStyle::ssDisc, kQueryColor, kQueryColor, 8));
-    QCPGraph* k =
+    QCPCurve* k =
         scatter(m_plot, tr("keys (W_K)"),
                 QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(kKeyColor, 2), Qt::NoBrush, 10));
     for (Eigen::Index i = 0; i < plane.queries.rows(); ++i)

@@ -5,6 +5,7 @@
 // the two clouds coincide; under the learned weights one sees how far apart W_Q and W_K put them.
 #include "ui/views/document_view.h"
 
+class QCPCurve;
 class QCustomPlot;
 class QLabel;
 
@@ -15,6 +16,8 @@ class SpaceView : public DocumentView {
   public:
     explicit SpaceView(LabDocument& document, QWidget* parent = nullptr);
     QCustomPlot* plot() const { return m_plot; }
+    // The queries' (0) or keys' (1) markers, in token order.
+    QCPCurve* cloud(int which) const;
     bool isShowingFigure() const;
     QString placeholderText() const;
 

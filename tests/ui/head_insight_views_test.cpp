@@ -1,0 +1,114 @@
+// The Neurons, Q·K space and Lines tabs on a shared model: what each shows is the core's
+// decomposition of the head the document shows, hover and head choice behave, and each exports.
+#include <qcustomplot.h>
+
+#include <QFile>
+#include <QTemporaryDir>
+
+#include "core/analysis/head_vectors.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/views/heatmap_widget.h"
+#include "ui/views/lines_view.h"
+#include "ui/views/neuron_view.h"
+#include "ui/views/space_view.h"
+
+namespace qkv::ui::test {
+namespace {
+
+const QString kSentence = QStringLiteral("The movie was a box office bomb.");
+
+TEST_F(MainWindowTest, NeuronsTakeTheChosenRowApart) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kSentence));
+    doc().setHead(1, 2);
+    QTest::keyClick(window.get(), Qt::Key_5, Qt::ControlModifier);
+    ASSERT_EQ(window->currentTab(), MainWindow::Tab::Neurons);
+    ASSERT_TRUE(settle());
+    NeuronView* view = window->neuronView();
+    ASSERT_TRUE(view->heatmap()->isShowingFigure());
+    const AttentionTrace& trace = *doc().snapshot()->trace;
+    const int n = trace.tokens();
+    EXPECT_EQ(view->queryToken(), n - 1);  // the last token until one is chosen
+    // Clicking a heatmap cell elsewhere picks its query row here.
+    doc().setTokenPair(TokenPair{2, 1});
+    ASSERT_TRUE(settle());
+    ASSERT_EQ(view->queryToken(), 2);
+    const HeatmapFigure& figure = view->heatmap()->figure();
+    ASSERT_EQ(figure.spec().panels.size(), 6u);
+    const RowMatrixXf& a = trace.probabilities(1, 2);
+    const auto k = trace.key(1, 2);
+    for (int j = 0; j < n; ++j) {
+        EXPECT_FLOAT_EQ(figure.shownValue({4, j + 1, 0}), a(2, j));                   // A_2j
+        EXPECT_FLOAT_EQ(figure.shownValue({3, j + 1, 0}), trace.scores(1, 2)(2, j));  // S_2j
+        EXPECT_FLOAT_EQ(figure.shownValue({0, j + 1, 3}), k(j, 3));  // k_j, dimension 3
+    }
+    EXPECT_FLOAT_EQ(figure.shownValue({0, 0, 3}), trace.query(1, 2)(2, 3));  // q_2
+}
+
+TEST_F(MainWindowTest, QueryKeySpaceShowsEveryQueryAndKey) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kSentence));
+    window->showTab(MainWindow::Tab::Space);
+    ASSERT_TRUE(settle());
+    SpaceView* view = window->spaceView();
+    ASSERT_TRUE(view->isShowingFigure());
+    const int n = doc().snapshot()->trace->tokens();
+    ASSERT_EQ(view->plot()->plottableCount(), 2);
+    ASSERT_EQ(view->cloud(0)->dataCount(), n);
+    ASSERT_EQ(view->cloud(1)->dataCount(), n);
+    const QueryKeyPlane plane =
+        queryKeyPlane(*doc().snapshot()->trace, doc().layer(), doc().head());
+    for (int i = 0; i < n; ++i) {
+        EXPECT_DOUBLE_EQ(view->cloud(0)->data()->at(i)->key, plane.queries(i, 0));
+        EXPECT_DOUBLE_EQ(view->cloud(1)->data()->at(i)->value, plane.keys(i, 1));
+    }
+    // Shared-QK: the two clouds are one.
+    doc().setConfig(WConfiguration::parse("shared-qk"));
+    ASSERT_TRUE(settle());
+    for (int i = 0; i < n; ++i) {
+        EXPECT_NEAR(view->cloud(0)->data()->at(i)->key, view->cloud(1)->data()->at(i)->key, 1e-4);
+        EXPECT_NEAR(view->cloud(0)->data()->at(i)->value, view->cloud(1)->data()->at(i)->value,
+                    1e-4);
+    }
+    QTemporaryDir dir;
+    const QString svg = dir.filePath(QStringLiteral("space.svg"));
+    ASSERT_TRUE(window->exportCurrentView(svg));
+    EXPECT_GT(QFile(svg).size(), 1000);
+}
+
+TEST_F(MainWindowTest, LinesFollowTheHeadsAndTheHover) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kSentence));
+    window->showTab(MainWindow::Tab::Lines);
+    ASSERT_TRUE(settle());
+    LinesView* view = window->linesView();
+    const RowMatrixXf& a = doc().snapshot()->trace->probabilities(doc().layer(), doc().head());
+    const int n = static_cast<int>(a.rows());
+    // Causal: n(n+1)/2 lines at most, fewer where A_ij is below 1%.
+    int visible = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) visible += a(i, j) > 0.01f ? 1 : 0;
+    EXPECT_EQ(view->canvas()->drawnLines(), visible);
+    view->canvas()->setHovered(std::pair{1, 0});  // the first key: every query's line into it
+    int intoFirst = 0;
+    for (int i = 0; i < n; ++i) intoFirst += a(i, 0) > 0.01f ? 1 : 0;
+    EXPECT_EQ(view->canvas()->drawnLines(), intoFirst);
+    view->canvas()->setHovered(std::nullopt);
+    view->setAllHeads(true);
+    ASSERT_TRUE(settle());
+    EXPECT_GT(view->canvas()->drawnLines(), visible);
+    EXPECT_TRUE(view->status().contains(QStringLiteral("H3"))) << view->status().toStdString();
+
+    QTemporaryDir dir;
+    for (const char* name : {"lines.png", "lines.svg", "lines.pdf"}) {
+        const QString path = dir.filePath(QString::fromLatin1(name));
+        ASSERT_TRUE(window->exportCurrentView(path)) << name;
+        EXPECT_GT(QFile(path).size(), 500) << name;
+    }
+}
+
+}  // namespace
+}  // namespace qkv::ui::test
