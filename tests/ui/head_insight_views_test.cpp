@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QImage>
 #include <QTemporaryDir>
 
 #include "core/analysis/head_vectors.h"
@@ -10,7 +11,9 @@
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/lines_view.h"
 #include "ui/views/neuron_view.h"
+#include "ui/views/overview_view.h"
 #include "ui/views/space_view.h"
+#include "ui/views/thumbnail_grid.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -108,6 +111,32 @@ TEST_F(MainWindowTest, LinesFollowTheHeadsAndTheHover) {
         ASSERT_TRUE(window->exportCurrentView(path)) << name;
         EXPECT_GT(QFile(path).size(), 500) << name;
     }
+}
+
+TEST_F(MainWindowTest, OverviewThumbnailsShowEveryHeadAndOpenTheClickedOne) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "stories260K")));
+    ASSERT_TRUE(type(kSentence));
+    window->showTab(MainWindow::Tab::Overview);
+    OverviewView* overview = window->overviewView();
+    QTest::keyClick(window.get(), Qt::Key_T, Qt::ControlModifier);
+    ASSERT_TRUE(overview->showsThumbnails());
+    ASSERT_TRUE(settle());
+    ThumbnailGrid* grid = overview->thumbnails();
+    ASSERT_FALSE(grid->isEmpty());
+    grid->resize(900, 600);
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->headCenter(3, 6));
+    EXPECT_EQ(doc().layer(), 3);
+    EXPECT_EQ(doc().head(), 6);
+    EXPECT_EQ(window->currentTab(), MainWindow::Tab::Head);
+    window->showTab(MainWindow::Tab::Overview);
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("thumbnails.png"));
+    ASSERT_TRUE(window->exportCurrentView(png));
+    const QImage image(png);
+    EXPECT_EQ(image.width(), 2 * grid->width());  // drawn at 2x
+    overview->setShowsThumbnails(false);
+    EXPECT_TRUE(overview->heatmap()->isVisibleTo(window.get()));
 }
 
 }  // namespace

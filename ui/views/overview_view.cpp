@@ -1,8 +1,10 @@
 #include "ui/views/overview_view.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
@@ -10,6 +12,7 @@
 #include "ui/support/setting.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/heatmap_widget.h"
+#include "ui/views/thumbnail_grid.h"
 
 namespace qkv::ui {
 namespace {
@@ -34,13 +37,31 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     m_help = new QLabel(this);
     m_help->setStyleSheet(QStringLiteral("color: palette(mid);"));
     row->addWidget(m_help, 1);
+    m_thumbnailToggle = new QCheckBox(tr("&Thumbnails"), this);
+    m_thumbnailToggle->setToolTip(
+        tr("Every head's attention over the sentence as a small picture (Ctrl+T)"));
+    row->addWidget(m_thumbnailToggle);
     layout->addLayout(row);
     m_summary = new QLabel(this);
     m_summary->setContentsMargins(8, 0, 8, 0);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
-    m_heatmap = new HeatmapWidget(this);
-    layout->addWidget(m_heatmap, 1);
+    m_pages = new QStackedWidget(this);
+    m_heatmap = new HeatmapWidget(m_pages);
+    m_thumbnails = new ThumbnailGrid(m_pages);
+    m_pages->addWidget(m_heatmap);
+    m_pages->addWidget(m_thumbnails);
+    layout->addWidget(m_pages, 1);
+    connect(m_thumbnails, &ThumbnailGrid::headClicked, this, [this](int layer, int head) {
+        this->document().setHead(layer, head);
+        emit headActivated(layer, head);
+    });
+    connect(m_thumbnailToggle, &QCheckBox::toggled, this, [this](bool shown) {
+        m_metric->setEnabled(!shown);
+        m_pages->setCurrentWidget(shown ? static_cast<QWidget*>(m_thumbnails) : m_heatmap);
+        scheduleRefresh();
+        emit thumbnailsToggled(shown);
+    });
 
     m_heatmap->setToolTipProvider([this](const HeatmapCell& cell) { return cellToolTip(cell); });
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](const HeatmapCell& cell) {
@@ -69,8 +90,12 @@ void OverviewView::onMetricChosen() {
     scheduleRefresh();
 }
 
+bool OverviewView::showsThumbnails() const { return m_thumbnailToggle->isChecked(); }
+void OverviewView::setShowsThumbnails(bool shown) { m_thumbnailToggle->setChecked(shown); }
+
 void OverviewView::refresh() {
     const LabDocument& d = document();
+    if (showsThumbnails()) return refreshThumbnails();
     // Weight metrics need no sentence, but they come with the sentence's computation.
     m_summary->clear();
     if (const QString why = placeholder(); !why.isEmpty()) {
@@ -90,6 +115,27 @@ void OverviewView::refresh() {
     m_heatmap->showFigure(
         overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim),
         d.colorScheme(), std::make_pair(d.layer(), d.head()));
+}
+
+void OverviewView::refreshThumbnails() {
+    const LabDocument& d = document();
+    m_thumbnails->clear();
+    QString why = placeholder();
+    if (why.isEmpty() && !d.snapshot()->capturesAll())
+        why =
+            tr("This sentence is too long to keep every head's attention, which the "
+               "thumbnails draw: shorten it, or see one head at a time in the Head tab.");
+    if (!why.isEmpty()) {
+        m_summary->setText(why);
+        return;
+    }
+    m_summary->setText(
+        tr("Every head's attention (rows: queries, columns: keys), "
+           "%1; click a head to open it.")
+            .arg(d.snapshot()->trace->tokens() > ThumbnailGrid::kMaxPixels
+                     ? tr("averaged down to %1 cells a side").arg(ThumbnailGrid::kMaxPixels)
+                     : tr("a cell per token pair")));
+    m_thumbnails->setContent(*d.snapshot()->trace, d.colorScheme(), {d.layer(), d.head()});
 }
 
 QString OverviewView::surveyLine(const ModelMetrics& m) const {

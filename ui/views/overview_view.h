@@ -4,23 +4,31 @@
 #include "ui/plot/metric_matrices.h"
 #include "ui/views/document_view.h"
 
+class QCheckBox;
 class QComboBox;
+class QStackedWidget;
 class QLabel;
 
 namespace qkv::ui {
 
 class HeatmapWidget;
+class ThumbnailGrid;
 
 class OverviewView : public DocumentView {
     Q_OBJECT
   public:
     explicit OverviewView(LabDocument& document, QWidget* parent = nullptr);
     HeatmapWidget* heatmap() const { return m_heatmap; }
+    ThumbnailGrid* thumbnails() const { return m_thumbnails; }
+    // The thumbnails (every head's attention) instead of the metric grid.
+    bool showsThumbnails() const;
+    void setShowsThumbnails(bool shown);
     HeadMetric metric() const;
     void setMetric(HeadMetric metric);
 
   signals:
     void headActivated(int layer, int head);  // the user clicked a head's cell
+    void thumbnailsToggled(bool shown);
 
   protected:
     void refresh() override;
@@ -28,12 +36,16 @@ class OverviewView : public DocumentView {
   private:
     QString cellToolTip(const HeatmapCell& cell) const;
     QString surveyLine(const ModelMetrics& metrics) const;
+    void refreshThumbnails();
     void onMetricChosen();
 
     QComboBox* m_metric;
     QLabel* m_help;
     QLabel* m_summary;
+    QCheckBox* m_thumbnailToggle;
+    QStackedWidget* m_pages;
     HeatmapWidget* m_heatmap;
+    ThumbnailGrid* m_thumbnails;
 };
 
 }  // namespace qkv::ui

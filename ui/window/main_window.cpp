@@ -38,6 +38,7 @@
 #include "ui/views/overview_view.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/space_view.h"
+#include "ui/views/thumbnail_grid.h"
 #include "ui/views/token_chips.h"
 #include "ui/views/training_view.h"
 #include "ui/views/weight_panel.h"
@@ -393,10 +394,31 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
     return m_headView->heatmap();
 }
 
+namespace {
+
+// A view drawn with a QPainter, at its own size.
+MainWindow::ExportableView paintedView(const Painting& paint, const QSize& size) {
+    MainWindow::ExportableView view;
+    view.size = size;
+    view.write = [paint](const QString& path, const QSize& at) {
+        return exportPainting(paint, path, at);
+    };
+    view.image = [paint](const QSize& at) { return paintingImage(paint, at); };
+    return view;
+}
+
+}  // namespace
+
 std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const {
     ExportableView view;
     view.size = exportSize();
-    if (HeatmapWidget* heatmap = currentHeatmap()) {
+    if (currentTab() == Tab::Overview && m_overviewView->showsThumbnails()) {
+        ThumbnailGrid* grid = m_overviewView->thumbnails();
+        if (grid->isEmpty()) return std::nullopt;
+        return paintedView(
+            [grid](QPainter& painter, const QSize& size) { grid->paint(painter, size); },
+            grid->size());
+    } else if (HeatmapWidget* heatmap = currentHeatmap()) {
         if (!heatmap->isShowingFigure()) return std::nullopt;
         view.plot = heatmap->plot();
         view.write = [heatmap](const QString& path, const QSize& size) {
@@ -413,14 +435,10 @@ std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const 
     } else {
         LinesCanvas* canvas = m_linesView->canvas();
         if (canvas->drawnLines() == 0) return std::nullopt;
-        view.size = canvas->size();  // the whole sentence, also what is scrolled out of sight
-        const Painting paint = [canvas](QPainter& painter, const QSize& size) {
-            canvas->paint(painter, size);
-        };
-        view.write = [paint](const QString& path, const QSize& size) {
-            return exportPainting(paint, path, size);
-        };
-        view.image = [paint](const QSize& size) { return paintingImage(paint, size); };
+        // The whole sentence, also what is scrolled out of sight.
+        return paintedView(
+            [canvas](QPainter& painter, const QSize& size) { canvas->paint(painter, size); },
+            canvas->size());
     }
     return view;
 }

@@ -73,6 +73,15 @@ class MainWindow : public QMainWindow {
     // Starts exporting every head into `folder`; the job reports progress and can be cancelled.
     ExportAllJob* exportAllHeads(const QString& folder, ImageFormat format);
 
+    // What the current tab can export: its figure written to a file or drawn as an image at
+    // `size`; nullopt while the tab shows no figure.
+    struct ExportableView {
+        std::function<std::optional<double>(const QString& path, const QSize& size)> write;
+        std::function<QImage(const QSize& size)> image;
+        QCustomPlot* plot = nullptr;  // replotted after an export laid it out at another size
+        QSize size;
+    };
+
     void showTab(Tab tab);
     Tab currentTab() const;
     HeatmapWidget* currentHeatmap() const;  // null on a tab drawn without one (Q·K space, Lines)
@@ -100,14 +109,6 @@ class MainWindow : public QMainWindow {
     void dropEvent(QDropEvent* event) override;
 
   private:
-    // What the current tab can export: its figure written to a file or drawn as an image at
-    // `size`; nullopt while the tab shows no figure.
-    struct ExportableView {
-        std::function<std::optional<double>(const QString& path, const QSize& size)> write;
-        std::function<QImage(const QSize& size)> image;
-        QCustomPlot* plot = nullptr;  // replotted after an export laid it out at another size
-        QSize size;
-    };
     std::optional<ExportableView> currentExportable() const;
 
     static bool isDownloadableId(const QString& location);

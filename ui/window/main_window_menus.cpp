@@ -14,6 +14,7 @@
 #include "ui/export/export_all_job.h"
 #include "ui/plot/head_figures.h"
 #include "ui/support/message_sink.h"
+#include "ui/views/overview_view.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_locator.h"
 #include "ui/window/recent_models.h"
@@ -124,6 +125,14 @@ void MainWindow::buildViewMenu() {
         connect(d, &LabDocument::modelChanged, action, update);
         update();
     }
+    view->addSeparator();
+    QAction* thumbnails = view->addAction(tr("Overview &Thumbnails"), QKeySequence(tr("Ctrl+T")),
+                                          this, [this](bool shown) {
+                                              m_overviewView->setShowsThumbnails(shown);
+                                              if (shown) showTab(Tab::Overview);
+                                          });
+    thumbnails->setCheckable(true);
+    connect(m_overviewView, &OverviewView::thumbnailsToggled, thumbnails, &QAction::setChecked);
     view->addSeparator();
     auto addMapMenu = [this, d, view](const QString& title, const QStringList& names,
                                       bool diverging) {

@@ -1,0 +1,112 @@
+#include "ui/views/thumbnail_grid.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+
+namespace qkv::ui {
+namespace {
+
+constexpr int kGap = 6;
+constexpr int kLabelWidth = 34;   // "L11" left of each row
+constexpr int kLabelHeight = 18;  // "H11" above each column
+
+// The head's attention as an image, one pixel per cell, then averaged down to kMaxPixels.
+QImage attentionImage(const RowMatrixXf& a, QCPColorGradient& gradient) {
+    QImage image(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
+    std::vector<double> row(a.cols());
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+        for (Eigen::Index j = 0; j < a.cols(); ++j) row[j] = a(i, j);
+        gradient.colorize(row.data(), QCPRange(0, 1), reinterpret_cast<QRgb*>(image.scanLine(i)),
+                          static_cast<int>(row.size()));
+    }
+    const int side = ThumbnailGrid::kMaxPixels;
+    if (image.width() <= side && image.height() <= side) return image;
+    return image.scaled(std::min(image.width(), side), std::min(image.height(), side),
+                        Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+}
+
+}  // namespace
+
+ThumbnailGrid::ThumbnailGrid(QWidget* parent) : QWidget(parent) {
+    setAutoFillBackground(true);
+    setBackgroundRole(QPalette::Base);
+    setToolTip(tr("Click a head to open it"));
+}
+
+void ThumbnailGrid::setContent(const AttentionTrace& trace, const ColorScheme& colors,
+                               std::pair<int, int> current) {
+    QCPColorGradient gradient = sequentialGradient(colors.sequential);
+    m_images.assign(trace.layerCount(), {});
+    for (int l = 0; l < trace.layerCount(); ++l)
+        for (int h = 0; h < trace.headCount(); ++h)
+            m_images[l].push_back(attentionImage(trace.probabilities(l, h), gradient));
+    m_current = current;
+    updateGeometry();
+    update();
+}
+
+void ThumbnailGrid::clear() {
+    m_images.clear();
+    update();
+}
+
+QSize ThumbnailGrid::sizeHint() const {
+    const int heads = m_images.empty() ? 0 : static_cast<int>(m_images.front().size());
+    return {kLabelWidth + heads * (kMaxPixels + kGap),
+            kLabelHeight + static_cast<int>(m_images.size()) * (kMaxPixels + kGap)};
+}
+
+int ThumbnailGrid::sideFor(const QSize& size) const {
+    const int layers = static_cast<int>(m_images.size());
+    const int heads = layers > 0 ? static_cast<int>(m_images.front().size()) : 0;
+    if (heads == 0) return kMaxPixels;
+    const int byWidth = (size.width() - kLabelWidth) / heads - kGap;
+    const int byHeight = (size.height() - kLabelHeight) / layers - kGap;
+    return std::clamp(std::min(byWidth, byHeight), 12, 160);
+}
+
+QRect ThumbnailGrid::cellRect(int layer, int head, int side) const {
+    return {kLabelWidth + head * (side + kGap), kLabelHeight + layer * (side + kGap), side, side};
+}
+
+std::optional<std::pair<int, int>> ThumbnailGrid::headAt(const QPoint& point) const {
+    const int side = sideFor(size());
+    for (int l = 0; l < static_cast<int>(m_images.size()); ++l)
+        for (int h = 0; h < static_cast<int>(m_images[l].size()); ++h)
+            if (cellRect(l, h, side).contains(point)) return std::pair{l, h};
+    return std::nullopt;
+}
+
+QPoint ThumbnailGrid::headCenter(int layer, int head) const {
+    return cellRect(layer, head, sideFor(size())).center();
+}
+
+void ThumbnailGrid::paint(QPainter& painter, const QSize& size) const {
+    const int layers = static_cast<int>(m_images.size());
+    const int heads = layers > 0 ? static_cast<int>(m_images.front().size()) : 0;
+    if (heads == 0) return;
+    const int side = sideFor(size);
+    painter.setPen(palette().color(QPalette::Text));
+    for (int h = 0; h < heads; ++h)
+        painter.drawText(QRect(cellRect(0, h, side).left(), 0, side, kLabelHeight), Qt::AlignCenter,
+                         QStringLiteral("H%1").arg(h));
+    for (int l = 0; l < layers; ++l) {
+        painter.drawText(QRect(0, cellRect(l, 0, side).top(), kLabelWidth - 4, side),
+                         Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("L%1").arg(l));
+        for (int h = 0; h < heads; ++h) painter.drawImage(cellRect(l, h, side), m_images[l][h]);
+    }
+    painter.setPen(QPen(palette().color(QPalette::Highlight), 3));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(cellRect(m_current.first, m_current.second, side).adjusted(-2, -2, 2, 2));
+}
+
+void ThumbnailGrid::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    paint(painter, size());
+}
+
+void ThumbnailGrid::mousePressEvent(QMouseEvent* event) {
+    if (const auto head = headAt(event->pos())) emit headClicked(head->first, head->second);
+}
+
+}  // namespace qkv::ui
