@@ -65,7 +65,7 @@ Command renderCommand() {
                        "figure width in logical pixels (default 1000; PNG at 2x, less above " +
                            std::to_string(ui::kMaxRasterPixels / 1'000'000) + " megapixels)"});
     options.push_back({"height", "PX", "figure height in logical pixels (default 820)"});
-    options.push_back({"colormap", "NAME", "viridis (default), magma or greys"});
+    options.push_back({"colormap", "NAME", "viridis (default), cividis, magma or greys"});
     options.push_back({"diverging", "NAME", "blue-white-red (default) or purple-white-green"});
     options.push_back(backendOption());
     return {"render", "draw one head's heatmap to PNG, SVG or PDF (no display needed)", options,

@@ -8,12 +8,16 @@
 
 #include "core/analysis/head_vectors.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/plot/color_maps.h"
+#include "ui/views/compare_view.h"
+#include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/lines_view.h"
 #include "ui/views/neuron_view.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/space_view.h"
 #include "ui/views/thumbnail_grid.h"
+#include "ui/views/token_chips.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -137,6 +141,61 @@ TEST_F(MainWindowTest, OverviewThumbnailsShowEveryHeadAndOpenTheClickedOne) {
     EXPECT_EQ(image.width(), 2 * grid->width());  // drawn at 2x
     overview->setShowsThumbnails(false);
     EXPECT_TRUE(overview->heatmap()->isVisibleTo(window.get()));
+}
+
+// A click on a token chip pins it: its row and column are marked in the heatmaps and its name in
+// the Lines tab; a second click unpins it.
+TEST_F(MainWindowTest, PinnedTokenIsMarkedInEveryView) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kSentence));
+    window->showTab(MainWindow::Tab::Head);
+    const int items = window->headView()->heatmap()->plot()->itemCount();
+    QWidget* chip = window->tokenChips()->chip(2);
+    ASSERT_NE(chip, nullptr);
+    QTest::mouseClick(chip, Qt::LeftButton);
+    ASSERT_EQ(doc().pinnedToken(), 2);
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(window->headView()->heatmap()->plot()->itemCount(), items + 2);  // row + column
+    EXPECT_EQ(chip->property("pinned").toBool(), true);
+    // Typing on keeps the pin where the token still exists.
+    ASSERT_TRUE(type(kSentence + QStringLiteral(" Again")));
+    EXPECT_EQ(doc().pinnedToken(), 2);
+    QTest::mouseClick(window->tokenChips()->chip(2), Qt::LeftButton);
+    EXPECT_FALSE(doc().pinnedToken().has_value());
+}
+
+// The Compare tab's panels share one colour scale, or (toggle) each has its own.
+TEST_F(MainWindowTest, CompareColourScaleCanBeSharedOrSeparate) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kSentence));
+    WConfiguration outside = WConfiguration::parse("learned");
+    outside.scaleOutside = true;
+    doc().setConfig(outside);
+    doc().setMode(HeatmapMode::Scores);
+    window->showTab(MainWindow::Tab::Compare);
+    CompareView* compare = window->compareView();
+    compare->setSharedScale(true);
+    ASSERT_TRUE(settle());
+    const auto& shared3 = compare->heatmap()->figure().spec().panels;
+    EXPECT_EQ(shared3[0].scaleGroup, shared3[1].scaleGroup);
+    EXPECT_EQ(shared3[0].data.high, shared3[1].data.high);
+    compare->setSharedScale(false);
+    ASSERT_TRUE(settle());
+    const auto& separate = compare->heatmap()->figure().spec().panels;
+    EXPECT_NE(separate[0].scaleGroup, separate[1].scaleGroup);
+    // Unscaled scores reach further than scaled ones: the scales now differ.
+    EXPECT_GT(separate[1].data.high, separate[0].data.high);
+}
+
+TEST(ColorMaps, CividisIsOfferedForSequentialData) {
+    EXPECT_TRUE(sequentialMapNames().contains(QStringLiteral("cividis")));
+    QCPColorGradient cividis = sequentialGradient(QStringLiteral("cividis"));
+    QCPColorGradient viridis = sequentialGradient(QStringLiteral("viridis"));
+    EXPECT_EQ(QColor(cividis.color(0, QCPRange(0, 1))).name(), QStringLiteral("#00224e"));
+    EXPECT_EQ(QColor(cividis.color(1, QCPRange(0, 1))).name(), QStringLiteral("#fee838"));
+    EXPECT_NE(cividis.color(0.5, QCPRange(0, 1)), viridis.color(0.5, QCPRange(0, 1)));
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> 
     m_layer = m_head = 0;
     m_kind = AttentionKind::Self;
     m_tokenPair.reset();
+    m_pinned.reset();
     clearResults();
     emit attentionKindChanged();
     emit modelChanged();
@@ -187,6 +188,27 @@ void LabDocument::setTokenPair(std::optional<TokenPair> pair) {
     emit tokenPairChanged();
 }
 
+void LabDocument::setPinnedToken(std::optional<int> token) {
+    if (token &&
+        (!m_snapshot || *token < 0 || *token >= static_cast<int>(m_snapshot->sourceTokens.size())))
+        token.reset();
+    if (token == m_pinned) return;
+    m_pinned = token;
+    emit pinnedTokenChanged();
+}
+
+PinnedCell LabDocument::pinnedCell() const {
+    switch (m_kind) {
+        case AttentionKind::Self:
+            return {m_pinned, m_pinned};
+        case AttentionKind::Cross:
+            return {std::nullopt, m_pinned};
+        case AttentionKind::DecoderSelf:
+            break;
+    }
+    return {};
+}
+
 void LabDocument::setColorScheme(const ColorScheme& scheme) {
     if (scheme.sequential == m_colors.sequential && scheme.diverging == m_colors.diverging) return;
     m_colors = scheme;
@@ -275,6 +297,10 @@ void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
     if (m_tokenPair && (m_tokenPair->query >= static_cast<int>(m_snapshot->tokens.size()) ||
                         m_tokenPair->key >= static_cast<int>(m_snapshot->columnTokens().size())))
         m_tokenPair.reset();
+    if (m_pinned && *m_pinned >= static_cast<int>(m_snapshot->sourceTokens.size())) {
+        m_pinned.reset();
+        emit pinnedTokenChanged();
+    }
     // What the model wrote fills the empty target line, where it can be edited; the traces
     // already used it, so nothing is recomputed.
     if (m_snapshot->targetWritten && m_targetText.trimmed().isEmpty()) {

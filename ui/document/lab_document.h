@@ -29,6 +29,11 @@ struct TokenPair {
     bool operator==(const TokenPair&) const = default;
 };
 
+struct PinnedCell {
+    std::optional<int> row;
+    std::optional<int> column;
+};
+
 class LabDocument : public QObject {
     Q_OBJECT
   public:
@@ -75,6 +80,14 @@ class LabDocument : public QObject {
     std::optional<TokenPair> tokenPair() const { return m_tokenPair; }
     void setTokenPair(std::optional<TokenPair> pair);
 
+    // A pinned token of the sentence typed (the source of an encoder-decoder model): its row
+    // and column are marked in every view until unpinned. Kept while typing where it still exists.
+    std::optional<int> pinnedToken() const { return m_pinned; }
+    void setPinnedToken(std::optional<int> token);
+    // Where the pin is in the shown attention's heatmap: row and column under self-attention,
+    // the column (a source token) under cross-attention, nowhere in the decoder's.
+    PinnedCell pinnedCell() const;
+
     const ColorScheme& colorScheme() const { return m_colors; }
     void setColorScheme(const ColorScheme& scheme);
 
@@ -106,6 +119,7 @@ class LabDocument : public QObject {
     void headChanged(int layer, int head);
     void modeChanged();
     void tokenPairChanged();
+    void pinnedTokenChanged();
     void colorSchemeChanged();
     void backendChanged(QString name);
     void backendFailed(QString choice, QString message);
@@ -146,6 +160,7 @@ class LabDocument : public QObject {
     int m_head = 0;
     HeatmapMode m_mode = HeatmapMode::Attention;
     std::optional<TokenPair> m_tokenPair;
+    std::optional<int> m_pinned;
     ColorScheme m_colors;
     QString m_backendChoice = QStringLiteral("auto");
     QString m_backendName;

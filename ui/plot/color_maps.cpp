@@ -20,7 +20,7 @@ QCPColorGradient gradientFrom(std::initializer_list<const char*> stops) {
 
 }  // namespace
 
-QStringList sequentialMapNames() { return {"viridis", "magma", "greys"}; }
+QStringList sequentialMapNames() { return {"viridis", "cividis", "magma", "greys"}; }
 QStringList divergingMapNames() { return {"blue-white-red", "purple-white-green"}; }
 
 QColor maskedCellColor() { return QColor(0xe4, 0xe4, 0xe8); }
@@ -29,6 +29,10 @@ QCPColorGradient sequentialGradient(const QString& name) {
     if (name == "magma")
         return gradientFrom({"#000004", "#1c1044", "#4f127b", "#812581", "#b5367a", "#e55064",
                              "#fb8761", "#fec287", "#fcfdbf"});
+    // cividis: viridis made for colour-vision deficiency (Nuñez et al. 2018), matplotlib's stops.
+    if (name == "cividis")
+        return gradientFrom({"#00224e", "#123570", "#3b496c", "#575d6d", "#707173", "#8a8678",
+                             "#a59c74", "#c3b369", "#e1cc55", "#fee838"});
     if (name == "greys")
         return gradientFrom({"#ffffff", "#d9d9d9", "#969696", "#525252", "#000000"});
     return gradientFrom({"#440154", "#472c7a", "#3b518b", "#2c718e", "#21908d", "#27ad81",

@@ -15,7 +15,7 @@ struct ColorScheme {
     QString diverging = QStringLiteral("blue-white-red");
 };
 
-QStringList sequentialMapNames();  // viridis, magma, greys
+QStringList sequentialMapNames();  // viridis, cividis (colour-blind safe), magma, greys
 QStringList divergingMapNames();   // blue-white-red, purple-white-green
 
 // Unknown names fall back to the first map of the family.

@@ -80,7 +80,7 @@ FigureSpec compareFigure(const HeadFigureInput& input) {
         headHeatmap(*input.trace, input.labels, input.keyLabels, input.layer, input.head,
                     input.mode, {input.mask, input.config.scaleOutside});
     HeatmapData difference = differenceHeatmap(chosen, learned);
-    shareRange(learned, chosen);
+    if (input.sharedScale) shareRange(learned, chosen);
     const QString name = configTitle(input.config);
     FigureSpec spec;
     spec.title = (input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ")) +
@@ -89,9 +89,13 @@ FigureSpec compareFigure(const HeadFigureInput& input) {
                      .arg(input.head)
                      .arg(heatmapModeName(input.mode), name) +
                  truncationNote(input);
+    // Separate scales show the pattern of a configuration whose values shrink (scale outside
+    // the softmax), at the cost of comparing colours across the two panels.
+    const int chosenGroup = input.sharedScale ? 0 : 1;
     spec.panels.push_back({std::move(learned), QStringLiteral("learned"), 0});
-    spec.panels.push_back({std::move(chosen), name, 0});
-    spec.panels.push_back({std::move(difference), name + QStringLiteral(" − learned"), 1});
+    spec.panels.push_back({std::move(chosen), name, chosenGroup});
+    spec.panels.push_back(
+        {std::move(difference), name + QStringLiteral(" − learned"), chosenGroup + 1});
     return spec;
 }
 

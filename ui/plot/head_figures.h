@@ -27,6 +27,7 @@ struct HeadFigureInput {
     HeatmapMode mode = HeatmapMode::Attention;
     KeyMask mask;                      // the layer's own masks
     std::optional<int> truncatedFrom;  // the sentence's token count before cutting to the context
+    bool sharedScale = true;  // compare figure: learned and configuration on one colour scale
 };
 
 struct TraceSnapshot;

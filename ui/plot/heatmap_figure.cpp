@@ -75,6 +75,7 @@ void HeatmapFigure::setColorScheme(const ColorScheme& scheme) {
 void HeatmapFigure::clear() {
     m_plot->clearItems();
     m_highlight.clear();
+    m_pinned.clear();
     m_plot->clearPlottables();
     m_plot->plotLayout()->clear();
     delete m_marginGroup;
@@ -214,6 +215,20 @@ void HeatmapFigure::annotate(int panel) {
         }
 }
 
+QCPAbstractItem* HeatmapFigure::addBand(size_t panel, double left, double top, double right,
+                                        double bottom, const QPen& pen, const QBrush& brush) {
+    auto* box = new QCPItemRect(m_plot);
+    box->setClipAxisRect(m_drawn[panel].rect);
+    for (auto* corner : {box->topLeft, box->bottomRight})
+        corner->setAxes(m_drawn[panel].rect->axis(QCPAxis::atBottom),
+                        m_drawn[panel].rect->axis(QCPAxis::atLeft));
+    box->topLeft->setCoords(left, top);
+    box->bottomRight->setCoords(right, bottom);
+    box->setPen(pen);
+    box->setBrush(brush);
+    return box;
+}
+
 void HeatmapFigure::setHighlight(std::optional<std::pair<int, int>> rowCol) {
     for (QCPAbstractItem* item : m_highlight) m_plot->removeItem(item);
     m_highlight.clear();
@@ -222,16 +237,23 @@ void HeatmapFigure::setHighlight(std::optional<std::pair<int, int>> rowCol) {
     for (size_t i = 0; i < m_drawn.size(); ++i) {
         const HeatmapData& d = m_spec.panels[i].data;
         if (row < 0 || col < 0 || row >= d.rows || col >= d.cols) continue;
-        auto* box = new QCPItemRect(m_plot);
-        box->setClipAxisRect(m_drawn[i].rect);
-        for (auto* corner : {box->topLeft, box->bottomRight})
-            corner->setAxes(m_drawn[i].rect->axis(QCPAxis::atBottom),
-                            m_drawn[i].rect->axis(QCPAxis::atLeft));
-        box->topLeft->setCoords(col - 0.5, row - 0.5);
-        box->bottomRight->setCoords(col + 0.5, row + 0.5);
-        box->setPen(QPen(QColor(0xff, 0x8c, 0x00), 2.5));
-        box->setBrush(Qt::NoBrush);
-        m_highlight.push_back(box);
+        m_highlight.push_back(addBand(i, col - 0.5, row - 0.5, col + 0.5, row + 0.5,
+                                      QPen(QColor(0xff, 0x8c, 0x00), 2.5), Qt::NoBrush));
+    }
+}
+
+void HeatmapFigure::setPinned(std::optional<int> row, std::optional<int> column) {
+    for (QCPAbstractItem* item : m_pinned) m_plot->removeItem(item);
+    m_pinned.clear();
+    const QPen pen(QColor(0xc2, 0x18, 0x5b), 1.5, Qt::DashLine);
+    const QBrush brush(QColor(0xc2, 0x18, 0x5b, 40));
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        const HeatmapData& d = m_spec.panels[i].data;
+        if (row && *row >= 0 && *row < d.rows)
+            m_pinned.push_back(addBand(i, -0.5, *row - 0.5, d.cols - 0.5, *row + 0.5, pen, brush));
+        if (column && *column >= 0 && *column < d.cols)
+            m_pinned.push_back(
+                addBand(i, *column - 0.5, -0.5, *column + 0.5, d.rows - 0.5, pen, brush));
     }
 }
 

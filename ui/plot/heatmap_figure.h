@@ -3,6 +3,8 @@
 // headless rendering (qkvlab-cli render): a title, discrete cells (QCPColorMap's interpolation
 // off), tokens as tick labels, one colour scale per scale group, masked cells in grey, and cells
 // kept square (at the data's aspect) whatever the plot's size.
+#include <QBrush>
+#include <QPen>
 #include <QPoint>
 #include <QSize>
 #include <QString>
@@ -64,6 +66,8 @@ class HeatmapFigure {
 
     // Outlines one cell (row, col) in every panel, e.g. the selected token pair; nullopt clears.
     void setHighlight(std::optional<std::pair<int, int>> rowCol);
+    // Marks a whole row and/or column in every panel (a pinned token) with a translucent band.
+    void setPinned(std::optional<int> row, std::optional<int> column);
 
     std::optional<HeatmapCell> cellAt(const QPoint& pixel) const;
     QPoint cellCenter(const HeatmapCell& cell) const;  // in plot pixels
@@ -106,6 +110,10 @@ class HeatmapFigure {
     std::vector<Drawn> m_drawn;
     std::vector<Scale> m_scales;
     std::vector<QCPAbstractItem*> m_highlight;
+    std::vector<QCPAbstractItem*> m_pinned;
+    // A rectangle in panel coordinates (cells are 1 wide, centred on their index).
+    QCPAbstractItem* addBand(size_t panel, double left, double top, double right, double bottom,
+                             const QPen& pen, const QBrush& brush);
 };
 
 }  // namespace qkv::ui

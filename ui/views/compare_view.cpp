@@ -1,14 +1,21 @@
 #include "ui/views/compare_view.h"
 
+#include <QCheckBox>
 #include <QLabel>
 #include <QVBoxLayout>
 #include <cmath>
 
 #include "ui/document/lab_document.h"
+#include "ui/support/setting.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/heatmap_widget.h"
 
 namespace qkv::ui {
+namespace {
+
+const Setting<bool> kSharedScale{QStringLiteral("compare/sharedScale"), true};
+
+}  // namespace
 
 CompareView::CompareView(LabDocument& document, QWidget* parent)
     : HeadFigureView(document, parent) {
@@ -19,10 +26,26 @@ CompareView::CompareView(LabDocument& document, QWidget* parent)
     m_hint->setContentsMargins(8, 4, 8, 0);
     m_hint->hide();
     layout()->insertWidget(0, m_hint);
+    m_sharedScale = new QCheckBox(tr("One colour scale for learned and the configuration"), this);
+    m_sharedScale->setChecked(kSharedScale.value());
+    m_sharedScale->setToolTip(
+        tr("Off, each panel has its own scale: a configuration whose "
+           "values shrink (scale outside the softmax) shows its pattern"));
+    m_sharedScale->setContentsMargins(8, 0, 8, 0);
+    layout()->insertWidget(1, m_sharedScale);
+    connect(m_sharedScale, &QCheckBox::toggled, this, [this](bool shared) {
+        kSharedScale.setValue(shared);
+        scheduleRefresh();
+    });
 }
 
+bool CompareView::sharedScale() const { return m_sharedScale->isChecked(); }
+void CompareView::setSharedScale(bool shared) { m_sharedScale->setChecked(shared); }
+
 FigureSpec CompareView::buildFigure(const HeadFigureInput& input) const {
-    return compareFigure(input);
+    HeadFigureInput shown = input;
+    shown.sharedScale = sharedScale();
+    return compareFigure(shown);
 }
 
 void CompareView::onFigureShown(bool shown) {

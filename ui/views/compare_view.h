@@ -3,6 +3,7 @@
 // side by side on one colour scale, and their difference on a diverging scale.
 #include "ui/views/head_figure_view.h"
 
+class QCheckBox;
 class QLabel;
 
 namespace qkv::ui {
@@ -17,8 +18,13 @@ class CompareView : public HeadFigureView {
     QString cellValues(const HeatmapCell& cell) const override;
     void onFigureShown(bool shown) override;
 
+  public:
+    bool sharedScale() const;
+    void setSharedScale(bool shared);
+
   private:
     QLabel* m_hint;
+    QCheckBox* m_sharedScale;
 };
 
 }  // namespace qkv::ui

@@ -22,6 +22,7 @@ HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
     connect(&document, &LabDocument::modeChanged, this, &HeadFigureView::scheduleRefresh);
     connect(&document, &LabDocument::headChanged, this, &HeadFigureView::scheduleRefresh);
     connect(&document, &LabDocument::tokenPairChanged, this, &HeadFigureView::scheduleRefresh);
+    connect(&document, &LabDocument::pinnedTokenChanged, this, &HeadFigureView::scheduleRefresh);
 }
 
 void HeadFigureView::refresh() {
@@ -36,7 +37,9 @@ void HeadFigureView::refresh() {
     }
     const HeadFigureInput input =
         headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(), d.shownMask(d.layer()));
-    m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d));
+    const PinnedCell pin = d.pinnedCell();
+    m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d), pin.row,
+                          pin.column);
 }
 
 QString HeadFigureView::cellToolTip(const HeatmapCell& cell) const {

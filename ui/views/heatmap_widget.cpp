@@ -28,9 +28,11 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
 HeatmapWidget::~HeatmapWidget() = default;
 
 void HeatmapWidget::showFigure(const FigureSpec& spec, const ColorScheme& colors,
-                               std::optional<std::pair<int, int>> highlight) {
+                               std::optional<std::pair<int, int>> highlight,
+                               std::optional<int> pinnedRow, std::optional<int> pinnedColumn) {
     m_figure->setColorScheme(colors);
     m_figure->show(spec);
+    m_figure->setPinned(pinnedRow, pinnedColumn);
     m_figure->setHighlight(highlight);
     m_stack->setCurrentWidget(m_plot);
     m_figure->fitCells(m_plot->size());

@@ -28,9 +28,12 @@ class HeatmapWidget : public QWidget {
     HeatmapFigure& figure() { return *m_figure; }
     QCustomPlot* plot() const { return m_plot; }
 
-    // `highlight` outlines one (row, col) cell in every panel.
+    // `highlight` outlines one (row, col) cell in every panel; `pinned` marks a row and/or a
+    // column (a pinned token).
     void showFigure(const FigureSpec& spec, const ColorScheme& colors,
-                    std::optional<std::pair<int, int>> highlight = std::nullopt);
+                    std::optional<std::pair<int, int>> highlight = std::nullopt,
+                    std::optional<int> pinnedRow = std::nullopt,
+                    std::optional<int> pinnedColumn = std::nullopt);
     void showPlaceholder(const QString& text);
     bool isShowingFigure() const;
     QString placeholderText() const;

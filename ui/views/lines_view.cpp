@@ -59,6 +59,7 @@ LinesView::LinesView(LabDocument& document, QWidget* parent) : DocumentView(docu
     connect(m_heads, &QComboBox::currentIndexChanged, this, [this] { scheduleRefresh(); });
     connectRefresh();
     connect(&document, &LabDocument::headChanged, this, &LinesView::scheduleRefresh);
+    connect(&document, &LabDocument::pinnedTokenChanged, this, &LinesView::scheduleRefresh);
 }
 
 bool LinesView::allHeads() const { return m_heads->currentIndex() == 1; }
@@ -106,6 +107,8 @@ void LinesView::refresh() {
         status += tr(" %1 heads were not captured for this long sentence.").arg(skipped);
     m_status->setText(status);
     m_canvas->setContent(snapshot.labels(), snapshot.keyLabels(), std::move(heads));
+    const PinnedCell pin = d.pinnedCell();
+    m_canvas->setPinned(pin.row, pin.column);
 }
 
 LinesCanvas::LinesCanvas(QWidget* parent) : QWidget(parent) {
@@ -126,6 +129,12 @@ void LinesCanvas::setContent(QStringList queries, QStringList keys, std::vector<
 QSize LinesCanvas::sizeHint() const {
     const int rows = std::max(m_queries.size(), m_keys.size());
     return {2 * kTextWidth + kColumnGap + 2 * kMargin, rows * kRowHeight + 2 * kMargin};
+}
+
+void LinesCanvas::setPinned(std::optional<int> query, std::optional<int> key) {
+    m_pinnedQuery = query;
+    m_pinnedKey = key;
+    update();
 }
 
 void LinesCanvas::setHovered(std::optional<std::pair<int, int>> hover) {
@@ -173,6 +182,10 @@ void LinesCanvas::paint(QPainter& painter, const QSize& size) const {
             painter.drawLine(QPointF(lineStart, rowY(it->query)), QPointF(lineEnd, rowY(it->key)));
         }
     const auto drawColumn = [&](const QStringList& tokens, int x, Qt::Alignment align, int side) {
+        const std::optional<int> pinned = side == 0 ? m_pinnedQuery : m_pinnedKey;
+        if (pinned && *pinned < tokens.size())
+            painter.fillRect(QRectF(x, kMargin + *pinned * kRowHeight, kTextWidth, kRowHeight),
+                             QColor(0xc2, 0x18, 0x5b, 40));
         for (int i = 0; i < tokens.size(); ++i) {
             const bool hovered = m_hover && m_hover->first == side && m_hover->second == i;
             QFont font = painter.font();

@@ -55,6 +55,7 @@ class LinesCanvas : public QWidget {
     // The token under the hover: (column 0 queries / 1 keys, index).
     std::optional<std::pair<int, int>> hovered() const { return m_hover; }
     void setHovered(std::optional<std::pair<int, int>> hover);
+    void setPinned(std::optional<int> query, std::optional<int> key);  // marked in its column
     int drawnLines() const;  // lines visible under the current hover
 
   protected:
@@ -70,6 +71,7 @@ class LinesCanvas : public QWidget {
     QStringList m_queries, m_keys;
     std::vector<HeadLines> m_heads;
     std::optional<std::pair<int, int>> m_hover;
+    std::optional<int> m_pinnedQuery, m_pinnedKey;
 };
 
 }  // namespace qkv::ui

@@ -1,5 +1,6 @@
 #include "ui/views/token_chips.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QStyle>
 #include <QVBoxLayout>
@@ -18,11 +19,15 @@ QLabel { border-radius: 6px; padding: 2px 6px; border: 1px solid #c5ccd8;
 QLabel[kind="special"] { border-color: #d0d0d0; background: #f2f2f2; color: #888888; }
 QLabel[kind="query"] { border-color: #e67e22; background: #ffe0b2; color: #4a2500; }
 QLabel[kind="key"] { border-color: #2e86c1; background: #d6eaf8; color: #0b2e4a; }
+QLabel[pinned="true"] { border: 2px dashed #c2185b; }
 )";
 
-void setKind(QLabel* chip, const char* kind) {
-    if (chip->property("kind").toString() == QLatin1String(kind)) return;
+void setKind(QLabel* chip, const char* kind, bool pinned) {
+    if (chip->property("kind").toString() == QLatin1String(kind) &&
+        chip->property("pinned").toBool() == pinned)
+        return;
     chip->setProperty("kind", kind);
+    chip->setProperty("pinned", pinned);
     chip->style()->unpolish(chip);
     chip->style()->polish(chip);
 }
@@ -46,6 +51,7 @@ TokenChips::TokenChips(LabDocument& document, QWidget* parent)
     layout->addWidget(m_notice);
     connect(&document, &LabDocument::snapshotChanged, this, &TokenChips::rebuild);
     connect(&document, &LabDocument::tokenPairChanged, this, &TokenChips::highlight);
+    connect(&document, &LabDocument::pinnedTokenChanged, this, &TokenChips::highlight);
 }
 
 QStringList TokenChips::chipTexts() const {
@@ -67,6 +73,11 @@ void TokenChips::rebuild() {
     while (m_chips.size() < count) {
         auto* chip = new QLabel(m_chipArea);
         chip->setTextFormat(Qt::PlainText);  // "<s>" is a token, not markup
+        chip->setToolTip(
+            tr("Click to pin this token: its row and column are marked in every "
+               "view (click again to unpin)"));
+        chip->setCursor(Qt::PointingHandCursor);
+        chip->installEventFilter(this);
         m_flow->addWidget(chip);
         chip->show();
         m_chips.append(chip);
@@ -101,17 +112,33 @@ void TokenChips::highlight() {
     const AttentionKind kind = m_document.attentionKind();
     if (pair && kind == AttentionKind::Cross) pair->query = -1;
     if (kind == AttentionKind::DecoderSelf) pair.reset();
+    const std::optional<int> pinned = m_document.pinnedToken();
     for (int i = 0; i < m_chips.size(); ++i) {
         QLabel* chip = m_chips[i];
+        const bool pin = pinned == i;
         if (pair && i == pair->query)
-            setKind(chip, "query");
+            setKind(chip, "query", pin);
         else if (pair && i == pair->key)
-            setKind(chip, "key");
+            setKind(chip, "key", pin);
         else if (chip->property("special").toBool())
-            setKind(chip, "special");
+            setKind(chip, "special", pin);
         else
-            setKind(chip, "plain");
+            setKind(chip, "plain", pin);
     }
+}
+
+QWidget* TokenChips::chip(int index) const { return m_chips.value(index); }
+
+bool TokenChips::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::MouseButtonRelease) {
+        const int index = m_chips.indexOf(qobject_cast<QLabel*>(watched));
+        if (index >= 0) {
+            const bool pinned = m_document.pinnedToken() == index;
+            m_document.setPinnedToken(pinned ? std::nullopt : std::optional<int>(index));
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace qkv::ui

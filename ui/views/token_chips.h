@@ -1,7 +1,7 @@
 #pragma once
 // The sentence's tokens as chips, numbered as on the heatmap axes: special tokens greyed, the
-// selected pair highlighted (query orange, key blue), and a visible note when the sentence was cut
-// to the model's context.
+// selected pair highlighted (query orange, key blue), a click pins a token (dashed border), and
+// a visible note when the sentence was cut to the model's context.
 #include <QStringList>
 #include <QWidget>
 
@@ -19,6 +19,10 @@ class TokenChips : public QWidget {
 
     QStringList chipTexts() const;  // what the chips show, in order
     QString noticeText() const;     // truncation note, or empty
+    QWidget* chip(int index) const;  // a click on it pins its token
+
+  protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
     void rebuild();
