@@ -189,6 +189,26 @@ TEST_F(MainWindowTest, CompareColourScaleCanBeSharedOrSeparate) {
     EXPECT_GT(separate[1].data.high, separate[0].data.high);
 }
 
+// The published GQA pairing (h mod n_kv) recomputes the metrics the Overview and the weight
+// panel show, as core's analysis with that pairing gives them.
+TEST_F(MainWindowTest, GqaPairingChoosesTheMetricsShown) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "llama-random-gqa")));
+    ASSERT_TRUE(type(kSentence));
+    doc().setGqaPairing(GqaPairing::Modulo);
+    ASSERT_TRUE(settle());
+    ASSERT_TRUE(doc().metrics());
+    EXPECT_EQ(doc().metrics()->pairing, GqaPairing::Modulo);
+    const ModelMetrics expected = analyzeModel(*doc().model(), doc().config(), nullptr, nullptr, {},
+                                               {.pairing = GqaPairing::Modulo});
+    EXPECT_EQ(doc().metrics()->metrics->layers[0].heads[1].wqkSymmetry,
+              expected.layers[0].heads[1].wqkSymmetry);
+    doc().setGqaPairing(GqaPairing::HuggingFace);
+    ASSERT_TRUE(settle());
+    EXPECT_NE(doc().metrics()->metrics->layers[0].heads[1].wqkSymmetry,
+              expected.layers[0].heads[1].wqkSymmetry);
+}
+
 TEST(ColorMaps, CividisIsOfferedForSequentialData) {
     EXPECT_TRUE(sequentialMapNames().contains(QStringLiteral("cividis")));
     QCPColorGradient cividis = sequentialGradient(QStringLiteral("cividis"));

@@ -31,6 +31,7 @@ struct ComputeRequest {
     QString targetText;
     AttentionKind kind = AttentionKind::Self;
     WConfiguration config;
+    GqaPairing pairing = GqaPairing::HuggingFace;  // the weight metrics' query/key head pairing
     int layer = 0;  // the head on screen (captured even when the rest is not)
     int head = 0;
     bool captureAll = false;  // every head regardless of size (batch export)
@@ -68,6 +69,7 @@ struct MetricsSnapshot {
     quint64 sequence = 0;
     WConfiguration config;
     AttentionKind kind = AttentionKind::Self;
+    GqaPairing pairing = GqaPairing::HuggingFace;
     std::shared_ptr<const ModelMetrics> metrics;  // weight metrics + the sentence's score symmetry
     double milliseconds = 0;
 };
@@ -79,6 +81,7 @@ struct HeadMetricsSnapshot {
     quint64 sequence = 0;
     WConfiguration config;
     AttentionKind kind = AttentionKind::Self;
+    GqaPairing pairing = GqaPairing::HuggingFace;
     int layer = 0;
     int head = 0;
     HeadMetrics metrics;

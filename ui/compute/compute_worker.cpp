@@ -11,8 +11,9 @@ namespace qkv::ui {
 namespace {
 
 // Weight metrics are cached per configuration and attention kind.
-std::string metricsKey(const WConfiguration& config, AttentionKind kind) {
-    return config.name() + "#" + std::to_string(static_cast<int>(kind));
+std::string metricsKey(const WConfiguration& config, AttentionKind kind, GqaPairing pairing) {
+    return config.name() + "#" + std::to_string(static_cast<int>(kind)) + "#" +
+           std::to_string(static_cast<int>(pairing));
 }
 
 AttentionTrace traceOf(ForwardResult&& result, AttentionKind kind) {
@@ -106,19 +107,20 @@ void ComputeWorker::compute(const ComputeRequest& request) {
         emit traceReady(snapshot);
         if (isStale(request)) return;
         const Architecture c = architectureOf(*m_model, snapshot->kind);
-        if (!m_weightMetrics.count(metricsKey(request.config, snapshot->kind)) &&
+        if (!m_weightMetrics.count(metricsKey(request.config, snapshot->kind, request.pairing)) &&
             request.layer < c.layers && request.head < c.heads) {
             auto head = std::make_shared<HeadMetricsSnapshot>();
             head->sequence = request.sequence;
             head->config = request.config;
             head->kind = snapshot->kind;
+            head->pairing = request.pairing;
             head->layer = request.layer;
             head->head = request.head;
             // The copying score waits for the whole model's metrics (its W_U W_E product is
             // the slow part), which follow at once.
-            head->metrics = analyzeHead(*m_model, request.config, request.layer, request.head,
-                                        snapshot->trace.get(),
-                                        {.kind = snapshot->kind, .copyingScores = false});
+            head->metrics = analyzeHead(
+                *m_model, request.config, request.layer, request.head, snapshot->trace.get(),
+                {.kind = snapshot->kind, .pairing = request.pairing, .copyingScores = false});
             emit headMetricsReady(head);
             if (isStale(request)) return;
         }
@@ -225,7 +227,7 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
                                              const TraceSnapshot& snapshot) {
     QElapsedTimer timer;
     timer.start();
-    const std::string key = metricsKey(request.config, snapshot.kind);
+    const std::string key = metricsKey(request.config, snapshot.kind, request.pairing);
     auto cached = m_weightMetrics.find(key);
     if (cached == m_weightMetrics.end()) {
         auto weights = std::make_shared<const ModelMetrics>(
@@ -233,7 +235,7 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
                          [this, sequence = request.sequence](int done, int total) {
                              emit progressed(sequence, QStringLiteral("analysis"), done, total);
                          },
-                         {.kind = snapshot.kind}));
+                         {.kind = snapshot.kind, .pairing = request.pairing}));
         cached = m_weightMetrics.emplace(key, std::move(weights)).first;
     }
     auto metrics = std::make_shared<ModelMetrics>(*cached->second);
@@ -242,6 +244,7 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
     out->sequence = request.sequence;
     out->config = request.config;
     out->kind = snapshot.kind;
+    out->pairing = request.pairing;
     out->metrics = std::move(metrics);
     out->milliseconds = elapsedMs(timer);
     return out;

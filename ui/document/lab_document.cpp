@@ -150,6 +150,13 @@ void LabDocument::setConfig(const WConfiguration& config) {
     recompute();
 }
 
+void LabDocument::setGqaPairing(GqaPairing pairing) {
+    if (pairing == m_pairing) return;
+    m_pairing = pairing;
+    emit configChanged();
+    recompute();
+}
+
 void LabDocument::setHead(int layer, int head) {
     if (!m_model) return;
     const Architecture c = shownArchitecture();
@@ -267,6 +274,7 @@ void LabDocument::submit(bool captureAll) {
     request.targetText = m_targetText;
     request.kind = m_kind;
     request.config = m_config;
+    request.pairing = m_pairing;
     request.layer = m_layer;
     request.head = m_head;
     request.captureAll = captureAll;

@@ -68,6 +68,10 @@ class LabDocument : public QObject {
     const WConfiguration& config() const { return m_config; }
     void setConfig(const WConfiguration& config);
 
+    // How the weight metrics pair query and key heads of grouped-query models (head_metrics.h).
+    GqaPairing gqaPairing() const { return m_pairing; }
+    void setGqaPairing(GqaPairing pairing);
+
     int layer() const { return m_layer; }
     int head() const { return m_head; }
     void setHead(int layer, int head);  // clamped to the model's layers and heads
@@ -161,6 +165,7 @@ class LabDocument : public QObject {
     HeatmapMode m_mode = HeatmapMode::Attention;
     std::optional<TokenPair> m_tokenPair;
     std::optional<int> m_pinned;
+    GqaPairing m_pairing = GqaPairing::HuggingFace;
     ColorScheme m_colors;
     QString m_backendChoice = QStringLiteral("auto");
     QString m_backendName;

@@ -103,15 +103,17 @@ void OverviewView::refresh() {
         return;
     }
     const auto metrics = d.metrics();
-    if (!metrics || metrics->kind != d.attentionKind()) {
+    if (!metrics || metrics->kind != d.attentionKind() || metrics->pairing != d.gqaPairing()) {
         m_heatmap->showPlaceholder(tr("Computing the metrics of every head…"));
         return;
     }
     m_summary->setText(surveyLine(*metrics->metrics));
     const QString kind = attentionKindTitle(metrics->kind);
-    const QString subtitle = QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
-                             (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
-                             configTitle(metrics->config);
+    const QString subtitle =
+        QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
+        (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) + configTitle(metrics->config) +
+        (metrics->pairing == GqaPairing::Modulo ? tr(" · GQA pairing h mod n_kv (as published)")
+                                                : QString());
     m_heatmap->showFigure(
         overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim),
         d.colorScheme(), std::make_pair(d.layer(), d.head()));

@@ -144,11 +144,12 @@ void WeightPanel::showHeadMetrics() {
     const auto metrics = d.metrics();
     const auto early = d.headMetrics();  // the shown head, ahead of the whole model
     const HeadMetrics* found = nullptr;
-    if (metrics && metrics->kind == d.attentionKind() &&
+    if (metrics && metrics->kind == d.attentionKind() && metrics->pairing == d.gqaPairing() &&
         d.layer() < static_cast<int>(metrics->metrics->layers.size()))
         found = &metrics->metrics->layers[d.layer()].heads.at(d.head());
     else if (early && early->layer == d.layer() && early->head == d.head() &&
-             early->config == d.config() && early->kind == d.attentionKind())
+             early->config == d.config() && early->kind == d.attentionKind() &&
+             early->pairing == d.gqaPairing())
         found = &early->metrics;
     if (!found) {
         showSpectrum({});

@@ -169,6 +169,23 @@ void MainWindow::buildComputeMenu() {
     compute->addAction(tr("&Stop"), QKeySequence(Qt::Key_Escape), this,
                        [d] { d->cancelComputation(); });
     compute->addSeparator();
+    // Grouped-query models only: how published figures paired query and key heads.
+    QAction* modulo = compute->addAction(
+        tr("Published &GQA Pairing (query head h with key head h mod n_kv)"), this,
+        [d](bool on) { d->setGqaPairing(on ? GqaPairing::Modulo : GqaPairing::HuggingFace); });
+    modulo->setCheckable(true);
+    modulo->setToolTip(
+        tr("The weight metrics pair query head h with key head h / group, as the "
+           "model computes; published GQA figures used h mod n_kv"));
+    auto updateModulo = [d, modulo] {
+        const Model* model = d->model();
+        modulo->setEnabled(model && model->architecture().kvGroup() > 1);
+        modulo->setChecked(d->gqaPairing() == GqaPairing::Modulo);
+    };
+    connect(d, &LabDocument::modelChanged, modulo, updateModulo);
+    connect(d, &LabDocument::configChanged, modulo, updateModulo);
+    updateModulo();
+    compute->addSeparator();
     QMenu* backend = compute->addMenu(tr("&Backend"));
     m_backendGroup = new QActionGroup(this);
     const QString tips[] = {tr("A GPU through Vulkan when one exists, else the CPU"),
