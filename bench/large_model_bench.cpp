@@ -140,12 +140,11 @@ int runLargeModelBench(const LargeModelOptions& o) {
         const auto start = Clock::now();
         // The W_QK and OV metrics of every head; the OV copying score's W_U W_E product over
         // a 128k vocabulary (4 TFLOP) is left out, as survey/analyze --no-copying-score does.
-        analyzeModel(
-            *model, WConfiguration{}, nullptr, nullptr,
-            [](int done, int total) {
-                std::cerr << "\r  layer " << done << " of " << total << std::flush;
-            },
-            {.copyingScores = false});
+        analyzeModel(*model, WConfiguration{}, nullptr, nullptr,
+                     [](int done, int total) {
+                         std::cerr << "\r  layer " << done << " of " << total << std::flush;
+                     },
+                     {.copyingScores = false});
         std::cerr << "\n";
         return seconds(start);
     });

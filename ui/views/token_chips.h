@@ -17,8 +17,8 @@ class TokenChips : public QWidget {
   public:
     explicit TokenChips(LabDocument& document, QWidget* parent = nullptr);
 
-    QStringList chipTexts() const;  // what the chips show, in order
-    QString noticeText() const;     // truncation note, or empty
+    QStringList chipTexts() const;   // what the chips show, in order
+    QString noticeText() const;      // truncation note, or empty
     QWidget* chip(int index) const;  // a click on it pins its token
 
   protected:
