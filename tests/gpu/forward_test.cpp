@@ -60,6 +60,19 @@ double maxDifference(const RowMatrixXf& a, const RowMatrixXf& b) {
 
 double scaleOf(const RowMatrixXf& a) { return 1.0 + a.cwiseAbs().maxCoeff(); }
 
+// A forward of `ids` (and an encoder-decoder's `targets`) under the variant, every logit.
+ForwardRequest variantRequest(const Variant& variant, std::vector<int> ids,
+                              std::vector<int> targets) {
+    ForwardRequest request;
+    request.ids = std::move(ids);
+    request.targetIds = std::move(targets);
+    request.config = WConfiguration::parse(variant.configuration);
+    request.config.scaleOutside = variant.scaleOutside;
+    request.config.maskSelf = variant.maskSelf;
+    request.logits = LogitsMode::AllPositions;
+    return request;
+}
+
 class VulkanForward : public testing::TestWithParam<std::string> {};
 
 struct Differences {
@@ -125,13 +138,8 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
         double logits = 0.0, fromReference = 0.0;
         for (const auto& sentence : reference.sentences) {
             SCOPED_TRACE(sentence.text);
-            ForwardRequest request;
-            request.ids = sentence.ids;
-            request.targetIds = sentence.decoderIds;
-            request.config = WConfiguration::parse(variant.configuration);
-            request.config.scaleOutside = variant.scaleOutside;
-            request.config.maskSelf = variant.maskSelf;
-            request.logits = LogitsMode::AllPositions;
+            const ForwardRequest request =
+                variantRequest(variant, sentence.ids, sentence.decoderIds);
             const ForwardResult expected = onCpu.run(request);
             const ForwardResult actual = onGpu.run(request);
 
@@ -181,13 +189,8 @@ TEST(VulkanForwardFixture, BartMatchesCpu) {
     const ForwardPass onCpu(*model, test::sharedCpuBackend()), onGpu(*model, gpu);
     for (const Variant& variant : kVariants) {
         SCOPED_TRACE(variantName(variant));
-        ForwardRequest request;
-        request.ids = {0, 17, 42, 5, 5, 11, 2};
-        request.targetIds = {2, 0, 23, 9, 31};
-        request.config = WConfiguration::parse(variant.configuration);
-        request.config.scaleOutside = variant.scaleOutside;
-        request.config.maskSelf = variant.maskSelf;
-        request.logits = LogitsMode::AllPositions;
+        const ForwardRequest request =
+            variantRequest(variant, {0, 17, 42, 5, 5, 11, 2}, {2, 0, 23, 9, 31});
         const ForwardResult expected = onCpu.run(request);
         const ForwardResult actual = onGpu.run(request);
         Differences d;

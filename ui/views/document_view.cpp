@@ -1,6 +1,9 @@
 #include "ui/views/document_view.h"
 
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
 
@@ -34,6 +37,21 @@ void DocumentView::showEvent(QShowEvent* event) {
         m_dirty = false;
         refresh();
     }
+}
+
+DocumentView::ControlRow DocumentView::addControlRow(QVBoxLayout* layout, const QString& title,
+                                                     QWidget* control) {
+    auto* row = new QHBoxLayout;
+    row->setContentsMargins(8, 0, 8, 0);
+    row->addWidget(new QLabel(title, this));
+    row->addWidget(control);
+    auto* hint = new QLabel(this);
+    hint->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    hint->setWordWrap(true);
+    hint->setMinimumWidth(80);  // a long hint wraps instead of widening the window
+    row->addWidget(hint, 1);
+    layout->addLayout(row);
+    return {row, hint};
 }
 
 std::optional<std::pair<int, int>> DocumentView::selectedCell(const LabDocument& document) {

@@ -4,6 +4,10 @@
 // costs one repaint, not one per tab.
 #include <QString>
 #include <QWidget>
+
+class QHBoxLayout;
+class QLabel;
+class QVBoxLayout;
 #include <optional>
 #include <utility>
 
@@ -29,6 +33,13 @@ class DocumentView : public QWidget {
     QString placeholder() const;
     // The clicked token pair as a heatmap (row, col), to outline it.
     static std::optional<std::pair<int, int>> selectedCell(const LabDocument& document);
+    // The line above a tab's figure, added to `layout`: "title [control]", then a grey hint
+    // that wraps and takes the rest of the line (further controls go to the row's end).
+    struct ControlRow {
+        QHBoxLayout* row;
+        QLabel* hint;
+    };
+    ControlRow addControlRow(QVBoxLayout* layout, const QString& title, QWidget* control);
 
   private:
     LabDocument& m_document;

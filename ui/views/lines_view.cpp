@@ -36,20 +36,11 @@ QColor headColor(int head) {
 LinesView::LinesView(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    auto* row = new QHBoxLayout;
-    row->setContentsMargins(8, 0, 8, 0);
-    row->addWidget(new QLabel(tr("Heads"), this));
     m_heads = new QComboBox(this);
     m_heads->addItem(tr("this head"));
     m_heads->addItem(tr("every head of the layer"));
-    row->addWidget(m_heads);
-    m_status = new QLabel(this);
-    m_status->setStyleSheet(QStringLiteral("color: palette(mid);"));
+    m_status = addControlRow(layout, tr("Heads"), m_heads).hint;
     m_status->setTextFormat(Qt::RichText);
-    m_status->setWordWrap(true);
-    m_status->setMinimumWidth(80);
-    row->addWidget(m_status, 1);
-    layout->addLayout(row);
     m_canvas = new LinesCanvas;
     m_scroll = new QScrollArea(this);
     m_scroll->setWidget(m_canvas);

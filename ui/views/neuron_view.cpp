@@ -16,23 +16,15 @@ namespace qkv::ui {
 NeuronView::NeuronView(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    auto* row = new QHBoxLayout;
-    row->setContentsMargins(8, 0, 8, 0);
-    row->addWidget(new QLabel(tr("Query token"), this));
     m_query = new QComboBox(this);
     m_query->setMinimumContentsLength(12);
     m_query->setToolTip(
         tr("The attending token whose heatmap row is taken apart (a click in "
            "the Head view picks it too)"));
-    row->addWidget(m_query);
-    m_help = new QLabel(tr("Each score is the sum of the products q∘k over the head's "
-                           "dimensions: the row shows which dimensions make it."),
-                        this);
-    m_help->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    m_help->setWordWrap(true);
-    m_help->setMinimumWidth(80);
-    row->addWidget(m_help, 1);
-    layout->addLayout(row);
+    m_help = addControlRow(layout, tr("Query token"), m_query).hint;
+    m_help->setText(
+        tr("Each score is the sum of the products q∘k over the head's dimensions: "
+           "the row shows which dimensions make it."));
     m_heatmap = new HeatmapWidget(this);
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setToolTipProvider([this](const HeatmapCell& cell) { return cellToolTip(cell); });

@@ -26,22 +26,17 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     : DocumentView(document, parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    auto* row = new QHBoxLayout;
-    row->setContentsMargins(8, 0, 8, 0);
-    row->addWidget(new QLabel(tr("Colour by"), this));
     m_metric = new QComboBox(this);
     for (const HeadMetricInfo& info : headMetricInfos()) m_metric->addItem(info.title, info.key);
     const int saved = m_metric->findData(kMetricSetting.value());
     m_metric->setCurrentIndex(saved >= 0 ? saved : 0);
-    row->addWidget(m_metric);
-    m_help = new QLabel(this);
-    m_help->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    row->addWidget(m_help, 1);
+    const ControlRow controls = addControlRow(layout, tr("Colour by"), m_metric);
+    m_help = controls.hint;
+    QHBoxLayout* row = controls.row;
     m_thumbnailToggle = new QCheckBox(tr("&Thumbnails"), this);
     m_thumbnailToggle->setToolTip(
         tr("Every head's attention over the sentence as a small picture (Ctrl+T)"));
     row->addWidget(m_thumbnailToggle);
-    layout->addLayout(row);
     m_summary = new QLabel(this);
     m_summary->setContentsMargins(8, 0, 8, 0);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
