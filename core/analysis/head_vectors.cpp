@@ -40,12 +40,46 @@ NeuronRow neuronRow(const AttentionTrace& trace, int layer, int head, int query,
     return row;
 }
 
-QueryKeyPlane queryKeyPlane(const AttentionTrace& trace, int layer, int head) {
+HeadSample headSample(const AttentionTrace& trace, int layer, int head) {
     requireProbabilities(trace, layer, head);
-    const Eigen::MatrixXd q = trace.query(layer, head).cast<double>();
-    const Eigen::MatrixXd k = trace.key(layer, head).cast<double>();
-    Eigen::MatrixXd all(q.rows() + k.rows(), q.cols());
-    all << q, k;
+    HeadSample sample{trace.query(layer, head).cast<double>(),
+                      trace.key(layer, head).cast<double>(),
+                      {}};
+    const RowMatrixXf& a = trace.probabilities(layer, head);
+    for (Eigen::Index i = 0; i < a.rows(); ++i) {
+        Eigen::Index best = 0;
+        a.row(i).maxCoeff(&best);
+        sample.attended.push_back(static_cast<int>(best));
+    }
+    return sample;
+}
+
+QueryKeyPlane queryKeyPlane(const AttentionTrace& trace, int layer, int head) {
+    return queryKeyPlane(std::vector<HeadSample>{headSample(trace, layer, head)});
+}
+
+QueryKeyPlane queryKeyPlane(const std::vector<HeadSample>& samples) {
+    if (samples.empty()) throw Error("a query/key plane needs at least one sentence");
+    Eigen::Index queries = 0, keys = 0;
+    for (const HeadSample& s : samples) {
+        if (s.queries.cols() != samples.front().queries.cols() ||
+            s.keys.cols() != s.queries.cols())
+            throw Error("the sentences' vectors have different widths");
+        queries += s.queries.rows();
+        keys += s.keys.rows();
+    }
+    Eigen::MatrixXd all(queries + keys, samples.front().queries.cols());
+    QueryKeyPlane out;
+    Eigen::Index q = 0, k = queries;
+    for (const HeadSample& s : samples) {
+        all.middleRows(q, s.queries.rows()) = s.queries;
+        all.middleRows(k, s.keys.rows()) = s.keys;
+        for (int j : s.attended) out.attended.push_back(static_cast<int>(k - queries) + j);
+        out.queryCounts.push_back(static_cast<int>(s.queries.rows()));
+        out.keyCounts.push_back(static_cast<int>(s.keys.rows()));
+        q += s.queries.rows();
+        k += s.keys.rows();
+    }
     const Eigen::RowVectorXd mean = all.colwise().mean();
     all.rowwise() -= mean;
     // Principal axes: eigenvectors of the d_k x d_k scatter matrix, largest eigenvalues last.
@@ -55,17 +89,10 @@ QueryKeyPlane queryKeyPlane(const AttentionTrace& trace, int layer, int head) {
     for (Eigen::Index a = 0; a < std::min<Eigen::Index>(2, d); ++a)
         axes.col(a) = eigen.eigenvectors().col(d - 1 - a);
     const Eigen::MatrixX2d plane = all * axes;
-    QueryKeyPlane out;
-    out.queries = plane.topRows(q.rows());
-    out.keys = plane.bottomRows(k.rows());
+    out.queries = plane.topRows(queries);
+    out.keys = plane.bottomRows(keys);
     const double total = eigen.eigenvalues().sum();
     out.explained = total > 0 ? plane.squaredNorm() / total : 0.0;
-    const RowMatrixXf& a = trace.probabilities(layer, head);
-    for (Eigen::Index i = 0; i < a.rows(); ++i) {
-        Eigen::Index best = 0;
-        a.row(i).maxCoeff(&best);
-        out.attended.push_back(static_cast<int>(best));
-    }
     return out;
 }
 

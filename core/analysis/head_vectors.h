@@ -32,15 +32,26 @@ struct NeuronRow {
 // Throws qkv::Error outside the trace or for a head it did not capture.
 NeuronRow neuronRow(const AttentionTrace& trace, int layer, int head, int query, double scale);
 
-// The head's queries and keys in one plane: the first two principal axes of their union (rows
-// centred on the union's mean), with each query's most attended key.
-struct QueryKeyPlane {
-    Eigen::MatrixX2d queries;   // queries x 2
-    Eigen::MatrixX2d keys;      // keys x 2
+// One sentence's queries and keys of a head, with each query's most attended key.
+struct HeadSample {
+    Eigen::MatrixXd queries;    // tokens x d_k
+    Eigen::MatrixXd keys;       // key tokens x d_k
     std::vector<int> attended;  // per query, argmax_j A_ij
-    double explained = 0;       // fraction of the union's variance the plane holds, in [0, 1]
+};
+HeadSample headSample(const AttentionTrace& trace, int layer, int head);
+
+// The head's queries and keys in one plane: the first two principal axes of their union (rows
+// centred on the union's mean), over one sentence or pooled over several (AttentionViz's view
+// of a head across a corpus). Rows keep the samples' order: sample 0's queries first.
+struct QueryKeyPlane {
+    Eigen::MatrixX2d queries;   // all samples' queries x 2
+    Eigen::MatrixX2d keys;      // all samples' keys x 2
+    std::vector<int> attended;  // per query, its most attended key as a row of `keys`
+    std::vector<int> queryCounts, keyCounts;  // rows per sample
+    double explained = 0;  // fraction of the union's variance the plane holds, in [0, 1]
 };
 QueryKeyPlane queryKeyPlane(const AttentionTrace& trace, int layer, int head);
+QueryKeyPlane queryKeyPlane(const std::vector<HeadSample>& samples);  // at least one
 
 // Through the head's output rows W_O^h (d_k x d_model): `written` per query i, ‖(A V W_O^h)_i‖,
 // what the head adds to the residual stream there; `source` per key j, ‖v_j W_O^h‖ times the

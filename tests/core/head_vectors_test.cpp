@@ -76,6 +76,29 @@ TEST_F(HeadVectors, QueryKeyPlaneOfSharedQkCoincides) {
     }
 }
 
+// Pooled over sentences, the plane is that of all their vectors: rows in the samples' order,
+// each sample's attended keys offset to its own rows, and one sentence's plane unchanged when it
+// is pooled with itself (its points simply appear twice).
+TEST_F(HeadVectors, QueryKeyPlanePooledOverSentences) {
+    const ForwardResult r = run("learned");
+    ForwardRequest other;
+    other.ids = {7, 8, 9};
+    const ForwardResult r2 = ForwardPass(*m_model, *m_backend).run(other);
+    const HeadSample first = headSample(r.trace, 1, 0), second = headSample(r2.trace, 1, 0);
+    const QueryKeyPlane pooled = queryKeyPlane({first, second});
+    ASSERT_EQ(pooled.queries.rows(), 9);
+    ASSERT_EQ(pooled.keys.rows(), 9);
+    EXPECT_EQ(pooled.queryCounts, (std::vector<int>{6, 3}));
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(pooled.attended[6 + i], 6 + second.attended[i]);
+    const QueryKeyPlane single = queryKeyPlane(r.trace, 1, 0);
+    const QueryKeyPlane twice = queryKeyPlane({first, first});
+    for (int i = 0; i < 6; ++i)  // principal axes are defined up to sign
+        for (int a = 0; a < 2; ++a)
+            EXPECT_NEAR(std::abs(twice.queries(i, a)), std::abs(single.queries(i, a)), 1e-9);
+    EXPECT_NEAR(twice.explained, single.explained, 1e-12);
+    EXPECT_THROW(queryKeyPlane(std::vector<HeadSample>{}), Error);
+}
+
 TEST_F(HeadVectors, OutputNormsAreThoseOfAVWo) {
     const ForwardResult r = run("learned");
     const MatrixView rows = headOutputRows(*m_model, 1, 3);

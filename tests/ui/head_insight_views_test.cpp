@@ -15,6 +15,7 @@
 #include "ui/views/lines_view.h"
 #include "ui/views/neuron_view.h"
 #include "ui/views/overview_view.h"
+#include "ui/views/sentence_bar.h"
 #include "ui/views/space_view.h"
 #include "ui/views/thumbnail_grid.h"
 #include "ui/views/token_chips.h"
@@ -79,6 +80,23 @@ TEST_F(MainWindowTest, QueryKeySpaceShowsEveryQueryAndKey) {
         EXPECT_NEAR(view->cloud(0)->data()->at(i)->value, view->cloud(1)->data()->at(i)->value,
                     1e-4);
     }
+    // Pooled over the example sentences: their vectors join, drawn behind the sentence's own.
+    view->setPooled(true);
+    ASSERT_TRUE(settle());
+    ASSERT_EQ(view->plot()->plottableCount(), 4);
+    EXPECT_EQ(view->cloud(0)->dataCount(), n);
+    const auto& pooled = doc().snapshot()->pooled;
+    ASSERT_EQ(pooled.size(), static_cast<size_t>(exampleSentences().size()));
+    int pooledQueries = 0;
+    for (const HeadSample& s : pooled) pooledQueries += static_cast<int>(s.queries.rows());
+    EXPECT_EQ(qobject_cast<QCPCurve*>(view->plot()->plottable(0))->dataCount(), pooledQueries);
+    doc().setHead(1, 1);  // another head: its vectors are pooled anew
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(doc().snapshot()->pooledHead, 1);
+    view->setPooled(false);
+    ASSERT_TRUE(settle());
+    EXPECT_EQ(view->plot()->plottableCount(), 2);
+
     QTemporaryDir dir;
     const QString svg = dir.filePath(QStringLiteral("space.svg"));
     ASSERT_TRUE(window->exportCurrentView(svg));

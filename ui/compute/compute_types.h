@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/head_vectors.h"
 #include "core/model/attention_trace.h"
 #include "core/model/model.h"
 #include "core/model/w_configuration.h"
@@ -35,6 +36,9 @@ struct ComputeRequest {
     int layer = 0;  // the head on screen (captured even when the rest is not)
     int head = 0;
     bool captureAll = false;  // every head regardless of size (batch export)
+    // The Q·K space pooled over a corpus: the shown head's vectors over these sentences too
+    // (self-attention only).
+    QStringList pooledSentences;
     std::shared_ptr<std::atomic<bool>> cancel;
 };
 
@@ -55,6 +59,10 @@ struct TraceSnapshot {
     std::shared_ptr<const AttentionTrace> learned;  // the checkpoint as stored (Compare view)
     double milliseconds = 0;
     QString backend;
+    // The shown head's queries and keys over ComputeRequest::pooledSentences, for (pooledLayer,
+    // pooledHead); empty when none were asked for.
+    std::vector<HeadSample> pooled;
+    int pooledLayer = -1, pooledHead = -1;
 
     bool includes(int layer, int head) const { return capture.includes(layer, head); }
     bool capturesAll() const { return !capture.layer && !capture.head; }

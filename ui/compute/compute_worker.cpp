@@ -219,8 +219,32 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     } else {
         snapshot->learned = trace;
     }
+    if (!request.pooledSentences.isEmpty() && snapshot->kind == AttentionKind::Self &&
+        snapshot->includes(request.layer, request.head))
+        poolHead(request, *snapshot);
     snapshot->milliseconds = elapsedMs(timer);
     return snapshot;
+}
+
+// The shown head over each pooled sentence: one head captured, its queries and keys kept.
+void ComputeWorker::poolHead(const ComputeRequest& request, TraceSnapshot& snapshot) {
+    ForwardRequest forward;
+    forward.config = request.config;
+    forward.logits = LogitsMode::None;
+    forward.cancel = request.cancel.get();
+    forward.capture.layer = request.layer;
+    forward.capture.head = request.head;
+    forward.capture.scores = false;
+    for (const QString& sentence : request.pooledSentences) {
+        const TokenizedText tokenized = tokenizeForModel(*m_model, sentence);
+        if (tokenized.tokens.empty()) continue;  // no tokenizer, or nothing to read
+        forward.ids.clear();
+        for (const ShownToken& t : tokenized.tokens) forward.ids.push_back(t.id);
+        const ForwardResult result = m_forward->run(forward);
+        snapshot.pooled.push_back(headSample(result.trace, request.layer, request.head));
+    }
+    snapshot.pooledLayer = request.layer;
+    snapshot.pooledHead = request.head;
 }
 
 MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,

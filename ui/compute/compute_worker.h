@@ -52,6 +52,7 @@ class ComputeWorker : public QObject {
   private:
     bool isStale(const ComputeRequest& request) const;
     TraceSnapshotPtr runForward(const ComputeRequest& request);
+    void poolHead(const ComputeRequest& request, TraceSnapshot& snapshot);
     void readTarget(const ComputeRequest& request, const std::vector<int>& sourceIds,
                     TraceSnapshot& snapshot);
     QString writtenTarget(const std::vector<int>& ids) const;

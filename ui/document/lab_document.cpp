@@ -157,6 +157,12 @@ void LabDocument::setGqaPairing(GqaPairing pairing) {
     recompute();
 }
 
+void LabDocument::setPooledSentences(const QStringList& sentences) {
+    if (sentences == m_pooled) return;
+    m_pooled = sentences;
+    recompute();
+}
+
 void LabDocument::setHead(int layer, int head) {
     if (!m_model) return;
     const Architecture c = shownArchitecture();
@@ -166,7 +172,8 @@ void LabDocument::setHead(int layer, int head) {
     m_layer = layer;
     m_head = head;
     emit headChanged(m_layer, m_head);
-    if (m_snapshot && !m_snapshot->includes(m_layer, m_head)) recompute();
+    if (m_snapshot && (!m_snapshot->includes(m_layer, m_head) || !m_pooled.isEmpty()))
+        recompute();
 }
 
 void LabDocument::stepHead(int delta) {
@@ -275,6 +282,7 @@ void LabDocument::submit(bool captureAll) {
     request.kind = m_kind;
     request.config = m_config;
     request.pairing = m_pairing;
+    request.pooledSentences = m_pooled;
     request.layer = m_layer;
     request.head = m_head;
     request.captureAll = captureAll;

@@ -72,6 +72,11 @@ class LabDocument : public QObject {
     GqaPairing gqaPairing() const { return m_pairing; }
     void setGqaPairing(GqaPairing pairing);
 
+    // Sentences whose vectors of the shown head join the sentence's in the Q·K space (each
+    // head change then recomputes); empty: the sentence alone.
+    const QStringList& pooledSentences() const { return m_pooled; }
+    void setPooledSentences(const QStringList& sentences);
+
     int layer() const { return m_layer; }
     int head() const { return m_head; }
     void setHead(int layer, int head);  // clamped to the model's layers and heads
@@ -166,6 +171,7 @@ class LabDocument : public QObject {
     std::optional<TokenPair> m_tokenPair;
     std::optional<int> m_pinned;
     GqaPairing m_pairing = GqaPairing::HuggingFace;
+    QStringList m_pooled;
     ColorScheme m_colors;
     QString m_backendChoice = QStringLiteral("auto");
     QString m_backendName;

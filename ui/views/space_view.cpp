@@ -2,12 +2,15 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QLabel>
-#include <QStackedLayout>
+#include <QStackedWidget>
+#include <QVBoxLayout>
 
 #include "core/analysis/head_vectors.h"
 #include "ui/document/lab_document.h"
 #include "ui/plot/head_figures.h"
+#include "ui/views/sentence_bar.h"
 
 namespace qkv::ui {
 namespace {
@@ -30,31 +33,48 @@ QCPCurve* scatter(QCustomPlot* plot, const QString& name, QCPScatterStyle style)
 }  // namespace
 
 SpaceView::SpaceView(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
-    auto* stack = new QStackedLayout(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 4, 0, 0);
+    m_pool = new QCheckBox(tr("pooled over the example sentences"), this);
+    m_pool->setToolTip(
+        tr("The head's queries and keys over every example sentence as well "
+           "(lighter), as AttentionViz shows a head across a corpus"));
+    addControlRow(layout, tr("Vectors of this sentence"), m_pool)
+        .hint->setText(tr("Under shared-qk the two clouds are one; under the learned weights "
+                          "they stand apart."));
+    connect(m_pool, &QCheckBox::toggled, this, [this](bool pooled) {
+        this->document().setPooledSentences(pooled ? exampleSentences() : QStringList{});
+    });
+    m_pages = new QStackedWidget(this);
+    layout->addWidget(m_pages, 1);
     m_placeholder = new QLabel(this);
     m_placeholder->setAlignment(Qt::AlignCenter);
     m_placeholder->setWordWrap(true);
     m_placeholder->setStyleSheet(QStringLiteral("color: palette(mid);"));
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("spacePlot"));
-    stack->addWidget(m_placeholder);
-    stack->addWidget(m_plot);
+    m_pages->addWidget(m_placeholder);
+    m_pages->addWidget(m_plot);
     connectRefresh();
     connect(&document, &LabDocument::headChanged, this, &SpaceView::scheduleRefresh);
 }
 
 QCPCurve* SpaceView::cloud(int which) const {
-    return qobject_cast<QCPCurve*>(m_plot->plottable(which));
+    // The pooled clouds, when drawn, come first (under the sentence's own).
+    const int pooledClouds = m_plot->plottableCount() > 2 ? 2 : 0;
+    return qobject_cast<QCPCurve*>(m_plot->plottable(pooledClouds + which));
 }
 
-bool SpaceView::isShowingFigure() const { return !m_plot->isHidden(); }
+bool SpaceView::isShowingFigure() const { return m_pages->currentWidget() == m_plot; }
+bool SpaceView::pooled() const { return m_pool->isChecked(); }
+void SpaceView::setPooled(bool pooled) { m_pool->setChecked(pooled); }
 QString SpaceView::placeholderText() const {
     return isShowingFigure() ? QString() : m_placeholder->text();
 }
 
 void SpaceView::showPlaceholder(const QString& text) {
     m_placeholder->setText(text);
-    static_cast<QStackedLayout*>(layout())->setCurrentWidget(m_placeholder);
+    m_pages->setCurrentWidget(m_placeholder);
 }
 
 void SpaceView::refresh() {
@@ -64,7 +84,13 @@ void SpaceView::refresh() {
         why = tr("Computing layer %1, head %2…").arg(d.layer()).arg(d.head());
     if (!why.isEmpty()) return showPlaceholder(why);
     const TraceSnapshot& snapshot = *d.snapshot();
-    const QueryKeyPlane plane = queryKeyPlane(*snapshot.trace, d.layer(), d.head());
+    std::vector<HeadSample> samples{headSample(*snapshot.trace, d.layer(), d.head())};
+    const bool pooledHere = snapshot.pooledLayer == d.layer() && snapshot.pooledHead == d.head();
+    if (pooled() && pooledHere)
+        samples.insert(samples.end(), snapshot.pooled.begin(), snapshot.pooled.end());
+    const QueryKeyPlane plane = queryKeyPlane(samples);
+    // The sentence's own points come first; the pooled ones follow.
+    const int ownQueries = plane.queryCounts.front(), ownKeys = plane.keyCounts.front();
     const QStringList queries = snapshot.labels(), keys = snapshot.keyLabels();
 
     m_plot->clearPlottables();
@@ -75,15 +101,18 @@ void SpaceView::refresh() {
     const QString kind = attentionKindTitle(snapshot.kind);
     m_plot->plotLayout()->addElement(
         0, 0,
-        new QCPTextElement(m_plot,
-                           (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
-                               tr("Layer %1 · Head %2 · %3 · queries and keys in one plane "
-                                  "(%4% of their variance)")
-                                   .arg(d.layer())
-                                   .arg(d.head())
-                                   .arg(configTitle(snapshot.config))
-                                   .arg(plane.explained * 100, 0, 'f', 0),
-                           QFont(m_plot->font().family(), 12, QFont::Bold)));
+        new QCPTextElement(
+            m_plot,
+            (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
+                tr("Layer %1 · Head %2 · %3 · queries and keys in one plane "
+                   "(%4% of their variance)")
+                    .arg(d.layer())
+                    .arg(d.head())
+                    .arg(configTitle(snapshot.config))
+                    .arg(plane.explained * 100, 0, 'f', 0) +
+                (samples.size() > 1 ? tr(" · with %1 example sentences").arg(samples.size() - 1)
+                                    : QString()),
+            QFont(m_plot->font().family(), 12, QFont::Bold)));
     // The plot's default axes went with the cleared layout: the graphs use the new rect's.
     m_plot->xAxis = rect->axis(QCPAxis::atBottom);
     m_plot->yAxis = rect->axis(QCPAxis::atLeft);
@@ -94,9 +123,23 @@ void SpaceView::refresh() {
     legend->setLayer(QStringLiteral("legend"));
     m_plot->legend = legend;
 
-    // Lines first, under the markers: each query to the key it attends to most.
-    const bool labelled = plane.queries.rows() <= kMaxLabelledTokens;
-    for (Eigen::Index i = 0; i < plane.queries.rows(); ++i) {
+    // The pooled sentences' points, lighter and first, under the sentence's own.
+    if (samples.size() > 1) {
+        const QColor query(kQueryColor.red(), kQueryColor.green(), kQueryColor.blue(), 70);
+        const QColor key(kKeyColor.red(), kKeyColor.green(), kKeyColor.blue(), 90);
+        QCPCurve* pq = scatter(m_plot, tr("queries, example sentences"),
+                               QCPScatterStyle(QCPScatterStyle::ssDisc, query, query, 5));
+        QCPCurve* pk =
+            scatter(m_plot, tr("keys, example sentences"),
+                    QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(key, 1), Qt::NoBrush, 6));
+        for (Eigen::Index i = ownQueries; i < plane.queries.rows(); ++i)
+            pq->addData(plane.queries(i, 0), plane.queries(i, 1));
+        for (Eigen::Index j = ownKeys; j < plane.keys.rows(); ++j)
+            pk->addData(plane.keys(j, 0), plane.keys(j, 1));
+    }
+    // Lines under the sentence's markers: each of its queries to the key it attends to most.
+    const bool labelled = ownQueries <= kMaxLabelledTokens;
+    for (Eigen::Index i = 0; i < ownQueries; ++i) {
         auto* line = new QCPItemLine(m_plot);
         line->start->setAxes(m_plot->xAxis, m_plot->yAxis);
         line->end->setAxes(m_plot->xAxis, m_plot->yAxis);
@@ -110,10 +153,9 @@ void SpaceView::refresh() {
     QCPCurve* k =
         scatter(m_plot, tr("keys (W_K)"),
                 QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(kKeyColor, 2), Qt::NoBrush, 10));
-    for (Eigen::Index i = 0; i < plane.queries.rows(); ++i)
+    for (Eigen::Index i = 0; i < ownQueries; ++i)
         q->addData(plane.queries(i, 0), plane.queries(i, 1));
-    for (Eigen::Index j = 0; j < plane.keys.rows(); ++j)
-        k->addData(plane.keys(j, 0), plane.keys(j, 1));
+    for (Eigen::Index j = 0; j < ownKeys; ++j) k->addData(plane.keys(j, 0), plane.keys(j, 1));
     auto label = [&](double x, double y, const QString& text, const QColor& color) {
         auto* item = new QCPItemText(m_plot);
         item->position->setAxes(m_plot->xAxis, m_plot->yAxis);
@@ -124,9 +166,9 @@ void SpaceView::refresh() {
         item->setClipToAxisRect(true);
     };
     if (labelled) {
-        for (Eigen::Index i = 0; i < plane.queries.rows(); ++i)
+        for (Eigen::Index i = 0; i < ownQueries; ++i)
             label(plane.queries(i, 0), plane.queries(i, 1), queries.value(i), kQueryColor);
-        for (Eigen::Index j = 0; j < plane.keys.rows(); ++j)
+        for (Eigen::Index j = 0; j < ownKeys; ++j)
             label(plane.keys(j, 0), plane.keys(j, 1), keys.value(j), kKeyColor);
     }
     // One scale on both axes: distances in the plane are distances between the vectors.
@@ -136,7 +178,7 @@ void SpaceView::refresh() {
     m_plot->xAxis->setRange(m_plot->xAxis->range().center(), span, Qt::AlignCenter);
     m_plot->yAxis->setRange(m_plot->yAxis->range().center(), span, Qt::AlignCenter);
     m_plot->yAxis->setScaleRatio(m_plot->xAxis, 1.0);
-    static_cast<QStackedLayout*>(layout())->setCurrentWidget(m_plot);
+    m_pages->setCurrentWidget(m_plot);
     m_plot->replot();
 }
 

@@ -3,11 +3,15 @@
 // and key vectors in one plane — the first two principal axes of their union — queries as filled
 // dots, keys as open squares, each query joined to the key it attends to most. Under shared-qk
 // the two clouds coincide; under the learned weights one sees how far apart W_Q and W_K put them.
+// Optionally the plane is that of the head's vectors over the example sentences as well, drawn
+// lighter behind the sentence's own.
 #include "ui/views/document_view.h"
 
 class QCPCurve;
 class QCustomPlot;
+class QCheckBox;
 class QLabel;
+class QStackedWidget;
 
 namespace qkv::ui {
 
@@ -16,9 +20,11 @@ class SpaceView : public DocumentView {
   public:
     explicit SpaceView(LabDocument& document, QWidget* parent = nullptr);
     QCustomPlot* plot() const { return m_plot; }
-    // The queries' (0) or keys' (1) markers, in token order.
+    // The sentence's queries' (0) or keys' (1) markers, in token order.
     QCPCurve* cloud(int which) const;
     bool isShowingFigure() const;
+    bool pooled() const;  // the example sentences' vectors drawn as well
+    void setPooled(bool pooled);
     QString placeholderText() const;
 
   protected:
@@ -27,6 +33,8 @@ class SpaceView : public DocumentView {
   private:
     void showPlaceholder(const QString& text);
 
+    QCheckBox* m_pool;
+    QStackedWidget* m_pages;
     QCustomPlot* m_plot;
     QLabel* m_placeholder;
 };
