@@ -42,9 +42,8 @@ NeuronRow neuronRow(const AttentionTrace& trace, int layer, int head, int query,
 
 HeadSample headSample(const AttentionTrace& trace, int layer, int head) {
     requireProbabilities(trace, layer, head);
-    HeadSample sample{trace.query(layer, head).cast<double>(),
-                      trace.key(layer, head).cast<double>(),
-                      {}};
+    HeadSample sample{
+        trace.query(layer, head).cast<double>(), trace.key(layer, head).cast<double>(), {}};
     const RowMatrixXf& a = trace.probabilities(layer, head);
     for (Eigen::Index i = 0; i < a.rows(); ++i) {
         Eigen::Index best = 0;
@@ -62,8 +61,7 @@ QueryKeyPlane queryKeyPlane(const std::vector<HeadSample>& samples) {
     if (samples.empty()) throw Error("a query/key plane needs at least one sentence");
     Eigen::Index queries = 0, keys = 0;
     for (const HeadSample& s : samples) {
-        if (s.queries.cols() != samples.front().queries.cols() ||
-            s.keys.cols() != s.queries.cols())
+        if (s.queries.cols() != samples.front().queries.cols() || s.keys.cols() != s.queries.cols())
             throw Error("the sentences' vectors have different widths");
         queries += s.queries.rows();
         keys += s.keys.rows();

@@ -44,9 +44,9 @@ HeadSample headSample(const AttentionTrace& trace, int layer, int head);
 // centred on the union's mean), over one sentence or pooled over several (AttentionViz's view
 // of a head across a corpus). Rows keep the samples' order: sample 0's queries first.
 struct QueryKeyPlane {
-    Eigen::MatrixX2d queries;   // all samples' queries x 2
-    Eigen::MatrixX2d keys;      // all samples' keys x 2
-    std::vector<int> attended;  // per query, its most attended key as a row of `keys`
+    Eigen::MatrixX2d queries;                 // all samples' queries x 2
+    Eigen::MatrixX2d keys;                    // all samples' keys x 2
+    std::vector<int> attended;                // per query, its most attended key as a row of `keys`
     std::vector<int> queryCounts, keyCounts;  // rows per sample
     double explained = 0;  // fraction of the union's variance the plane holds, in [0, 1]
 };

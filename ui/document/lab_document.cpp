@@ -172,8 +172,7 @@ void LabDocument::setHead(int layer, int head) {
     m_layer = layer;
     m_head = head;
     emit headChanged(m_layer, m_head);
-    if (m_snapshot && (!m_snapshot->includes(m_layer, m_head) || !m_pooled.isEmpty()))
-        recompute();
+    if (m_snapshot && (!m_snapshot->includes(m_layer, m_head) || !m_pooled.isEmpty())) recompute();
 }
 
 void LabDocument::stepHead(int delta) {
