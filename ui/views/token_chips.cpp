@@ -2,6 +2,7 @@
 
 #include <QEvent>
 #include <QLabel>
+#include <QScrollArea>
 #include <QStyle>
 #include <QVBoxLayout>
 
@@ -39,11 +40,17 @@ TokenChips::TokenChips(LabDocument& document, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    m_chipArea = new QWidget(this);
+    m_chipArea = new QWidget;
     m_chipArea->setStyleSheet(QString::fromLatin1(kChipStyle));
     m_flow = new FlowLayout(m_chipArea, 4);
     m_flow->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_chipArea);
+    // A long sentence's chips scroll within four rows instead of pushing the views off screen.
+    m_scroll = new QScrollArea(this);
+    m_scroll->setWidget(m_chipArea);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(m_scroll);
     m_notice = new QLabel(this);
     m_notice->setStyleSheet(QStringLiteral("color: #b35900;"));
     m_notice->setWordWrap(true);
@@ -73,9 +80,6 @@ void TokenChips::rebuild() {
     while (m_chips.size() < count) {
         auto* chip = new QLabel(m_chipArea);
         chip->setTextFormat(Qt::PlainText);  // "<s>" is a token, not markup
-        chip->setToolTip(
-            tr("Click to pin this token: its row and column are marked in every "
-               "view (click again to unpin)"));
         chip->setCursor(Qt::PointingHandCursor);
         chip->installEventFilter(this);
         m_flow->addWidget(chip);
@@ -94,7 +98,8 @@ void TokenChips::rebuild() {
         const ShownToken& token = snapshot->sourceTokens[i];
         QLabel* chip = m_chips[i];
         chip->setText(token.label);
-        chip->setToolTip(tr("token %1 · id %2 · piece %3")
+        chip->setToolTip(tr("token %1 · id %2 · piece %3<br><i>click to pin it: its row and "
+                            "column are marked in every view</i>")
                              .arg(i)
                              .arg(token.id)
                              .arg(token.piece.toHtmlEscaped()));
@@ -103,6 +108,20 @@ void TokenChips::rebuild() {
     highlight();
     m_flow->invalidate();
     m_chipArea->updateGeometry();
+    fitHeight();
+}
+
+void TokenChips::fitHeight() {
+    constexpr int kMaxRows = 4;
+    const int content =
+        m_chips.isEmpty() ? 0 : m_flow->heightForWidth(m_scroll->viewport()->width());
+    const int row = m_chips.isEmpty() ? 0 : m_chips.front()->sizeHint().height() + 4;
+    m_scroll->setFixedHeight(std::min(content, kMaxRows * row));
+}
+
+void TokenChips::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitHeight();
 }
 
 // The pair's tokens that are source tokens: both in the source's own attention, the key in

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
 
 namespace qkv::ui {
 
@@ -23,12 +24,15 @@ class TokenChips : public QWidget {
 
   protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
     void rebuild();
     void highlight();
+    void fitHeight();  // the chips' height, at most four rows (then they scroll)
 
     LabDocument& m_document;
+    QScrollArea* m_scroll;
     QWidget* m_chipArea;
     FlowLayout* m_flow;
     QLabel* m_notice;
