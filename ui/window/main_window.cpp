@@ -389,7 +389,7 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
             return m_neuronView->heatmap();
         case Tab::Space:
         case Tab::Lines:
-            return nullptr;  // drawn without a heatmap: currentPlot()
+            return nullptr;  // drawn without a heatmap: currentExportable()
     }
     return m_headView->heatmap();
 }
@@ -444,7 +444,9 @@ std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const 
 }
 
 QSize MainWindow::exportSize() const {
-    const QSize size = m_tabs->currentWidget()->size();
+    // The figure as large as on screen: the heatmap's widget, or the tab's for other views.
+    const HeatmapWidget* heatmap = currentHeatmap();
+    const QSize size = heatmap ? heatmap->size() : m_tabs->currentWidget()->size();
     return size.width() >= 300 && size.height() >= 300 ? size : kFallbackExportSize;
 }
 
