@@ -17,19 +17,6 @@
 namespace qkv {
 namespace {
 
-Eigen::MatrixXd toDouble(const MatrixView& view) {
-    if (view.isFloat32()) {
-        using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
-        const Eigen::Map<const Eigen::MatrixXf, 0, Stride> map(
-            view.floats(), view.rows, view.cols, Stride(view.colStride, view.rowStride));
-        return map.cast<double>();
-    }
-    Eigen::MatrixXd out(view.rows, view.cols);
-    for (int c = 0; c < view.cols; ++c)
-        for (int r = 0; r < view.rows; ++r) out(r, c) = view.at(r, c);
-    return out;
-}
-
 void checkHead(const Architecture& c, int layer, int head) {
     if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
         throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
@@ -202,7 +189,7 @@ MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
     const MatrixView& output = (kind == AttentionKind::Cross ? w.crossOutput : w.output).weight;
-    return output.transposed().columns(head * c.headDim, c.headDim).transposed();
+    return output.rowRange(head * c.headDim, c.headDim);
 }
 
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,

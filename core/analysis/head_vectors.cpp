@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/analysis/matrix_metrics.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -114,11 +115,7 @@ HeadOutputNorms headOutputNorms(const AttentionTrace& trace, int layer, int head
 
 HeadOutputNorms headOutputNorms(const Model& model, const AttentionTrace& trace, int layer,
                                 int head, AttentionKind kind) {
-    const MatrixView rows = headOutputRows(model, layer, head, kind);
-    Eigen::MatrixXd outputRows(rows.rows, rows.cols);
-    for (int r = 0; r < rows.rows; ++r)
-        for (int c = 0; c < rows.cols; ++c) outputRows(r, c) = rows.at(r, c);
-    return headOutputNorms(trace, layer, head, outputRows);
+    return headOutputNorms(trace, layer, head, toDouble(headOutputRows(model, layer, head, kind)));
 }
 
 }  // namespace qkv

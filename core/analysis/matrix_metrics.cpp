@@ -41,6 +41,19 @@ double ratio(double numerator, double denominator) {
 
 }  // namespace
 
+Eigen::MatrixXd toDouble(const MatrixView& view) {
+    if (view.isFloat32()) {
+        using Stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+        const Eigen::Map<const Eigen::MatrixXf, 0, Stride> map(
+            view.floats(), view.rows, view.cols, Stride(view.colStride, view.rowStride));
+        return map.cast<double>();
+    }
+    Eigen::MatrixXd out(view.rows, view.cols);
+    for (int c = 0; c < view.cols; ++c)
+        for (int r = 0; r < view.rows; ++r) out(r, c) = view.at(r, c);
+    return out;
+}
+
 double rankTolerance(Eigen::Index rows, Eigen::Index cols) {
     return static_cast<double>(std::max(rows, cols)) * FLT_EPSILON;
 }

@@ -11,9 +11,13 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "core/backend/matrix_view.h"
 #include "core/util/thread_pool.h"
 
 namespace qkv {
+
+// A weight view, in whatever type it is stored, as the double matrix every metric works on.
+Eigen::MatrixXd toDouble(const MatrixView& view);
 
 // The relative singular-value tolerance above for a d x k matrix.
 double rankTolerance(Eigen::Index rows, Eigen::Index cols);

@@ -5,17 +5,6 @@
 #include "core/analysis/matrix_metrics.h"
 
 namespace qkv {
-namespace {
-
-Eigen::MatrixXd rowsToDouble(const MatrixView& view, int first, int count) {
-    Eigen::MatrixXd out(count, view.cols);
-    for (int r = 0; r < count; ++r)
-        for (int c = 0; c < view.cols; ++c) out(r, c) = view.at(first + r, c);
-    return out;
-}
-
-}  // namespace
-
 std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool) {
     const ModelWeights& w = model.weights();
     const MatrixView& unembedding = w.lmHead.weight;  // d_model x vocab
@@ -28,8 +17,8 @@ std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPoo
     pool.parallelFor(blocks, [&](int chunk, int first, int last) {
         for (int b = first; b < last; ++b) {
             const int begin = b * kBlock, count = std::min(kBlock, vocab - begin);
-            const Eigen::MatrixXd e = rowsToDouble(w.tokenEmbedding, begin, count);
-            const Eigen::MatrixXd u = rowsToDouble(unembeddingT, begin, count);
+            const Eigen::MatrixXd e = toDouble(w.tokenEmbedding.rowRange(begin, count));
+            const Eigen::MatrixXd u = toDouble(unembeddingT.rowRange(begin, count));
             partial[chunk].noalias() += u.transpose() * e;
         }
     });

@@ -37,6 +37,9 @@ struct MatrixView {
     MatrixView columns(int first, int count) const {
         return {element(first * colStride), rows, count, rowStride, colStride, type};
     }
+    MatrixView rowRange(int first, int count) const {
+        return {element(first * rowStride), count, cols, rowStride, colStride, type};
+    }
     MatrixView transposed() const { return {data, cols, rows, colStride, rowStride, type}; }
 };
 

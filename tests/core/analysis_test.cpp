@@ -169,7 +169,8 @@ class SharedModelAnalysis : public ::testing::TestWithParam<const char*> {
     }
 };
 
-Eigen::MatrixXd toDouble(const MatrixView& v) {
+// Element by element through MatrixView::at, independent of the analysis' own conversion.
+Eigen::MatrixXd elementwise(const MatrixView& v) {
     Eigen::MatrixXd m(v.rows, v.cols);
     for (int r = 0; r < v.rows; ++r)
         for (int c = 0; c < v.cols; ++c) m(r, c) = v.at(r, c);
@@ -208,8 +209,9 @@ TEST_P(SharedModelAnalysis, LearnedMetricsAreInRangeAndMatchExplicitProducts) {
             const HeadMetrics& head = metrics.layers[l].heads[h];
             // Independent of headProjection: the query and KV head blocks taken directly.
             const Eigen::MatrixXd form =
-                toDouble(w.query.weight.columns(h * c.headDim, c.headDim)) *
-                toDouble(w.key.weight.columns(h / c.kvGroup() * c.headDim, c.headDim)).transpose();
+                elementwise(w.query.weight.columns(h * c.headDim, c.headDim)) *
+                elementwise(w.key.weight.columns(h / c.kvGroup() * c.headDim, c.headDim))
+                    .transpose();
             layerForm += form;
             EXPECT_NEAR(head.wqkSymmetry, symmetryScore(form), 1e-10);
             EXPECT_GE(head.wqkSymmetry, -1.0);

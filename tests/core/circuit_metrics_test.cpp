@@ -29,7 +29,8 @@ MatrixXd randomMatrix(int rows, int cols, unsigned seed) {
     return m;
 }
 
-MatrixXd toDouble(const MatrixView& v) {
+// Element by element through MatrixView::at, independent of the analysis' own conversion.
+MatrixXd elementwise(const MatrixView& v) {
     MatrixXd m(v.rows, v.cols);
     for (int r = 0; r < v.rows; ++r)
         for (int c = 0; c < v.cols; ++c) m(r, c) = v.at(r, c);
@@ -124,7 +125,7 @@ TEST(OvCircuit, VocabularyRoundTripOverBlocks) {
     ThreadPool pool(2);
     const auto roundTrip = vocabularyRoundTrip(*model, pool);
     ASSERT_TRUE(roundTrip.has_value());
-    const MatrixXd e = toDouble(model->weights().tokenEmbedding);
+    const MatrixXd e = elementwise(model->weights().tokenEmbedding);
     EXPECT_LE((*roundTrip - e.transpose() * e).cwiseAbs().maxCoeff(),
               1e-12 * (e.transpose() * e).cwiseAbs().maxCoeff());
 }
@@ -148,13 +149,13 @@ TEST_P(SharedCircuits, MetricsMatchTheFullProducts) {
             SCOPED_TRACE("layer " + std::to_string(l) + " head " + std::to_string(h));
             const HeadMetrics& head = metrics.layers[l].heads[h];
             const MatrixXd form =
-                toDouble(headProjection(*model, learned, l, h, Projection::Query)) *
-                toDouble(headProjection(*model, learned, l, h, Projection::Key)).transpose();
+                elementwise(headProjection(*model, learned, l, h, Projection::Query)) *
+                elementwise(headProjection(*model, learned, l, h, Projection::Key)).transpose();
             layerForm += form;
             EXPECT_NEAR(head.wqkDirectionality, directionalityByHand(form), kExact);
             const MatrixXd wov =
-                toDouble(headProjection(*model, learned, l, h, Projection::Value)) *
-                toDouble(headOutputRows(*model, l, h));
+                elementwise(headProjection(*model, learned, l, h, Projection::Value)) *
+                elementwise(headOutputRows(*model, l, h));
             const Eigen::VectorXd sigma = Eigen::JacobiSVD<MatrixXd>(wov).singularValues();
             ASSERT_EQ(head.ovSingularValues.size(), static_cast<size_t>(c.headDim));
             for (int i = 0; i < c.headDim; ++i)
@@ -191,6 +192,12 @@ TEST(GqaPairing, ModuloPairsQueryHeadsWithOtherKeyHeads) {
                       .data,
                   w.key.weight.columns(h % 2 * c.headDim, c.headDim).data)
             << h;
+    // A head's output rows are rows h·d_k .. h·d_k + d_k − 1 of the output projection.
+    const MatrixView rows = headOutputRows(*model, 0, 3);
+    ASSERT_EQ(rows.rows, c.headDim);
+    for (int r = 0; r < c.headDim; ++r)
+        for (int col = 0; col < c.dModel; col += 7)
+            EXPECT_EQ(rows.at(r, col), w.output.weight.at(3 * c.headDim + r, col));
     const ModelMetrics hf = analyzeModel(*model, learned);
     const ModelMetrics modulo =
         analyzeModel(*model, learned, nullptr, nullptr, {}, {.pairing = GqaPairing::Modulo});
