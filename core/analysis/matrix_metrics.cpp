@@ -33,6 +33,20 @@ Eigen::MatrixXd gram(const Eigen::Ref<const Eigen::MatrixXd>& a) {
     return g;
 }
 
+// sum Re(lambda) / sum |lambda| over the eigenvalues of a square `m` larger than `cutoff` in
+// magnitude; 0 when there are none. `what` names the matrix when they do not converge.
+double positivity(const Eigen::Ref<const Eigen::MatrixXd>& m, double cutoff, const char* what) {
+    const Eigen::EigenSolver<Eigen::MatrixXd> eigen(m, false);
+    if (eigen.info() != Eigen::Success) throw Error(std::string(what) + " did not converge");
+    double realSum = 0, absSum = 0;
+    for (const std::complex<double>& lambda : eigen.eigenvalues()) {
+        if (std::abs(lambda) <= cutoff) continue;
+        realSum += lambda.real();
+        absSum += std::abs(lambda);
+    }
+    return absSum > 0 ? realSum / absSum : 0.0;
+}
+
 double ratio(double numerator, double denominator) {
     if (denominator <= 0) return 0;
     // |<M, M^T>| <= |M|^2 holds exactly; rounding may step just outside.
@@ -123,14 +137,8 @@ double productDirectionality(const Eigen::Ref<const Eigen::MatrixXd>& a,
 
 double eigenPositivity(const Eigen::Ref<const Eigen::MatrixXd>& m) {
     if (m.rows() != m.cols()) throw Error("eigenvalues of a non-square " + shape(m) + " matrix");
-    const Eigen::EigenSolver<Eigen::MatrixXd> eigen(m, false);
-    if (eigen.info() != Eigen::Success) throw Error("eigenvalues did not converge");
-    double realSum = 0, absSum = 0;
-    for (const std::complex<double>& lambda : eigen.eigenvalues()) {
-        realSum += lambda.real();
-        absSum += std::abs(lambda);
-    }
-    return absSum > 0 ? realSum / absSum : 0.0;
+    // Zero eigenvalues add nothing to either sum.
+    return positivity(m, 0.0, "eigenvalues");
 }
 
 FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : m_matrix(a) {
@@ -164,17 +172,8 @@ ProductSpectrum productSpectrum(const FactorBasis& a, const FactorBasis& b) {
     const double cutoff = sigma(0) * rankTolerance(d, k);
     out.rank = static_cast<int>((sigma.array() > cutoff).count());
     // |lambda| <= sigma_max for every eigenvalue, so the same cutoff tells the zero ones.
-    const Eigen::EigenSolver<Eigen::MatrixXd> eigen(b.matrix().transpose() * a.matrix(), false);
-    if (eigen.info() != Eigen::Success)
-        throw Error("product spectrum: eigenvalues of B^T A did not converge");
-    double realSum = 0;
-    double absSum = 0;
-    for (const std::complex<double>& lambda : eigen.eigenvalues()) {
-        if (std::abs(lambda) <= cutoff) continue;
-        realSum += lambda.real();
-        absSum += std::abs(lambda);
-    }
-    out.eigenPositivity = absSum > 0 ? realSum / absSum : 0;
+    out.eigenPositivity = positivity(b.matrix().transpose() * a.matrix(), cutoff,
+                                     "product spectrum: eigenvalues of B^T A");
     return out;
 }
 
