@@ -2,14 +2,8 @@
 
 namespace qkv {
 
-ModelSurvey surveyModel(const Model& model, const std::string& name, const AnalysisOptions& options,
-                        const Progress& progress) {
-    const ModelMetrics metrics =
-        analyzeModel(model, WConfiguration{}, nullptr, nullptr, progress, options);
+ModelSurvey surveyOf(const ModelMetrics& metrics) {
     ModelSurvey out;
-    out.name = name;
-    out.modelType = model.architecture().modelType;
-    out.causal = model.architecture().causal;
     for (const LayerMetrics& layer : metrics.layers) {
         out.layerSymmetry.push_back(layer.wqkSymmetry);
         out.layerDirectionality.push_back(layer.wqkDirectionality);
@@ -19,6 +13,16 @@ ModelSurvey surveyModel(const Model& model, const std::string& name, const Analy
             if (head.ovCopyingScore) out.headCopying.push_back(*head.ovCopyingScore);
         }
     }
+    return out;
+}
+
+ModelSurvey surveyModel(const Model& model, const std::string& name, const AnalysisOptions& options,
+                        const Progress& progress) {
+    ModelSurvey out =
+        surveyOf(analyzeModel(model, WConfiguration{}, nullptr, nullptr, progress, options));
+    out.name = name;
+    out.modelType = model.architecture().modelType;
+    out.causal = model.architecture().causal;
     return out;
 }
 

@@ -28,6 +28,9 @@ struct ModelSurvey {
     }
 };
 
+// The lists of a model's metrics (name, type and attention left as they are).
+ModelSurvey surveyOf(const ModelMetrics& metrics);
+
 // The learned weights' metrics of the model's (encoder's) self-attention.
 ModelSurvey surveyModel(const Model& model, const std::string& name,
                         const AnalysisOptions& options = {}, const Progress& progress = {});

@@ -7,6 +7,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "core/analysis/model_survey.h"
 #include "ui/document/lab_document.h"
 #include "ui/plot/head_figures.h"
 #include "ui/support/setting.h"
@@ -136,17 +137,13 @@ void OverviewView::refreshThumbnails() {
 }
 
 QString OverviewView::surveyLine(const ModelMetrics& m) const {
-    std::vector<double> copying;
-    for (const LayerMetrics& layer : m.layers)
-        for (const HeadMetrics& head : layer.heads)
-            if (head.ovCopyingScore) copying.push_back(*head.ovCopyingScore);
+    const ModelSurvey survey = surveyOf(m);
     QString line = tr("Medians over layers (as <tt>qkvlab-cli survey</tt>): W_QK symmetry "
                       "<b>%1</b>, directionality <b>%2</b>")
-                       .arg(formatNumber(m.medianLayerWqkSymmetry),
-                            formatNumber(m.medianLayerWqkDirectionality));
-    if (!copying.empty())
-        line += tr(" · median OV copying score of the heads <b>%1</b>")
-                    .arg(formatNumber(median(copying)));
+                       .arg(formatNumber(survey.medianLayerSymmetry()),
+                            formatNumber(survey.medianLayerDirectionality()));
+    if (const auto copying = survey.medianCopying())
+        line += tr(" · median OV copying score of the heads <b>%1</b>").arg(formatNumber(*copying));
     return line;
 }
 
