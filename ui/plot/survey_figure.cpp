@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "ui/plot/tying_colors.h"
+
 namespace qkv::ui {
 namespace {
 
@@ -24,8 +26,8 @@ FiveNumbers fiveNumbers(std::vector<double> values) {
 }
 
 // matplotlib's tab10 blue and orange, apart in print and for most colour-blind readers.
-const QColor kEncoder(0x1f, 0x77, 0xb4);
-const QColor kDecoder(0xff, 0x7f, 0x0e);
+const QColor kEncoder = tab10Color(0);
+const QColor kDecoder = tab10Color(1);
 
 void addPanel(QCPAxisRect* rect, const std::vector<ModelSurvey>& surveys,
               std::vector<double> ModelSurvey::*values, const QString& title) {

@@ -22,15 +22,6 @@ constexpr int kColumnGap = 260;  // between the two token columns
 constexpr int kTextWidth = 150;  // each token column
 constexpr int kMargin = 12;
 
-// tab10: distinct for up to ten heads, then repeating.
-QColor headColor(int head) {
-    static const QColor colors[] = {{0x1f, 0x77, 0xb4}, {0xff, 0x7f, 0x0e}, {0x2c, 0xa0, 0x2c},
-                                    {0xd6, 0x27, 0x28}, {0x94, 0x67, 0xbd}, {0x8c, 0x56, 0x4b},
-                                    {0xe3, 0x77, 0xc2}, {0x7f, 0x7f, 0x7f}, {0xbc, 0xbd, 0x22},
-                                    {0x17, 0xbe, 0xcf}};
-    return colors[head % 10];
-}
-
 }  // namespace
 
 LinesView::LinesView(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
@@ -74,7 +65,7 @@ void LinesView::refresh() {
             ++skipped;
             continue;
         }
-        HeadLines lines{h, allHeads() ? headColor(h) : tyingColor(QStringLiteral("learned")), {}};
+        HeadLines lines{h, tab10Color(allHeads() ? h : 0), {}};
         lines.links = strongestLinks(snapshot.trace->probabilities(d.layer(), h), kMaxLinesPerHead,
                                      kMinWeight);
         omitted += lines.links.omitted;

@@ -10,6 +10,7 @@
 #include "core/analysis/head_vectors.h"
 #include "ui/document/lab_document.h"
 #include "ui/plot/head_figures.h"
+#include "ui/plot/tying_colors.h"
 #include "ui/views/sentence_bar.h"
 
 namespace qkv::ui {
@@ -18,8 +19,8 @@ namespace {
 // Token names beside the markers up to this many tokens; beyond, the tooltip-free cloud alone.
 constexpr int kMaxLabelledTokens = 80;
 // matplotlib's tab10 blue (queries) and orange (keys), apart for most colour-blind readers.
-const QColor kQueryColor(0x1f, 0x77, 0xb4);
-const QColor kKeyColor(0xff, 0x7f, 0x0e);
+const QColor kQueryColor = tab10Color(0);
+const QColor kKeyColor = tab10Color(1);
 
 // A curve without lines keeps the points in token order (a graph would sort them by x).
 QCPCurve* scatter(QCustomPlot* plot, const QString& name, QCPScatterStyle style) {
