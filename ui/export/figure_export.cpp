@@ -91,54 +91,21 @@ QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) 
     return plotImage(figure.plot(), size, pixelScale);
 }
 
-QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size, double pixelScale) {
-    if (size.isEmpty()) throw Error("cannot export an empty figure");
-    if (format == ImageFormat::Png) {
-        const QImage image = plotImage(plot, size, pixelScale);
-        QBuffer buffer;
-        buffer.open(QIODevice::WriteOnly);
-        if (!image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
-        return buffer.data();
-    }
-    // Painted by renderPainting's QCPPainter, which QCustomPlot needs.
-    return renderPainting(
-        [plot](QPainter& painter, const QSize& at) {
-            plot->toPainter(static_cast<QCPPainter*>(&painter), at.width(), at.height());
-        },
-        format, size);
-}
+namespace {
 
-QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
-                        double pixelScale) {
-    ExportLayout layout(figure, size);
-    return renderPlot(figure.plot(), format, size, pixelScale);
-}
-
-std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
-    ExportLayout layout(figure, size);
-    return exportPlot(figure.plot(), path, size);
-}
-
-QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale) {
-    const double scale = rasterPixelScale(size, pixelScale);
-    QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
-    if (image.isNull()) throw Error("out of memory while drawing the image");
-    image.setDevicePixelRatio(scale);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    paint(painter, size);
-    return image;
-}
-
-QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size) {
-    if (size.isEmpty()) throw Error("cannot export an empty figure");
+QByteArray pngBytes(const QImage& image) {
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
-    if (format == ImageFormat::Png) {
-        if (!paintingImage(paint, size).save(&buffer, "PNG"))
-            throw Error("could not encode the PNG");
-        return buffer.data();
-    }
+    if (!image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
+    return buffer.data();
+}
+
+// SVG and PDF are painted with a QCPPainter (a QPainter that QCustomPlot can also draw with).
+QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size) {
+    if (size.isEmpty()) throw Error("cannot export an empty figure");
+    if (format == ImageFormat::Png) return pngBytes(paintingImage(paint, size));
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
     QPdfWriter pdf(&buffer);
     QCPPainter painter;  // a QPainter that QCustomPlot can also draw with
@@ -168,17 +135,19 @@ QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize
     return svgBytes.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
 }
 
-std::optional<double> exportPainting(const Painting& paint, const QString& path,
-                                     const QSize& size) {
-    return writeImage(path, size,
-                      [&](ImageFormat format) { return renderPainting(paint, format, size); });
+QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size, double pixelScale) {
+    if (size.isEmpty()) throw Error("cannot export an empty figure");
+    if (format == ImageFormat::Png) return pngBytes(plotImage(plot, size, pixelScale));
+    // Painted by renderPainting's QCPPainter, which QCustomPlot needs.
+    return renderPainting(
+        [plot](QPainter& painter, const QSize& at) {
+            plot->toPainter(static_cast<QCPPainter*>(&painter), at.width(), at.height());
+        },
+        format, size);
 }
 
-std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size) {
-    return writeImage(
-        path, size, [&](ImageFormat format) { return renderPlot(plot, format, size, kPngScale); });
-}
-
+// Renders with `render` in the format `path`'s extension names and writes the file
+// all-or-nothing; errors name the path. The PNG's pixel scale, nullopt for SVG and PDF.
 std::optional<double> writeImage(const QString& path, const QSize& size,
                                  const std::function<QByteArray(ImageFormat)>& render) {
     const auto format = imageFormatForPath(path);
@@ -192,6 +161,41 @@ std::optional<double> writeImage(const QString& path, const QSize& size,
     writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), bytes.size()));
     if (*format != ImageFormat::Png) return std::nullopt;
     return rasterPixelScale(size, kPngScale);
+}
+
+}  // namespace
+
+QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
+                        double pixelScale) {
+    ExportLayout layout(figure, size);
+    return renderPlot(figure.plot(), format, size, pixelScale);
+}
+
+std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
+    ExportLayout layout(figure, size);
+    return exportPlot(figure.plot(), path, size);
+}
+
+QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale) {
+    const double scale = rasterPixelScale(size, pixelScale);
+    QImage image(size * scale, QImage::Format_ARGB32_Premultiplied);
+    if (image.isNull()) throw Error("out of memory while drawing the image");
+    image.setDevicePixelRatio(scale);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    paint(painter, size);
+    return image;
+}
+
+std::optional<double> exportPainting(const Painting& paint, const QString& path,
+                                     const QSize& size) {
+    return writeImage(path, size,
+                      [&](ImageFormat format) { return renderPainting(paint, format, size); });
+}
+
+std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size) {
+    return writeImage(
+        path, size, [&](ImageFormat format) { return renderPlot(plot, format, size, kPngScale); });
 }
 
 }  // namespace qkv::ui

@@ -43,9 +43,6 @@ QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& 
                         double pixelScale = kPngScale);
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale = kPngScale);
 QImage plotImage(QCustomPlot* plot, const QSize& size, double pixelScale = kPngScale);
-// Any plot as it is laid out (no heatmap cell fitting), in the format `format`.
-QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size,
-                      double pixelScale = kPngScale);
 
 // Throws qkv::Error naming the path (unknown extension, render or write failure). Returns the
 // pixel scale a PNG was drawn at (less than kPngScale for a very large figure), nullopt for SVG
@@ -57,12 +54,6 @@ std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const Q
 // on a white page, into a PNG at kPngScale, an SVG or a PDF.
 using Painting = std::function<void(QPainter& painter, const QSize& size)>;
 QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale = kPngScale);
-QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size);
 std::optional<double> exportPainting(const Painting& paint, const QString& path, const QSize& size);
-
-// Renders with `render` in the format `path`'s extension names and writes the file
-// all-or-nothing; errors name the path. The PNG's pixel scale, nullopt for SVG and PDF.
-std::optional<double> writeImage(const QString& path, const QSize& size,
-                                 const std::function<QByteArray(ImageFormat)>& render);
 
 }  // namespace qkv::ui
