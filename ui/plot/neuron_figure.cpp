@@ -12,6 +12,13 @@ constexpr int kMaxAnnotatedRows = 40;
 
 enum class Range { Signed, Probability, Magnitude };
 
+// Row 0 the query token, then its keys: the rows of every panel.
+QStringList rowLabelsOf(const NeuronFigureInput& in) {
+    QStringList labels{QStringLiteral("q ▸ %1").arg(in.queryLabel)};
+    for (const QString& key : in.keyLabels) labels << QStringLiteral("k ▸ %1").arg(key);
+    return labels;
+}
+
 HeatmapData column(const NeuronFigureInput& in, const QString& title, double header,
                    const Eigen::VectorXd& values, Range range) {
     HeatmapData data;
@@ -19,8 +26,7 @@ HeatmapData column(const NeuronFigureInput& in, const QString& title, double hea
     data.cols = 1;
     data.values.push_back(header);
     for (Eigen::Index j = 0; j < values.size(); ++j) data.values.push_back(values(j));
-    data.rowLabels << QStringLiteral("q ▸ %1").arg(in.queryLabel);
-    for (const QString& key : in.keyLabels) data.rowLabels << QStringLiteral("k ▸ %1").arg(key);
+    data.rowLabels = rowLabelsOf(in);
     data.colLabels << title;
     data.diverging = range == Range::Signed;
     if (range == Range::Signed) {
@@ -37,8 +43,7 @@ HeatmapData column(const NeuronFigureInput& in, const QString& title, double hea
 FigureSpec neuronFigure(const NeuronFigureInput& in) {
     const NeuronRow& r = in.row;
     const int keys = static_cast<int>(r.keys.rows()), dims = static_cast<int>(r.keys.cols());
-    QStringList rowLabels{QStringLiteral("q ▸ %1").arg(in.queryLabel)};
-    for (const QString& key : in.keyLabels) rowLabels << QStringLiteral("k ▸ %1").arg(key);
+    const QStringList rowLabels = rowLabelsOf(in);
     QStringList dimLabels;
     for (int t = 0; t < dims; ++t) dimLabels << QString::number(t);
 
