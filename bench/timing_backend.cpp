@@ -57,6 +57,9 @@ void TimingBackend::add(Tensor& acc, const Tensor& x) {
 void TimingBackend::rope(const Tensor& x, int d, int rotary, float theta, Tensor& y) {
     timed("rope", [&] { m_inner->rope(x, d, rotary, theta, y); });
 }
+void TimingBackend::normalizeHeads(const Tensor& x, int headDim, Tensor& y) {
+    timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, y); });
+}
 void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d) {
     timed("copyRows", [&] { m_inner->copyRows(s, first, count, d); });
 }

@@ -32,6 +32,7 @@ class TimingBackend final : public Backend {
     void glu(const Tensor& gate, Tensor& up, Activation gated) override;
     void add(Tensor& accumulator, const Tensor& x) override;
     void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override;
+    void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination) override;
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,

@@ -127,11 +127,27 @@ class VulkanBackend final : public Backend {
 
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
                    Tensor& y) override {
-        norm(x, gamma, beta, eps, false, y);
+        requireShape(x.rows() == y.rows() && x.cols() == y.cols() &&
+                         static_cast<int>(elements(gamma)) == x.cols() &&
+                         (!beta || static_cast<int>(elements(*beta)) == x.cols()),
+                     "layerNorm");
+        norm(x, x.rows(), x.cols(), &gamma, beta, eps, norm::kLayer, y);
     }
 
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override {
-        norm(x, gamma, nullptr, eps, true, y);
+        requireShape(x.rows() == y.rows() && x.cols() == y.cols() &&
+                         static_cast<int>(elements(gamma)) == x.cols(),
+                     "rmsNorm");
+        norm(x, x.rows(), x.cols(), &gamma, nullptr, eps, norm::kRms, y);
+    }
+
+    // Row-major heads side by side are rows * heads rows of headDim: the norm kernel's layout.
+    void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
+        requireShape(
+            x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
+            "normalizeHeads");
+        norm(x, x.rows() * (x.cols() / headDim), headDim, nullptr, nullptr, kNormalizeHeadsEps,
+             norm::kUnit, y);
     }
 
     void activate(Tensor& x, Activation activation) override {
@@ -304,22 +320,19 @@ class VulkanBackend final : public Backend {
         }
     }
 
-    void norm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps, bool rms,
-              Tensor& y) {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() &&
-                         static_cast<int>(elements(gamma)) == x.cols() &&
-                         (!beta || static_cast<int>(elements(*beta)) == x.cols()),
-                     rms ? "rmsNorm" : "layerNorm");
-        NormParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()), eps,
-                     rms ? 1u : 0u, beta ? 1u : 0u};
-        const uint32_t rows = std::max(x.rows(), 1);
-        const uint32_t gx = std::min<uint32_t>(rows, 65535);
+    // One workgroup per row of `cols` over x's buffer read as `rows` x `cols`.
+    void norm(const Tensor& x, int rows, int cols, const Tensor* gamma, const Tensor* beta,
+              float eps, uint32_t kind, Tensor& y) {
+        NormParams p{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), eps, kind,
+                     beta ? 1u : 0u};
+        const uint32_t groups = std::max(rows, 1);
+        const uint32_t gx = std::min<uint32_t>(groups, 65535);
         m_recorder.dispatch(Kernel::Norm,
                             {{&rowMajor(x, "norm").region(), false},
-                             {&vulkan(gamma).region(), false},
+                             {gamma ? &vulkan(*gamma).region() : nullptr, false},
                              {beta ? &vulkan(*beta).region() : nullptr, false},
                              {&rowMajor(y, "norm").region(), true}},
-                            p, gx, ceilDiv(rows, gx), 1);
+                            p, gx, ceilDiv(groups, gx), 1);
     }
 
     void elementwise(Tensor& x, const Tensor* y, uint32_t op, const char* name) {

@@ -46,6 +46,9 @@ constexpr uint32_t kNone = QKV_TRANSFORM_NONE, kSymmetric = QKV_TRANSFORM_SYMMET
 struct NormParams {
     QKV_NORM_PARAMS
 };
+namespace norm {
+constexpr uint32_t kLayer = QKV_NORM_LAYER, kRms = QKV_NORM_RMS, kUnit = QKV_NORM_UNIT;
+}
 
 struct EltwiseParams {
     QKV_ELTWISE_PARAMS

@@ -45,6 +45,10 @@ struct AttentionLayout {
     int valueGroup = 1;
 };
 
+// Added to a block's sum of squares in normalizeHeads: a zero block stays zero (0 / sqrt(eps))
+// instead of 0 / 0; negligible unless the block itself is nearly zero.
+constexpr float kNormalizeHeadsEps = 1e-12f;
+
 struct AttentionOptions {
     bool causal = true;
     bool maskSelf = false;      // Reformer: a token may not attend to itself unless nothing else
@@ -114,6 +118,9 @@ class Backend {
     // Rotary position embedding (Hugging Face rotate_half convention), token i at position i, on
     // the first rotaryDims of each head (GPT-NeoX's partial rotary); the rest are copied.
     virtual void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) = 0;
+    // Each row's each headDim-wide block divided by its Euclidean norm (Reformer's unit keys);
+    // a zero block stays zero.
+    virtual void normalizeHeads(const Tensor& x, int headDim, Tensor& y) = 0;
     virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination) = 0;
 
     // Multi-head attention: out (n_q x heads*headDim) = softmax(mask(S + B)) V per head, with

@@ -257,6 +257,26 @@ class CpuBackend final : public Backend {
         }
     }
 
+    void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
+        requireShape(
+            x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
+            "normalizeHeads");
+        const int cols = x.cols();
+        split(x.rows(), kRowGrain, [&](int first, int last) {
+            for (int r = first; r < last; ++r)
+                for (int h = 0; h < cols; h += headDim) {
+                    const float* in = cpu(x).data() + r * cols + h;
+                    float* out = cpu(y).data() + r * cols + h;
+                    double sumSquares = 0.0;
+                    for (int i = 0; i < headDim; ++i)
+                        sumSquares += static_cast<double>(in[i]) * in[i];
+                    const float inv =
+                        static_cast<float>(1.0 / std::sqrt(sumSquares + kNormalizeHeadsEps));
+                    for (int i = 0; i < headDim; ++i) out[i] = in[i] * inv;
+                }
+        });
+    }
+
     void copyRows(const Tensor& source, int first, int count, Tensor& destination) override {
         requireShape(first >= 0 && first + count <= source.rows() && destination.rows() == count &&
                          destination.cols() == source.cols(),

@@ -148,8 +148,16 @@ class LayerRunner {
             return *slot;
         };
         Tensor& q = positioned(config.querySource, queries);
-        Tensor& k = positioned(config.keySource, keys);
+        Tensor& positionedKeys = positioned(config.keySource, keys);
         Tensor& v = source(config.valueSource, keys);
+        // Reformer's unit keys, after rotary positions, in a tensor of their own: under shared-qk
+        // the Q slot holds the same projection un-normalised. Applies to cross-attention too.
+        std::unique_ptr<Tensor> unitKeys;
+        if (config.normalizeKeys) {
+            unitKeys = m_be.create(positionedKeys.rows(), positionedKeys.cols());
+            m_be.normalizeHeads(positionedKeys, m_c.headDim, *unitKeys);
+        }
+        Tensor& k = unitKeys ? *unitKeys : positionedKeys;  // traced as used
 
         const int n = q.rows();
         const AttentionCapture capture = captureInto(l, n, k.rows(), traced);

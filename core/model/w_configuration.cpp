@@ -26,6 +26,19 @@ constexpr Preset kPresets[] = {
     {"skew-scores", P::Query, P::Key, P::Value, ScoreTransform::Skew},
 };
 
+// Names for the trained variants of the same names; in choices() but not in the preset menu,
+// whose checkboxes would override their options.
+constexpr const char* kScaleOutside = "scale-outside";
+constexpr const char* kSharedQkReformer = "shared-qk-reformer";
+
+WConfiguration sharedQkReformer() {
+    WConfiguration c;
+    c.keySource = P::Query;
+    c.maskSelf = true;
+    c.normalizeKeys = true;
+    return c;
+}
+
 char projectionLetter(Projection p) {
     switch (p) {
         case P::Query:
@@ -41,6 +54,7 @@ char projectionLetter(Projection p) {
 std::string choices() {
     std::string s;
     for (const auto& preset : kPresets) s += std::string(preset.name) + ", ";
+    s += std::string(kScaleOutside) + ", " + kSharedQkReformer + ", ";
     return s + "or a custom assignment such as q=Q,k=Q,v=V";
 }
 
@@ -56,6 +70,12 @@ const std::vector<std::string>& attentionPresetNames() {
 }
 
 WConfiguration WConfiguration::parse(const std::string& text) {
+    if (text == kScaleOutside) {
+        WConfiguration c;
+        c.scaleOutside = true;
+        return c;
+    }
+    if (text == kSharedQkReformer) return sharedQkReformer();
     for (const auto& preset : kPresets)
         if (text == preset.name) {
             WConfiguration c;
@@ -100,16 +120,27 @@ WConfiguration WConfiguration::parse(const std::string& text) {
     return c;
 }
 
+// Learned slots with scaleOutside keep the name "learned": the configuration panel selects its
+// menu entry by name() and saves the scaleOutside checkbox separately, so "scale-outside" (not in
+// the menu) would switch the menu to "custom" when the box is ticked. shared-qk-reformer cannot be
+// set from the panel, so its name changes nothing there; scaleOutside is reported separately, as
+// for every preset.
 std::string WConfiguration::name() const {
+    const WConfiguration reformer = sharedQkReformer();
+    if (querySource == reformer.querySource && keySource == reformer.keySource &&
+        valueSource == reformer.valueSource && transform == reformer.transform &&
+        maskSelf == reformer.maskSelf && normalizeKeys == reformer.normalizeKeys)
+        return kSharedQkReformer;
+    const std::string keys = normalizeKeys ? " (normalized keys)" : "";
     for (const auto& preset : kPresets)
         if (querySource == preset.q && keySource == preset.k && valueSource == preset.v &&
             transform == preset.transform)
-            return preset.name;
+            return preset.name + keys;
     std::string s = std::string("q=") + projectionLetter(querySource) +
                     ",k=" + projectionLetter(keySource) + ",v=" + projectionLetter(valueSource);
     if (transform == ScoreTransform::Symmetric) s += " (sym-scores)";
     if (transform == ScoreTransform::Skew) s += " (skew-scores)";
-    return s;
+    return s + keys;
 }
 
 }  // namespace qkv

@@ -1,8 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
-// Row-wise LayerNorm (mean, then variance about it; beta optional) or RMSNorm, one workgroup per
-// row, with the CPU backend's operation order.
+// Row-wise LayerNorm (mean, then variance about it; beta optional), RMSNorm or unit vector (a
+// head's key under normalizeHeads: each head is a row of headDim), one workgroup per row, with the
+// CPU backend's operation order.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
@@ -33,10 +34,16 @@ void main() {
     const uint base = r * p.cols;
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
-    if (p.rms != 0u) {
+    if (p.kind != QKV_NORM_LAYER) {
         float squares = 0.0;
         for (uint i = lid; i < p.cols; i += size) squares += x[base + i] * x[base + i];
-        const float inv = 1.0 / sqrt(sumOverWorkgroup(squares) / float(p.cols) + p.eps);
+        const float total = sumOverWorkgroup(squares);
+        if (p.kind == QKV_NORM_UNIT) {
+            const float inv = 1.0 / sqrt(total + p.eps);
+            for (uint i = lid; i < p.cols; i += size) y[base + i] = x[base + i] * inv;
+            return;
+        }
+        const float inv = 1.0 / sqrt(total / float(p.cols) + p.eps);
         for (uint i = lid; i < p.cols; i += size) y[base + i] = gamma[i] * (x[base + i] * inv);
         return;
     }

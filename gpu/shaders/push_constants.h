@@ -43,13 +43,16 @@
 #define QKV_TRANSFORM_SYMMETRIC 1u
 #define QKV_TRANSFORM_SKEW 2u
 
-// norm.comp: LayerNorm or RMSNorm per row.
+// norm.comp: LayerNorm, RMSNorm or a unit vector per row.
 #define QKV_NORM_PARAMS            \
     uint rows;                     \
     uint cols;                     \
     float eps;                     \
-    uint rms;     /* 1: RMSNorm */ \
+    uint kind;    /* QKV_NORM_* */ \
     uint hasBeta; /* LayerNorm only */
+#define QKV_NORM_LAYER 0u
+#define QKV_NORM_RMS 1u
+#define QKV_NORM_UNIT 2u /* x / sqrt(sum x^2 + eps), no gamma (normalizeHeads) */
 
 // eltwise.comp: x := op(x[, y]) element by element.
 #define QKV_ELTWISE_PARAMS \

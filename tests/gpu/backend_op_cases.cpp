@@ -22,6 +22,9 @@ constexpr Tolerance kLinear{Normalisation::ToLargest, 2e-6};
 // layerNorm/rmsNorm: float32 means and variances summed in another order (a workgroup reduction),
 // then scaled by gamma (inputs up to 3.5): 2e-6 relative to the largest output.
 constexpr Tolerance kNorm{Normalisation::ToLargest, 2e-6};
+// normalizeHeads: a float32 workgroup sum of squares against the CPU's double one, then one
+// multiply; unit vectors have entries of at most 1: 1e-6 absolute (a few ulps of 1).
+constexpr Tolerance kNormalizeHeads{Normalisation::Absolute, 1e-6};
 // GELU (tanh, exact) and ReLU: the shader's float32 tanh/erf against the C library's, a few ulps
 // of each value over a sweep from 1e-7 to 1e4: 1e-6 relative to each value, not to the largest
 // (which would hide errors near 0).
@@ -256,6 +259,32 @@ void addNormCases(std::vector<OpCase>& cases) {
             }
         }
     }
+}
+
+// Rows of heads side by side; the first row's second head is zero and must stay zero.
+void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
+    unsigned seed = 150;
+    for (int rows : {1, 9})
+        for (auto [headDim, heads] : {std::pair{8, 4}, std::pair{37, 3}, std::pair{64, 2}}) {
+            const unsigned xSeed = seed++;
+            const int cols = headDim * heads;
+            OpCase c;
+            c.name = "NormalizeHeads_" + std::to_string(rows) + "x" + std::to_string(heads) +
+                     "heads_d" + std::to_string(headDim);
+            c.description = "normalizeHeads: " + std::to_string(rows) + " rows of " +
+                            std::to_string(heads) + " heads of " + std::to_string(headDim) +
+                            ", x in [-2.5, 3.5], row 0 head 1 zero; seed " + std::to_string(xSeed);
+            c.run = [=](Backend& be) {
+                auto x = normInput(rows, cols, xSeed);
+                std::fill(x.begin() + headDim, x.begin() + 2 * headDim, 0.0f);
+                auto xt = be.upload(x.data(), rows, cols);
+                auto y = be.create(rows, cols);
+                be.normalizeHeads(*xt, headDim, *y);
+                return download(be, *y);
+            };
+            c.tolerance = kNormalizeHeads;
+            cases.push_back(std::move(c));
+        }
 }
 
 // ---- activations, glu, add
@@ -576,6 +605,7 @@ std::vector<OpCase> buildCases() {
     addCompactLinearCases(cases);
     addSplitWeightCases(cases);
     addNormCases(cases);
+    addNormalizeHeadsCases(cases);
     addActivationCases(cases);
     addGluAndAddCases(cases);
     addRopeCases(cases);

@@ -43,6 +43,8 @@ const Variant kVariants[] = {
     {"learned", false, true},
     {"single-w", true, true},
     {"q=K,k=Q,v=V"},
+    {"scale-outside"},       // scaleOutside from the name
+    {"shared-qk-reformer"},  // maskSelf and normalizeKeys from the name
 };
 
 std::string variantName(const Variant& v) {
@@ -67,8 +69,8 @@ ForwardRequest variantRequest(const Variant& variant, std::vector<int> ids,
     request.ids = std::move(ids);
     request.targetIds = std::move(targets);
     request.config = WConfiguration::parse(variant.configuration);
-    request.config.scaleOutside = variant.scaleOutside;
-    request.config.maskSelf = variant.maskSelf;
+    request.config.scaleOutside |= variant.scaleOutside;  // named options stay set
+    request.config.maskSelf |= variant.maskSelf;
     request.logits = LogitsMode::AllPositions;
     return request;
 }
