@@ -181,8 +181,9 @@ Input readInput(const Model& model, const Arguments& args) {
 
 WConfiguration readConfig(const Arguments& args) {
     WConfiguration config = WConfiguration::parse(args.value("config").value_or("learned"));
-    config.scaleOutside = args.flag("scale-outside");
-    config.maskSelf = args.flag("mask-self");
+    // The flags add to what the configuration's name sets (scale-outside, shared-qk-reformer).
+    config.scaleOutside = config.scaleOutside || args.flag("scale-outside");
+    config.maskSelf = config.maskSelf || args.flag("mask-self");
     return config;
 }
 
@@ -203,7 +204,9 @@ nlohmann::ordered_json inputJson(const Model& model, const Input& input) {
 
 void addConfigJson(nlohmann::ordered_json& doc, const WConfiguration& config) {
     doc["config"] = config.name();
-    doc["options"] = {{"scale_outside", config.scaleOutside}, {"mask_self", config.maskSelf}};
+    doc["options"] = {{"scale_outside", config.scaleOutside},
+                      {"mask_self", config.maskSelf},
+                      {"normalize_keys", config.normalizeKeys}};
 }
 
 void printJson(const nlohmann::ordered_json& doc) {

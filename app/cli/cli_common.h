@@ -60,7 +60,7 @@ std::unique_ptr<Backend> openBackend(const Arguments& args);
 
 // {"model", "tokens", "ids"[, "truncated_from"]}: the fields every JSON document starts with.
 nlohmann::ordered_json inputJson(const Model& model, const Input& input);
-// Adds "config" (its name) and "options" {"scale_outside", "mask_self"}.
+// Adds "config" (its name) and "options" {"scale_outside", "mask_self", "normalize_keys"}.
 void addConfigJson(nlohmann::ordered_json& doc, const WConfiguration& config);
 
 void printJson(const nlohmann::ordered_json& doc);

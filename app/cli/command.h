@@ -23,6 +23,7 @@ Command attentionCommand();
 Command analyzeCommand();
 Command trainCommand();
 Command evaluateCommand();
+Command experimentCommand();
 Command downloadCommand();
 Command surveyCommand();
 #ifdef QKV_HAS_RENDER

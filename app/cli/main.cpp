@@ -16,6 +16,7 @@ std::vector<Command> commands() {
                              qkv::cli::attentionCommand(), qkv::cli::analyzeCommand()};
     all.push_back(qkv::cli::trainCommand());
     all.push_back(qkv::cli::evaluateCommand());
+    all.push_back(qkv::cli::experimentCommand());
     all.push_back(qkv::cli::downloadCommand());
     all.push_back(qkv::cli::surveyCommand());
 #ifdef QKV_HAS_RENDER

@@ -10,9 +10,12 @@ namespace qkv::train {
 
 void writeConfigJson(const ModelShape& shape, int endOfTextId,
                      const std::filesystem::path& folder) {
+    // A full-bilinear head has no W_Q and W_K for GPT-2's c_attn: its folder names a model
+    // type of its own, which every reader refuses as unsupported instead of misreading.
+    const bool gpt2 = !shape.tying.fullBilinear;
     const nlohmann::ordered_json config = {
-        {"architectures", {"GPT2LMHeadModel"}},
-        {"model_type", "gpt2"},
+        {"architectures", {gpt2 ? "GPT2LMHeadModel" : "QkvLabFullBilinearLMHeadModel"}},
+        {"model_type", gpt2 ? "gpt2" : "qkvlab-full-bilinear"},
         {"n_layer", shape.layers},
         {"n_head", shape.heads},
         {"n_embd", shape.dModel},
@@ -68,13 +71,14 @@ void writeModelWeights(const ModelShape& shape, const std::vector<float>& params
     const int d = shape.dModel;
     std::vector<std::vector<float>> fused(2 * shape.layers);
     std::vector<TensorToWrite> tensors;
+    const bool fuse = !shape.tying.fullBilinear;  // full-bilinear keeps its sources as they are
     for (const ParameterTensor& t : layout.tensors()) {
-        if (t.name.find(".attn.sources.") != std::string::npos) continue;
+        if (fuse && t.name.find(".attn.sources.") != std::string::npos) continue;
         std::vector<std::int64_t> dims{t.rows};
         if (t.cols > 1) dims.push_back(t.cols);
         tensors.push_back({t.name, dims, params.data() + t.offset});
     }
-    for (int l = 0; l < shape.layers; ++l) {
+    for (int l = 0; fuse && l < shape.layers; ++l) {
         std::vector<float>& weight = fused[2 * l];
         std::vector<float>& bias = fused[2 * l + 1];
         fuseAttention(shape, layout, params, l, weight, bias);

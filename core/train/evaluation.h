@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/forward.h"
+#include "core/train/relation_probe.h"
 
 namespace qkv::train {
 
@@ -20,7 +21,18 @@ struct Evaluation {
 // Throws qkv::Error for a stream of fewer than two tokens or ids outside the vocabulary, and
 // qkv::Cancelled when `cancel` is raised. onWindow(done, total) reports progress.
 Evaluation evaluateStream(const ForwardPass& forward, const std::vector<int>& stream,
+                          const WConfiguration& config = {},
                           const std::atomic<bool>* cancel = nullptr,
                           const std::function<void(std::size_t, std::size_t)>& onWindow = {});
+
+// The relation probe (relation_probe.h) with the inference forward under `config`.
+RelationScore evaluateRelations(const ForwardPass& forward,
+                                const std::vector<TokenizedRelation>& relations,
+                                const WConfiguration& config = {});
+
+// The inference configuration a model trained by the lab needs: config.json's
+// "qkvlab_attention_tying" when WConfiguration knows it (scale-outside and shared-qk-reformer
+// change the forward itself; the tyings are in the weights already), else learned.
+WConfiguration trainedConfiguration(const std::filesystem::path& modelFolder);
 
 }  // namespace qkv::train

@@ -37,11 +37,12 @@ void Gpt2Network<T>::allocate(int sequences, int length) {
     m_sequences = sequences;
     m_length = length;
     const std::size_t n = static_cast<std::size_t>(sequences) * length;
-    const std::size_t d = m_shape.dModel, f = m_shape.dFF(), s = m_shape.tying.sources;
+    const std::size_t d = m_shape.dModel, f = m_shape.dFF();
+    const std::size_t stride = attentionShape().projectionStride;
     for (auto& a : m_layers) {
         for (auto* v : {&a.input, &a.ln1, &a.attn, &a.mid, &a.ln2}) v->resize(n * d);
         for (auto* v : {&a.ln1Mean, &a.ln1Rstd, &a.ln2Mean, &a.ln2Rstd}) v->resize(n);
-        a.proj.resize(n * s * d);
+        a.proj.resize(n * stride);
         a.probs.resize(static_cast<std::size_t>(sequences) * m_shape.heads * length * length);
         a.fc.resize(n * f);
         a.gelu.resize(n * f);
@@ -56,7 +57,6 @@ double Gpt2Network<T>::forward(const T* params, const int* inputs, const int* ta
                                int sequences, int length) {
     allocate(sequences, length);
     const int n = sequences * length, d = m_shape.dModel, f = m_shape.dFF();
-    const int width = m_shape.tying.sources * d;
     m_inputs.assign(inputs, inputs + n);
     m_targets.assign(targets, targets + n);
     ThreadPool& pool = m_pool;
@@ -74,8 +74,7 @@ double Gpt2Network<T>::forward(const T* params, const int* inputs, const int* ta
 
         layerNormForward<T>(pool, a.input.data(), p + w.ln1Gamma, p + w.ln1Beta, n, d, eps,
                             a.ln1.data(), a.ln1Mean.data(), a.ln1Rstd.data());
-        linearForward<T>(pool, a.ln1.data(), n, d, p + w.attnWeight, p + w.attnBias, width,
-                         a.proj.data());
+        projectAttention(p, w, a);
         attentionForward<T>(pool, attentionShape(), a.proj.data(), a.probs.data(), a.attn.data());
         linearForward<T>(pool, a.attn.data(), n, d, p + w.projWeight, p + w.projBias, d,
                          residual.data());
@@ -104,7 +103,7 @@ double Gpt2Network<T>::forward(const T* params, const int* inputs, const int* ta
 template <typename T>
 void Gpt2Network<T>::backward(const T* params, T* grads) {
     const int n = m_sequences * m_length, d = m_shape.dModel, f = m_shape.dFF();
-    const int vocab = m_shape.vocab, width = m_shape.tying.sources * d;
+    const int vocab = m_shape.vocab;
     ThreadPool& pool = m_pool;
     const T* p = params;
     T* g = grads;
@@ -112,7 +111,7 @@ void Gpt2Network<T>::backward(const T* params, T* grads) {
     m_dNarrow.resize(static_cast<std::size_t>(n) * d);
     m_dAttn.resize(static_cast<std::size_t>(n) * d);
     m_dWide.resize(static_cast<std::size_t>(n) * f);
-    m_dProj.resize(static_cast<std::size_t>(n) * width);
+    m_dProj.resize(static_cast<std::size_t>(n) * attentionShape().projectionStride);
 
     // The logits buffer becomes d(loss)/d(logits).
     crossEntropyBackward<T>(pool, m_logits.data(), m_targets.data(), m_logSumExp.data(), n, vocab,
@@ -142,8 +141,7 @@ void Gpt2Network<T>::backward(const T* params, T* grads) {
         std::fill(m_dProj.begin(), m_dProj.end(), T(0));
         attentionBackward<T>(pool, attentionShape(), a.proj.data(), a.probs.data(), m_dAttn.data(),
                              m_dProj.data());
-        linearBackward<T>(pool, a.ln1.data(), m_dProj.data(), n, d, width, p + w.attnWeight,
-                          m_dNarrow.data(), g + w.attnWeight, g + w.attnBias);
+        projectAttentionBackward(p, g, w, a);
         layerNormBackward<T>(pool, m_dNarrow.data(), a.input.data(), p + w.ln1Gamma,
                              a.ln1Mean.data(), a.ln1Rstd.data(), n, d, m_dx.data(), g + w.ln1Gamma,
                              g + w.ln1Beta);
@@ -152,12 +150,67 @@ void Gpt2Network<T>::backward(const T* params, T* grads) {
                      g + m_layout.wpe);
 }
 
+// Full-bilinear's projection P = [x W_h + c_h ... | V | x] holds its keys x after the linear
+// part's columns; factored variants' P is the linear layer's output itself.
+template <typename T>
+void Gpt2Network<T>::projectAttention(const T* p, const ParameterLayout::Layer& w,
+                                      LayerActivations& a) {
+    const int n = m_sequences * m_length, d = m_shape.dModel;
+    const int linear = m_shape.attentionColumns(), stride = attentionShape().projectionStride;
+    if (linear == stride) {
+        linearForward<T>(m_pool, a.ln1.data(), n, d, p + w.attnWeight, p + w.attnBias, linear,
+                         a.proj.data());
+        return;
+    }
+    m_linearScratch.resize(static_cast<std::size_t>(n) * linear);
+    linearForward<T>(m_pool, a.ln1.data(), n, d, p + w.attnWeight, p + w.attnBias, linear,
+                     m_linearScratch.data());
+    for (int r = 0; r < n; ++r) {
+        T* row = a.proj.data() + static_cast<std::size_t>(r) * stride;
+        std::copy_n(m_linearScratch.data() + static_cast<std::size_t>(r) * linear, linear, row);
+        std::copy_n(a.ln1.data() + static_cast<std::size_t>(r) * d, d, row + linear);
+    }
+}
+
+// Leaves d(loss)/d(ln_1 output) in m_dNarrow.
+template <typename T>
+void Gpt2Network<T>::projectAttentionBackward(const T* p, T* g, const ParameterLayout::Layer& w,
+                                              const LayerActivations& a) {
+    const int n = m_sequences * m_length, d = m_shape.dModel;
+    const int linear = m_shape.attentionColumns(), stride = attentionShape().projectionStride;
+    if (linear == stride) {
+        linearBackward<T>(m_pool, a.ln1.data(), m_dProj.data(), n, d, linear, p + w.attnWeight,
+                          m_dNarrow.data(), g + w.attnWeight, g + w.attnBias);
+        return;
+    }
+    m_linearScratch.resize(static_cast<std::size_t>(n) * linear);
+    for (int r = 0; r < n; ++r)
+        std::copy_n(m_dProj.data() + static_cast<std::size_t>(r) * stride, linear,
+                    m_linearScratch.data() + static_cast<std::size_t>(r) * linear);
+    linearBackward<T>(m_pool, a.ln1.data(), m_linearScratch.data(), n, d, linear, p + w.attnWeight,
+                      m_dNarrow.data(), g + w.attnWeight, g + w.attnBias);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < d; ++c)
+            m_dNarrow[static_cast<std::size_t>(r) * d + c] +=
+                m_dProj[static_cast<std::size_t>(r) * stride + linear + c];
+}
+
+template <typename T>
+double Gpt2Network<T>::attentionEntropy() const {
+    double total = 0.0;
+    long rows = 0;
+    for (const LayerActivations& a : m_layers)
+        total += attentionEntropySum<T>(attentionShape(), a.probs.data(), rows);
+    return rows ? total / rows : 0.0;
+}
+
 template <typename T>
 double Gpt2Network<T>::trainingFlops(int sequences, int length) const {
     const double n = static_cast<double>(sequences) * length;
-    const double d = m_shape.dModel, f = m_shape.dFF(), s = m_shape.tying.sources;
-    const double perLayer = 2 * n * d * (s * d) + 2 * n * d * d + 2 * 2 * n * d * f  // linears
-                            + 4 * n * length * d;  // Q K^T and A V over all heads
+    const double d = m_shape.dModel, f = m_shape.dFF(), a = m_shape.attentionColumns();
+    const double scoreWidth = m_shape.tying.fullBilinear ? m_shape.heads * d : d;
+    const double perLayer = 2 * n * d * a + 2 * n * d * d + 2 * 2 * n * d * f  // linears
+                            + 2 * n * length * (scoreWidth + d);  // Q K^T and A V, all heads
     const double forward = m_shape.layers * perLayer + 2 * n * d * m_shape.vocab;
     return 3 * forward;
 }

@@ -29,6 +29,10 @@ class Gpt2Network {
     // The last forward()'s logits, (sequences * length) x vocab, valid until backward().
     const std::vector<T>& logits() const { return m_logits; }
 
+    // Mean entropy (nats) of the last forward()'s attention rows, over layers, heads and tokens
+    // (of the softmax, before a scale applied outside it).
+    double attentionEntropy() const;
+
     // Floating-point operations in the matrix products of one forward + backward (3x forward).
     double trainingFlops(int sequences, int length) const;
 
@@ -38,6 +42,9 @@ class Gpt2Network {
         std::vector<T> ln2, ln2Mean, ln2Rstd, fc, gelu;
     };
     void allocate(int sequences, int length);
+    void projectAttention(const T* params, const ParameterLayout::Layer& w, LayerActivations& a);
+    void projectAttentionBackward(const T* params, T* grads, const ParameterLayout::Layer& w,
+                                  const LayerActivations& a);
     AttentionShape attentionShape() const;
 
     ModelShape m_shape;
@@ -51,6 +58,7 @@ class Gpt2Network {
     std::vector<T> m_final, m_lnf, m_lnfMean, m_lnfRstd, m_logits, m_logSumExp;
     // Backward scratch.
     std::vector<T> m_dx, m_dWide, m_dNarrow, m_dAttn, m_dProj;
+    std::vector<T> m_linearScratch;  // full-bilinear: the linear part of P, or its gradient
 };
 
 }  // namespace qkv::train

@@ -4,18 +4,44 @@
 
 namespace qkv::train {
 
-const std::array<const char*, 4>& AttentionTying::names() {
-    static const std::array<const char*, 4> names{"learned", "shared-qk", "tied-kv", "single-w"};
+const std::array<const char*, 7>& AttentionTying::names() {
+    static const std::array<const char*, 7> names{
+        "learned",       "shared-qk",     "tied-kv",           "single-w",
+        "full-bilinear", "scale-outside", "shared-qk-reformer"};
     return names;
 }
 
 AttentionTying AttentionTying::parse(const std::string& name) {
-    if (name == "learned") return {name, 3, {0, 1, 2}};
-    if (name == "shared-qk") return {name, 2, {0, 0, 1}};
-    if (name == "tied-kv") return {name, 2, {0, 1, 1}};
-    if (name == "single-w") return {name, 1, {0, 0, 0}};
-    throw Error("unknown attention tying '" + name +
-                "'; choose learned, shared-qk, tied-kv or single-w");
+    AttentionTying t;
+    t.name = name;
+    if (name == "learned") return t;
+    if (name == "shared-qk" || name == "shared-qk-reformer") {
+        t.sources = 2;
+        t.slotSource = {0, 0, 1};
+        t.reformer = name == "shared-qk-reformer";
+        return t;
+    }
+    if (name == "tied-kv") {
+        t.sources = 2;
+        t.slotSource = {0, 1, 1};
+        return t;
+    }
+    if (name == "single-w") {
+        t.sources = 1;
+        t.slotSource = {0, 0, 0};
+        return t;
+    }
+    if (name == "full-bilinear") {
+        t.fullBilinear = true;
+        return t;
+    }
+    if (name == "scale-outside") {
+        t.scaleOutside = true;
+        return t;
+    }
+    std::string choices;
+    for (const char* n : names()) choices += std::string(choices.empty() ? "" : ", ") + n;
+    throw Error("unknown attention variant '" + name + "'; choose " + choices);
 }
 
 void ModelShape::validate() const {

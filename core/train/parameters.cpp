@@ -12,6 +12,17 @@ namespace {
 // Tensors start on 64-byte boundaries, so every row-major block is nicely aligned for SIMD.
 constexpr std::size_t kAlign = 16;
 
+// A factored head's score x_i W_Q W_K^T x_j with N(0, 0.02) factors has the variance of one
+// with i.i.d. W entries of standard deviation 0.02^2 sqrt(d_k): full-bilinear starts there, so
+// its first steps see scores of the factored head's scale.
+void scaleBilinearColumns(const ModelShape& shape, float* weight) {
+    const int d = shape.dModel, columns = shape.attentionColumns();
+    const float factor = static_cast<float>(0.02 * std::sqrt(static_cast<double>(shape.headDim())));
+    for (int r = 0; r < d; ++r)
+        for (int c = 0; c < shape.heads * d; ++c)
+            weight[static_cast<std::size_t>(r) * columns + c] *= factor;
+}
+
 }  // namespace
 
 ParameterLayout::ParameterLayout(const ModelShape& shape) {
@@ -23,8 +34,8 @@ ParameterLayout::ParameterLayout(const ModelShape& shape) {
         Layer layer;
         layer.ln1Gamma = add(p + "ln_1.weight", d, 1, false);
         layer.ln1Beta = add(p + "ln_1.bias", d, 1, false);
-        layer.attnWeight = add(p + "attn.sources.weight", d, shape.tying.sources * d, true);
-        layer.attnBias = add(p + "attn.sources.bias", shape.tying.sources * d, 1, false);
+        layer.attnWeight = add(p + "attn.sources.weight", d, shape.attentionColumns(), true);
+        layer.attnBias = add(p + "attn.sources.bias", shape.attentionColumns(), 1, false);
         layer.projWeight = add(p + "attn.c_proj.weight", d, d, true);
         layer.projBias = add(p + "attn.c_proj.bias", d, 1, false);
         layer.ln2Gamma = add(p + "ln_2.weight", d, 1, false);
@@ -75,6 +86,8 @@ std::vector<float> initialParameters(const ParameterLayout& layout, const ModelS
             for (std::size_t i = 0; i < t.size(); ++i)
                 p[i] = static_cast<float>(std * random.normal());
         }
+        if (shape.tying.fullBilinear && t.name.ends_with("attn.sources.weight"))
+            scaleBilinearColumns(shape, p);
     }
     return params;
 }

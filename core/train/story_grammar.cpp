@@ -11,7 +11,7 @@ namespace {
 
 using Words = std::vector<std::string>;
 
-const Words kGirls{"Lily", "Mia", "Anna", "Sue", "Emma", "Lucy", "Kate", "Zoe", "Amy", "Rose"};
+const Words kGirls{"Lily", "Mia", "Anna", "Sue", "Emma", "Lucy", "Kate", "Zoe", "Alice", "Rose"};
 const Words kBoys{"Tom", "Ben", "Sam", "Max", "Leo", "Jack", "Tim", "Dan", "Bob", "Joe"};
 const Words kAnimals{"cat", "dog", "bird",  "frog", "duck",   "bear",
                      "pig", "cow", "horse", "goat", "rabbit", "lion"};
@@ -22,6 +22,7 @@ const Words kThings{"ball", "kite", "hat",  "book", "box", "toy",
 const Words kPlaces{"park",  "garden", "forest", "house", "school",
                     "river", "hill",   "farm",   "beach", "lake"};
 const Words kRelatives{"mother", "father", "sister", "brother", "grandma", "grandpa"};
+const Words kFoods{"cake", "soup", "bread", "pie", "cookies", "apples"};
 const Words kSkills{"swim", "jump", "sing", "read", "climb", "dance"};
 const Words kHidingPlaces{"under the tree",   "in the box",    "near the river",
                           "behind the house", "under the bed", "in the grass"};
@@ -63,6 +64,10 @@ class StoryWriter {
         m_a = newCharacter("");
         m_b = newCharacter(m_a.name);
         m_clear = m_a.female != m_b.female;
+        // Some stories open with their scene, so words that begin a text ("The", a name) are
+        // in the vocabulary as they are typed at the start of a sentence box.
+        const bool opening = m_r.chance(0.25);
+        if (opening) scene();
         introduce();
         const int events = 2 + m_r.below(3);
         for (int i = 0; i < events; ++i) {
@@ -70,6 +75,7 @@ class StoryWriter {
             event();
         }
         if (m_r.chance(0.4)) comparison();
+        if (!opening && m_r.chance(0.6)) scene();
         ending();
         m_text.pop_back();  // the space after the last sentence
         return m_text;
@@ -95,6 +101,10 @@ class StoryWriter {
         }
         sentence[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(sentence[0])));
         m_text += sentence + ". ";
+    }
+    void ask(std::initializer_list<std::string> words) {
+        say(words);
+        m_text.replace(m_text.size() - 2, 1, "?");
     }
 
     // A pronoun stands for a name only where the two characters' genders tell them apart.
@@ -220,6 +230,63 @@ class StoryWriter {
         const Character& y = forward ? m_b : m_a;
         say({subject(x), "is", more, "than", object(y), ", so", subject(y), "is", less, "than",
              object(x)});
+    }
+
+    // Directed relations and word senses that only the order of the words decides (the relation
+    // probe, relation_probe.h, asks about the same ones): who gave what to whom, the movie that
+    // was a bomb versus the bomb that hit the movie theatre, "smell" as verb and noun, the
+    // neural network that learns versus the social network where friends are made.
+    void scene() {
+        const bool forward = m_r.chance(0.5);
+        const Character& x = forward ? m_a : m_b;
+        const Character& y = forward ? m_b : m_a;
+        switch (m_r.below(5)) {
+            case 0: {
+                const std::string thing = m_r.pick(kThings);
+                say({x.name, "gave", y.name, "the", thing, ", and", subject(y), "thanked",
+                     object(x)});
+                say({y.name, "has the", thing, "now"});
+                break;
+            }
+            case 1:
+                if (m_r.chance(0.5)) {
+                    say({"the movie was a box office bomb"});
+                    say({"nobody went to see the movie"});
+                } else {
+                    say({"the bomb hit the movie theatre"});
+                    say({"the theatre burned down"});
+                }
+                break;
+            case 2: {
+                const std::string food = m_r.pick(kFoods);
+                switch (m_r.below(3)) {
+                    case 0:
+                        say({x.name, "can smell the", food});
+                        say({subject(x), "is hungry"});
+                        break;
+                    case 1:
+                        say({"the smell of the", food, "filled the house"});
+                        say({x.name, "came to eat"});
+                        break;
+                    default:
+                        say({x.name, "lost the race"});
+                        ask({"can you smell the smell of failure"});
+                }
+                break;
+            }
+            case 3:
+                if (m_r.chance(0.5)) {
+                    say({x.name, "trained a neural network"});
+                    say({"the network learned to read"});
+                } else {
+                    say({x.name, "joined a social network"});
+                    say({x.name, "made new friends"});
+                }
+                break;
+            default:
+                say({"the", m_r.pick(kAnimals), "sat on the mat because it was",
+                     m_r.chance(0.5) ? "tired" : "hungry"});
+        }
     }
 
     void ending() {

@@ -9,6 +9,7 @@
 #include "core/train/gpt2_network.h"
 #include "core/train/parameters.h"
 #include "core/train/random.h"
+#include "core/train/variant_metrics.h"
 #include "core/util/error.h"
 
 namespace qkv::train {
@@ -25,7 +26,7 @@ int threadCount(const TrainingOptions& options) {
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void validate(const TrainingOptions& options) {
+void checkOptions(const TrainingOptions& options) {
     options.shape.validate();
     if (options.steps < 1) throw Error("steps must be at least 1");
     if (options.batchSize < 1) throw Error("the batch size must be at least 1");
@@ -47,12 +48,18 @@ void sampleBatch(Random& random, const std::vector<int>& stream, int sequences, 
     }
 }
 
-// Mean loss over evaluationWindows(): full windows batched, the last short one on its own.
-double validationLoss(Gpt2Network<float>& network, const std::vector<float>& params,
-                      const std::vector<int>& stream, int batchSize) {
+struct Validation {
+    double loss = 0;
+    double attentionEntropy = 0;
+};
+
+// Mean loss and attention entropy over evaluationWindows(): full windows batched, the last
+// short one on its own.
+Validation validate(Gpt2Network<float>& network, const std::vector<float>& params,
+                    const std::vector<int>& stream, int batchSize) {
     const int context = network.shape().context;
     const std::vector<Window> windows = evaluationWindows(stream.size(), context);
-    double total = 0.0;
+    double total = 0.0, entropy = 0.0;
     std::size_t count = 0;
     std::vector<int> inputs, targets;
     for (size_t first = 0; first < windows.size();) {
@@ -72,17 +79,39 @@ double validationLoss(Gpt2Network<float>& network, const std::vector<float>& par
         const double mean =
             network.forward(params.data(), inputs.data(), targets.data(), sequences, length);
         total += mean * sequences * length;
+        entropy += network.attentionEntropy() * sequences * length;
         count += static_cast<size_t>(sequences) * length;
         first = last;
     }
-    return count ? total / count : 0.0;
+    if (!count) return {};
+    return {total / count, entropy / count};
+}
+
+// The relation probe through the training forward, one pair's sequence at a time.
+RelationScore probeRelations(Gpt2Network<float>& network, const std::vector<float>& params,
+                             const std::vector<TokenizedRelation>& relations) {
+    const int context = network.shape().context, vocab = network.shape().vocab;
+    return scoreRelations(relations, [&](const std::vector<int>& ids) {
+        const int length = std::min(static_cast<int>(ids.size()) - 1, context);
+        const std::vector<int> inputs(ids.end() - length - 1, ids.end() - 1);
+        const std::vector<int> targets(ids.end() - length, ids.end());
+        network.forward(params.data(), inputs.data(), targets.data(), 1, length);
+        std::vector<double> logp = pickLogProbabilities(network.logits().data(), vocab, targets);
+        // Positions cut off at the front (longer than the context) are not scored anyway.
+        logp.insert(logp.begin(), ids.size() - 1 - length, 0.0);
+        return logp;
+    });
 }
 
 }  // namespace
 
+int TrainingOptions::evaluationEvery() const {
+    return std::max(1, std::min(evalInterval, steps / kMinEvaluations));
+}
+
 TrainingRun train(const TrainingOptions& options, const TrainingData& data,
                   const TrainingCallbacks& callbacks) {
-    validate(options);
+    checkOptions(options);
     const ModelShape& shape = options.shape;
     if (data.train.size() < static_cast<size_t>(shape.context) + 2)
         throw Error("the training text has " + std::to_string(data.train.size()) +
@@ -104,9 +133,21 @@ TrainingRun train(const TrainingOptions& options, const TrainingData& data,
     std::vector<int> inputs, targets;
     const double stepFlops = network.trainingFlops(options.batchSize, shape.context);
 
-    const Clock::time_point start = Clock::now();
-    double intervalLoss = 0.0, intervalSeconds = 0.0;
+    const int every = options.evaluationEvery();
+    double intervalLoss = 0.0, intervalSeconds = 0.0, intervalQuery = 0.0, intervalKey = 0.0;
     int intervalSteps = 0;
+    auto evaluate = [&](LogEntry entry) {
+        const Validation v = validate(network, run.params, data.validation, options.batchSize);
+        entry.valLoss = v.loss;
+        entry.attentionEntropy = v.attentionEntropy;
+        if (!data.relations.empty())
+            entry.relations = probeRelations(network, run.params, data.relations);
+        run.log.push_back(entry);
+        if (callbacks.onEvaluation) callbacks.onEvaluation(run);
+    };
+
+    const Clock::time_point start = Clock::now();
+    double evaluationSeconds = 0.0;  // inside step 0, which evaluates before its update
     for (int step = 0; step < options.steps; ++step) {
         const Clock::time_point stepStart = Clock::now();
         sampleBatch(batches, data.train, options.batchSize, shape.context, inputs, targets);
@@ -117,14 +158,28 @@ TrainingRun train(const TrainingOptions& options, const TrainingData& data,
                         " (loss is not finite); try a lower learning rate");
         std::fill(grads.begin(), grads.end(), 0.0f);
         network.backward(run.params.data(), grads.data());
+        const SlotGradientNorms norms = slotGradientNorms(shape, network.layout(), grads);
+        if (step == 0) {
+            // The point before the first update: this batch's loss, validation at the start.
+            LogEntry initial;
+            initial.trainLoss = loss;
+            initial.gradNormQuery = norms.query;
+            initial.gradNormKey = norms.key;
+            const Clock::time_point evaluationStart = Clock::now();
+            evaluate(initial);
+            evaluationSeconds = secondsSince(evaluationStart);
+        }
         optimizer.step(run.params, grads, step);
-        const double seconds = secondsSince(stepStart);
+        const double seconds = secondsSince(stepStart) - evaluationSeconds;
+        evaluationSeconds = 0.0;
 
         run.stepsDone = step + 1;
         run.trainSeconds += seconds;
         run.flops += stepFlops;
         intervalLoss += loss;
         intervalSeconds += seconds;
+        intervalQuery += norms.query;
+        intervalKey += norms.key.value_or(0.0);
         ++intervalSteps;
         if (callbacks.onStep)
             callbacks.onStep({run.stepsDone, options.steps, loss,
@@ -134,16 +189,16 @@ TrainingRun train(const TrainingOptions& options, const TrainingData& data,
             run.cancelled = true;
             break;
         }
-        if (run.stepsDone % options.evalInterval == 0 || run.stepsDone == options.steps) {
+        if (run.stepsDone % every == 0 || run.stepsDone == options.steps) {
             LogEntry entry;
             entry.step = run.stepsDone;
             entry.trainLoss = intervalLoss / intervalSteps;
             entry.tokensPerSecond = intervalSteps * options.tokensPerStep() / intervalSeconds;
             entry.learningRate = learningRateAt(optimizerSettings, step);
-            entry.valLoss = validationLoss(network, run.params, data.validation, options.batchSize);
-            run.log.push_back(entry);
-            if (callbacks.onEvaluation) callbacks.onEvaluation(run);
-            intervalLoss = intervalSeconds = 0.0;
+            entry.gradNormQuery = intervalQuery / intervalSteps;
+            if (norms.key) entry.gradNormKey = intervalKey / intervalSteps;
+            evaluate(entry);
+            intervalLoss = intervalSeconds = intervalQuery = intervalKey = 0.0;
             intervalSteps = 0;
         }
     }

@@ -6,10 +6,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/train/adamw.h"
 #include "core/train/model_shape.h"
+#include "core/train/relation_probe.h"
 
 namespace qkv::train {
 
@@ -19,24 +21,35 @@ struct TrainingOptions {
     int batchSize = 16;           // sequences of shape.context tokens per step
     OptimizerSettings optimizer;  // totalSteps is taken from `steps`
     std::uint64_t seed = 1;
-    int evalInterval = 100;  // steps between validations (and checkpoints)
-    int threads = 0;         // 0: every hardware thread
+    int evalInterval = 100;  // steps between validations (and checkpoints); see evaluationEvery
+    static constexpr int kMinEvaluations = 10;
+    int threads = 0;  // 0: every hardware thread
 
     int tokensPerStep() const { return batchSize * shape.context; }
+    // evalInterval, shortened so that even a short run logs at least kMinEvaluations points.
+    int evaluationEvery() const;
 };
 
 struct TrainingData {
     std::vector<int> train;
     std::vector<int> validation;
+    std::vector<TokenizedRelation> relations;  // the relation probe; empty: not scored
 };
 
-// One point of the loss curve (training_log.json "steps").
+// One point of the loss curve (training_log.json "steps"). The first is step 0, before any
+// update: its training loss is the first batch's.
 struct LogEntry {
     int step = 0;                // steps done
     double trainLoss = 0;        // mean training loss since the previous entry
     double valLoss = 0;          // mean next-token loss over the whole validation stream
     double tokensPerSecond = 0;  // training tokens per second since the previous entry
     double learningRate = 0;     // at the entry's last step
+    std::optional<RelationScore> relations;  // the relation probe, when the data has one
+    double attentionEntropy = 0;             // mean over the validation's attention rows (nats)
+    // Mean since the previous entry of the Q- and K-slot gradient norms (variant_metrics.h),
+    // before clipping.
+    double gradNormQuery = 0;
+    std::optional<double> gradNormKey;
 };
 
 struct StepProgress {

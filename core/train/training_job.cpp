@@ -9,6 +9,7 @@
 #include "core/train/checkpoint.h"
 #include "core/train/corpus.h"
 #include "core/train/parameters.h"
+#include "core/train/variant_metrics.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 
@@ -36,23 +37,36 @@ Json configJson(const TrainingJob& job, const TrainingData& data) {
             {"adam_betas", {opt.beta1, opt.beta2}},
             {"weight_decay", opt.weightDecay},
             {"clip_norm", opt.clipNorm},
-            {"eval_interval", o.evalInterval},
+            {"eval_interval", o.evaluationEvery()},
             {"threads", o.threads},
             {"corpus", job.corpus},
             {"train_tokens", data.train.size()},
             {"validation_tokens", data.validation.size()}};
 }
 
-Json entryJson(const LogEntry& e) {
-    return {{"step", e.step},
-            {"train_loss", e.trainLoss},
-            {"val_loss", e.valLoss},
-            {"tokens_per_s", e.tokensPerSecond},
-            {"learning_rate", e.learningRate}};
+Json relationsJson(const RelationScore& r) {
+    Json byKind = Json::object();
+    for (const auto& [kind, accuracy] : r.accuracyByKind) byKind[kind] = accuracy;
+    return {{"relation_accuracy", r.accuracy},
+            {"relation_pairs", r.pairs},
+            {"relation_accuracy_by_kind", byKind}};
 }
 
-void writeLog(const std::filesystem::path& folder, Json doc, const TrainingRun& run,
-              bool finished) {
+Json entryJson(const LogEntry& e) {
+    Json j = {{"step", e.step},
+              {"train_loss", e.trainLoss},
+              {"val_loss", e.valLoss},
+              {"tokens_per_s", e.tokensPerSecond},
+              {"learning_rate", e.learningRate},
+              {"attention_entropy", e.attentionEntropy},
+              {"grad_norm_q", e.gradNormQuery}};
+    if (e.gradNormKey) j["grad_norm_k"] = *e.gradNormKey;
+    if (e.relations) j.update(relationsJson(*e.relations));
+    return j;
+}
+
+void writeLog(const std::filesystem::path& folder, const ModelShape& shape, Json doc,
+              const TrainingRun& run, bool finished) {
     const std::vector<LogEntry>& entries = run.log;
     Json steps = Json::array();
     for (const LogEntry& e : entries) steps.push_back(entryJson(e));
@@ -64,7 +78,15 @@ void writeLog(const std::filesystem::path& folder, Json doc, const TrainingRun& 
         doc["final"] = {{"step", last.step},
                         {"train_loss", last.trainLoss},
                         {"val_loss", last.valLoss},
-                        {"val_perplexity", std::exp(last.valLoss)}};
+                        {"val_perplexity", std::exp(last.valLoss)},
+                        {"attention_entropy", last.attentionEntropy}};
+        if (last.relations) doc["final"].update(relationsJson(*last.relations));
+        if (finished && shape.tying.fullBilinear) {
+            const BilinearRank rank = bilinearRank(shape, ParameterLayout(shape), run.params);
+            doc["final"]["bilinear_effective_rank"] = rank.effectiveRank;
+            doc["final"]["bilinear_numerical_rank"] = rank.numericalRank;
+            doc["final"]["head_dim"] = shape.headDim();
+        }
     }
     doc["train_seconds"] = run.trainSeconds;
     doc["tokens_per_s"] =
@@ -101,8 +123,11 @@ JobResult runTrainingJob(const TrainingJob& job, const JobCallbacks& callbacks) 
 
     // Token ids come from the saved files, read back by the same tokenizer every model uses.
     const auto tokenizer = loadTokenizer(folder);
-    TrainingData data{tokenStream(*tokenizer, corpus.train),
-                      tokenStream(*tokenizer, corpus.validation)};
+    TrainingData data{
+        tokenStream(*tokenizer, corpus.train), tokenStream(*tokenizer, corpus.validation), {}};
+    // The relation probe asks about the built-in stories' relations; other text has none.
+    if (job.corpus == kBuiltinCorpus)
+        data.relations = tokenizeRelations(*tokenizer, relationPairs());
     status("tokens: " + std::to_string(data.train.size()) + " training, " +
            std::to_string(data.validation.size()) + " validation");
 
@@ -126,8 +151,8 @@ JobResult runTrainingJob(const TrainingJob& job, const JobCallbacks& callbacks) 
             {"qkvlab_config", log["config"].dump()},
             {"qkvlab_attention_tying", shape.tying.name},
             {"qkvlab_step", std::to_string(step)}};
-        writeModelWeights(shape, run.params, metadata, folder);
-        writeLog(folder, log, run, step == resolved.options.steps);
+        if (job.saveWeights) writeModelWeights(shape, run.params, metadata, folder);
+        writeLog(folder, shape, log, run, step == resolved.options.steps);
         result.checkpointStep = step;
         if (callbacks.training.onEvaluation) callbacks.training.onEvaluation(run);
     };

@@ -23,7 +23,8 @@ struct TrainingJob {
     std::string corpus = "builtin";  // "builtin" or a UTF-8 text file
     int vocabSize = 1024;            // upper bound; a small corpus may stop merging earlier
     std::filesystem::path outputDir;
-    std::string command;  // recorded in training_log.json
+    std::string command;      // recorded in training_log.json
+    bool saveWeights = true;  // false: the log only (experiments keep no weights)
 };
 
 struct JobCallbacks {

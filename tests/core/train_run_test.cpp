@@ -62,7 +62,10 @@ class TrainRun : public ::testing::Test {
 
 TEST_F(TrainRun, ShortRunLowersTheLoss) {
     const JobResult result = runTrainingJob(tinyJob(corpus, dir.path() / "m", "learned"));
-    ASSERT_EQ(result.run.log.size(), 3u);
+    // Step 0 (before any update), then every 3 steps: at least 10 points however short the run.
+    ASSERT_EQ(result.run.log.size(), 11u);
+    EXPECT_EQ(result.run.log.front().step, 0);
+    EXPECT_EQ(result.run.log[1].step, 3);
     const Architecture config = loadArchitecture(dir.path() / "m" / "config.json");
     const double uniform = std::log(config.vocabSize);
     // From ln(vocab) (about 6) at initialisation to well under the uniform guess in 30 steps.
@@ -93,11 +96,16 @@ TEST_F(TrainRun, TrainingLogHasTheDocumentedFields) {
     EXPECT_EQ(log["seed"], 1);
     EXPECT_EQ(log["config"]["attention"], "tied-kv");
     EXPECT_EQ(log["finished"], true);
-    ASSERT_EQ(log["steps"].size(), 3u);
+    ASSERT_EQ(log["steps"].size(), 11u);
     for (const auto& entry : log["steps"])
-        for (const char* key : {"step", "train_loss", "val_loss", "tokens_per_s"})
+        for (const char* key : {"step", "train_loss", "val_loss", "tokens_per_s", "learning_rate",
+                                "attention_entropy", "grad_norm_q", "grad_norm_k"})
             EXPECT_TRUE(entry.contains(key)) << key;
+    EXPECT_EQ(log["steps"].front()["step"], 0);
     EXPECT_EQ(log["steps"].back()["step"], 30);
+    EXPECT_EQ(log["config"]["eval_interval"], 3);
+    // A corpus file has no relation probe: no relation fields rather than made-up ones.
+    EXPECT_FALSE(log["final"].contains("relation_accuracy"));
 }
 
 // Both forwards in float: the training network and ForwardPass on the CPU backend differ only
@@ -107,6 +115,17 @@ class TrainedModel : public TrainRun, public ::testing::WithParamInterface<const
 TEST_P(TrainedModel, InferenceForwardReproducesTheTrainingForward) {
     const TrainingJob job = tinyJob(corpus, dir.path() / "m", GetParam());
     const JobResult result = runTrainingJob(job);
+    if (job.options.shape.tying.fullBilinear) {
+        // Not a GPT-2 checkpoint (no W_Q, W_K): every reader refuses it by name.
+        try {
+            Model::open(job.outputDir);
+            FAIL() << "a full-bilinear folder opened as a model";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("qkvlab-full-bilinear"), std::string::npos)
+                << e.what();
+        }
+        return;
+    }
     auto model = Model::open(job.outputDir);
     ASSERT_NE(model->tokenizer(), nullptr) << model->tokenizerError();
     const ModelShape& shape = job.options.shape;
@@ -126,8 +145,14 @@ TEST_P(TrainedModel, InferenceForwardReproducesTheTrainingForward) {
 
     auto backend = createCpuBackend();
     ForwardPass forward(*model, *backend);
+    // scale-outside and shared-qk-reformer train and run under the configurations of the same
+    // names; the tyings' weights carry their tying, so those run under learned.
+    const WConfiguration config = trainedConfiguration(job.outputDir);
+    EXPECT_EQ(config.scaleOutside, job.options.shape.tying.scaleOutside);
+    EXPECT_EQ(config.maskSelf, job.options.shape.tying.reformer);
     ForwardRequest request;
     request.ids = ids;
+    request.config = config;
     request.logits = LogitsMode::AllPositions;
     const ForwardResult out = forward.run(request);
     ASSERT_EQ(out.logits.rows(), shape.context);
@@ -143,8 +168,8 @@ TEST_P(TrainedModel, InferenceForwardReproducesTheTrainingForward) {
     EXPECT_LT(worst, 1e-5) << "largest logit " << largest;  // measured: about 1e-6
 
     // `evaluate` (inference forward) and training validation score the same windows.
-    const Evaluation evaluation =
-        evaluateStream(forward, tokenStream(*model->tokenizer(), fileCorpus(corpus).validation));
+    const Evaluation evaluation = evaluateStream(
+        forward, tokenStream(*model->tokenizer(), fileCorpus(corpus).validation), config);
     EXPECT_NEAR(evaluation.loss, result.run.log.back().valLoss, 1e-5);
 }
 
@@ -155,6 +180,11 @@ TEST_P(TrainedModel, TiedMatricesAreSavedBytewiseIdentical) {
     SafetensorsFile file(job.outputDir / "model.safetensors");
     EXPECT_EQ(file.metadata().at("qkvlab_attention_tying"), tying.name);
     const int d = job.options.shape.dModel;
+    if (tying.fullBilinear) {  // no c_attn to fuse into: its sources as trained
+        EXPECT_EQ(file.tensors().at("h.0.attn.sources.weight").shape,
+                  (std::vector<std::int64_t>{d, (job.options.shape.heads + 1) * d}));
+        return;
+    }
     for (int l = 0; l < job.options.shape.layers; ++l) {
         const std::string p = "h." + std::to_string(l) + ".attn.c_attn.";
         const TensorInfo& w = file.tensors().at(p + "weight");
@@ -183,19 +213,19 @@ TEST_F(TrainRun, CancelledRunKeepsTheLastCompleteCheckpoint) {
     JobCallbacks callbacks;
     callbacks.training.cancel = &cancel;
     callbacks.training.onStep = [&](const StepProgress& p) {
-        if (p.step == 15) cancel = true;
+        if (p.step == 14) cancel = true;
     };
     const TrainingJob job = tinyJob(corpus, dir.path() / "m", "learned");
     const JobResult result = runTrainingJob(job, callbacks);
     EXPECT_TRUE(result.run.cancelled);
-    EXPECT_EQ(result.run.stepsDone, 15);
+    EXPECT_EQ(result.run.stepsDone, 14);
     ASSERT_TRUE(result.checkpointStep);
-    EXPECT_EQ(*result.checkpointStep, 10);
+    EXPECT_EQ(*result.checkpointStep, 12);  // checkpoints every 3 steps (10 points in 30 steps)
     EXPECT_EQ(SafetensorsFile(job.outputDir / "model.safetensors").metadata().at("qkvlab_step"),
-              "10");
+              "12");
     std::ifstream in(job.outputDir / "training_log.json");
     const auto log = nlohmann::json::parse(in);
-    EXPECT_EQ(log["completed_steps"], 10);
+    EXPECT_EQ(log["completed_steps"], 12);
     EXPECT_EQ(log["finished"], false);
     EXPECT_NO_THROW(Model::open(job.outputDir));
     // No temporary files are left behind.
