@@ -47,8 +47,11 @@ address_sanitizer() {
   cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug \
         -DQKV_SANITIZE=address,undefined -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF
   cmake --build build-sanitize -j "$jobs"
+  # Training a tokenizer on the built-in stories alone takes minutes in this build; the relation
+  # probe's code runs here in core_tests on small data, and the whole command in release.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    tested asan+ubsan --test-dir build-sanitize --output-on-failure -j "$jobs"
+    tested asan+ubsan --test-dir build-sanitize --output-on-failure -j "$jobs" \
+    -E '^CliTrain\.EvaluateScoresTheRelationProbeOnTheBuiltinStories$'
 }
 
 # Qt is not built with ThreadSanitizer, so its own synchronisation is invisible to it;

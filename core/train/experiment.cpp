@@ -25,7 +25,7 @@ std::optional<ExperimentRun> reusableRun(const std::filesystem::path& folder, co
     if (log.is_discarded() || !log.value("finished", false) ||
         log.value("command", std::string()) != command || !log.contains("final"))
         return std::nullopt;
-    ExperimentRun run{task.variant, task.seed, true, log["final"].value("val_loss", 0.0)};
+    ExperimentRun run{task.variant, task.seed, true, log["final"].value("val_loss", 0.0), {}, 0.0};
     if (log["final"].contains("relation_accuracy"))
         run.relationAccuracy = log["final"]["relation_accuracy"].get<double>();
     return run;
@@ -81,7 +81,7 @@ ExperimentResult runExperiment(const ExperimentPlan& plan, const ExperimentCallb
                     if (result.run.cancelled) return;
                     keepOnlyTheLog(folder);
                     const LogEntry& last = result.run.log.back();
-                    finished = ExperimentRun{task.variant, task.seed, false, last.valLoss};
+                    finished = ExperimentRun{task.variant, task.seed, false, last.valLoss, {}, 0.0};
                     if (last.relations) finished->relationAccuracy = last.relations->accuracy;
                 }
             } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include "core/train/gpt2_network.h"
 #include "core/train/parameters.h"
 #include "core/train/random.h"
+#include "core/train/trainer.h"
 #include "core/train/variant_metrics.h"
 
 namespace qkv::train {
@@ -202,6 +203,29 @@ TEST(TrainVariants, SlotGradientNormsReadTheQAndKSources) {
     EXPECT_FALSE(slotGradientNorms(shape, ParameterLayout(shape),
                                    std::vector<float>(ParameterLayout(shape).size(), 0.0f))
                      .key);
+}
+
+// The probe inside training, on made-up ids: every evaluation point carries its score.
+TEST(TrainVariants, EveryEvaluationScoresTheRelationProbe) {
+    TrainingOptions o;
+    o.shape = smallShape("scale-outside");
+    o.steps = 20;
+    o.batchSize = 2;
+    o.threads = 1;
+    Random random(4);
+    TrainingData data;
+    for (int i = 0; i < 200; ++i) data.train.push_back(random.below(o.shape.vocab));
+    data.validation.assign(data.train.begin(), data.train.begin() + 20);
+    data.relations = {{"k", {0, 1, 2}, {3}, {4}}, {"k", {0, 5}, {6, 7}, {8}}};
+    const TrainingRun run = train(o, data);
+    ASSERT_EQ(run.log.size(), 11u);  // step 0 and every 2 steps
+    for (const LogEntry& e : run.log) {
+        ASSERT_TRUE(e.relations);
+        EXPECT_EQ(e.relations->pairs, 2);
+        EXPECT_GT(e.attentionEntropy, 0.0);
+        EXPECT_GT(e.gradNormQuery, 0.0);
+        ASSERT_TRUE(e.gradNormKey);
+    }
 }
 
 }  // namespace
