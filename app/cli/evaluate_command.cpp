@@ -32,9 +32,10 @@ int runEvaluate(const Arguments& args) {
         relations = train::evaluateRelations(
             forward, train::tokenizeRelations(*model->tokenizer(), train::relationPairs()), config);
     if (args.flag("json")) {
-        nlohmann::ordered_json doc = {{"model", model->name()},          {"corpus", corpus},
-                                      {"config", config.name()},         {"loss", result.loss},
-                                      {"perplexity", result.perplexity}, {"tokens", result.tokens}};
+        nlohmann::ordered_json doc = {{"model", model->name()}, {"corpus", corpus}};
+        addConfigJson(doc, config);  // what the model was trained under
+        doc.update(
+            {{"loss", result.loss}, {"perplexity", result.perplexity}, {"tokens", result.tokens}});
         if (relations) {
             doc["relation_accuracy"] = relations->accuracy;
             doc["relation_pairs"] = relations->pairs;
@@ -43,11 +44,12 @@ int runEvaluate(const Arguments& args) {
         printJson(doc);
         return 0;
     }
-    std::printf("%-12s %s\n%-12s %s%s\n%-12s %s\n%-12s %zu\n%-12s %.4f nats/token\n%-12s %.3f\n",
-                "model", model->name().c_str(), "corpus", corpus.c_str(),
-                corpus == train::kBuiltinCorpus ? " (validation stories)" : "", "config",
-                config.name().c_str(), "tokens", result.tokens, "loss", result.loss, "perplexity",
-                result.perplexity);
+    std::printf(
+        "%-12s %s\n%-12s %s%s\n%-12s %s\n%-12s %zu\n%-12s %.4f nats/token\n%-12s %.3f\n", "model",
+        model->name().c_str(), "corpus", corpus.c_str(),
+        corpus == train::kBuiltinCorpus ? " (validation stories)" : "", "config",
+        (config.name() + (config.scaleOutside ? ", scale outside the softmax" : "")).c_str(),
+        "tokens", result.tokens, "loss", result.loss, "perplexity", result.perplexity);
     if (relations) {
         std::printf("%-12s %.3f of %d pairs (", "relations", relations->accuracy, relations->pairs);
         const char* separator = "";
