@@ -10,12 +10,16 @@ namespace qkv::ui::test {
 nlohmann::json fixtureLog(const FixtureRun& run) {
     const double offset = 0.01 * (run.seed % 10);
     nlohmann::json steps = nlohmann::json::array();
+    if (run.stepZero) steps.push_back({{"step", 0}, {"val_loss", 5.5 + offset}});
     for (int i = 1; i <= run.entries; ++i)
         steps.push_back({{"step", 100 * i},
                          {"train_loss", 3.0 / i + offset},
                          {"val_loss", 2.5 / i + offset + 0.05},
                          {"tokens_per_s", 1000.0 + 10 * i},
                          {"learning_rate", 0.006}});
+    if (run.relationAccuracy)
+        for (nlohmann::json& entry : steps)
+            entry["relation_accuracy"] = 0.5 + entry["step"].get<int>() / 2000.0 + offset;
     nlohmann::json log = {{"command", "qkvlab-cli train --config " + run.tying.toStdString()},
                           {"seed", 1},
                           {"config",

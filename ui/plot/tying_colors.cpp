@@ -1,5 +1,7 @@
 #include "ui/plot/tying_colors.h"
 
+#include <iterator>
+
 namespace qkv::ui {
 
 QColor tab10Color(int index) {
@@ -10,12 +12,36 @@ QColor tab10Color(int index) {
     return colors[((index % 10) + 10) % 10];
 }
 
+namespace {
+
+constexpr int kTyings = 4;
+constexpr int kGrey = 7;
+
+int tyingIndex(const QString& tying) {
+    const QLatin1String tyings[kTyings] = {QLatin1String("learned"), QLatin1String("shared-qk"),
+                                           QLatin1String("tied-kv"), QLatin1String("single-w")};
+    for (int i = 0; i < kTyings; ++i)
+        if (tying == tyings[i]) return i;
+    return -1;
+}
+
+}  // namespace
+
 QColor tyingColor(const QString& tying) {
-    const QLatin1String tyings[] = {QLatin1String("learned"), QLatin1String("shared-qk"),
-                                    QLatin1String("tied-kv"), QLatin1String("single-w")};
-    for (int i = 0; i < 4; ++i)
-        if (tying == tyings[i]) return tab10Color(i);
-    return tab10Color(7);  // grey
+    const int index = tyingIndex(tying);
+    return tab10Color(index >= 0 ? index : kGrey);
+}
+
+std::vector<QColor> variantColors(const QStringList& names) {
+    // The colours no tying has, grey last: grey reads as "unknown".
+    constexpr int kExtras[] = {4, 5, 6, 8, 9, kGrey};
+    std::vector<QColor> colors;
+    int extra = 0;
+    for (const QString& name : names) {
+        const int index = tyingIndex(name);
+        colors.push_back(tab10Color(index >= 0 ? index : kExtras[extra++ % std::size(kExtras)]));
+    }
+    return colors;
 }
 
 }  // namespace qkv::ui

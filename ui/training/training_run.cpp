@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "core/util/error.h"
@@ -25,9 +26,16 @@ nlohmann::json readJson(const QString& path) {
 TrainingPoint readPoint(const nlohmann::json& entry) {
     TrainingPoint p;
     p.step = entry.at("step").get<int>();
-    p.trainLoss = entry.at("train_loss").get<double>();
+    // The step-0 entry measures the untrained model: it may have no training loss yet.
+    const auto train = entry.find("train_loss");
+    p.trainLoss = train != entry.end() && train->is_number()
+                      ? train->get<double>()
+                      : std::numeric_limits<double>::quiet_NaN();
     p.valLoss = entry.at("val_loss").get<double>();
     p.tokensPerSecond = entry.value("tokens_per_s", 0.0);
+    if (const auto accuracy = entry.find("relation_accuracy");
+        accuracy != entry.end() && accuracy->is_number())
+        p.relationAccuracy = accuracy->get<double>();
     return p;
 }
 
@@ -43,7 +51,9 @@ TrainingRun readRun(const nlohmann::json& log) {
     run.tokensPerSecond = log.value("tokens_per_s", 0.0);
     if (const auto final = log.find("final"); final != log.end() && final->is_object()) {
         run.completedSteps = final->at("step").get<int>();
-        run.finalTrainLoss = final->at("train_loss").get<double>();
+        run.finalTrainLoss = final->value("train_loss", nlohmann::json()).is_number()
+                                 ? final->at("train_loss").get<double>()
+                                 : std::numeric_limits<double>::quiet_NaN();
         run.finalValLoss = final->at("val_loss").get<double>();
         run.perplexity = final->value("val_perplexity", std::exp(run.finalValLoss));
     } else if (!run.points.empty()) {
@@ -61,16 +71,20 @@ TrainingRun readRun(const nlohmann::json& log) {
 
 }  // namespace
 
+TrainingRun readTrainingLog(const QString& path) {
+    if (!QFile::exists(path)) throw Error(path.toStdString() + ": missing");
+    try {
+        return readRun(readJson(path));
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(path.toStdString() + ": unexpected content: " + e.what());
+    }
+}
+
 std::optional<TrainingRun> readTrainingRun(const QString& folder) {
     const QDir dir(folder);
     const QString logPath = dir.filePath(QStringLiteral("training_log.json"));
     if (!QFile::exists(logPath)) return std::nullopt;
-    TrainingRun run;
-    try {
-        run = readRun(readJson(logPath));
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(logPath.toStdString() + ": unexpected content: " + e.what());
-    }
+    TrainingRun run = readTrainingLog(logPath);
     const QString evaluationPath = dir.filePath(QStringLiteral("evaluation.json"));
     if (QFile::exists(evaluationPath)) {
         try {

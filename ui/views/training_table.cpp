@@ -2,33 +2,14 @@
 
 #include <QHeaderView>
 #include <QLocale>
-#include <QPainter>
-#include <QPixmap>
 #include <cmath>
 #include <limits>
 
 #include "ui/plot/tying_colors.h"
+#include "ui/views/table_cells.h"
 
 namespace qkv::ui {
 namespace {
-
-QIcon swatch(const QColor& color) {
-    QPixmap pixmap(12, 12);
-    pixmap.fill(Qt::transparent);
-    QPainter painter(&pixmap);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.setBrush(color);
-    painter.setPen(Qt::NoPen);
-    painter.drawRoundedRect(QRectF(0, 0, 12, 12), 3, 3);
-    return QIcon(pixmap);
-}
-
-QTableWidgetItem* cell(const QString& text, Qt::Alignment alignment = Qt::AlignRight) {
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(alignment | Qt::AlignVCenter);
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    return item;
-}
 
 QString stepsText(const TrainingRun& run) {
     if (run.finished || run.plannedSteps <= 0) return QLocale().toString(run.completedSteps);
@@ -65,11 +46,12 @@ void TrainingTable::setVariants(const std::vector<LoggedVariant>& variants) {
         if (v.run && !v.run->points.empty()) best = std::min(best, v.run->finalValLoss);
     for (int row = 0; row < static_cast<int>(variants.size()); ++row) {
         const LoggedVariant& v = variants[row];
-        QTableWidgetItem* name = cell(v.variant.tying, Qt::AlignLeft);
-        name->setIcon(swatch(tyingColor(v.variant.tying)));
+        QTableWidgetItem* name = readOnlyCell(v.variant.tying, Qt::AlignLeft);
+        name->setIcon(colorSwatch(tyingColor(v.variant.tying)));
         name->setToolTip(v.variant.folder);
         setItem(row, Variant, name);
-        for (int column = ValLoss; column < columnCount(); ++column) setItem(row, column, cell({}));
+        for (int column = ValLoss; column < columnCount(); ++column)
+            setItem(row, column, readOnlyCell({}));
         if (!v.run || v.run->points.empty()) {
             const QString why = !v.error.isEmpty() ? v.error
                                 : v.run            ? tr("no validation yet")
@@ -90,7 +72,9 @@ void TrainingTable::setVariants(const std::vector<LoggedVariant>& variants) {
             val->setFont(bold);
         }
         item(row, Perplexity)->setText(QString::number(run.perplexity, 'f', 3));
-        item(row, TrainLoss)->setText(QString::number(run.finalTrainLoss, 'f', 4));
+        // Only the step-0 entry so far: no training loss yet.
+        if (!std::isnan(run.finalTrainLoss))
+            item(row, TrainLoss)->setText(QString::number(run.finalTrainLoss, 'f', 4));
         item(row, Steps)->setText(stepsText(run));
         if (!run.finished) item(row, Steps)->setToolTip(tr("still training, or interrupted"));
         item(row, Parameters)->setText(QLocale().toString(run.parameters));

@@ -15,12 +15,15 @@
 #include "ui/plot/variant_figure.h"
 #include "ui/training/training_lab.h"
 #include "ui/views/cell_tooltip.h"
+#include "ui/views/experiment_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/training_table.h"
 #include "ui/window/model_locator.h"
 
 namespace qkv::ui {
 namespace {
+
+enum Page { EmptyPage, LabPage, ExperimentPage };
 
 QLabel* wrappingLabel(QWidget* parent) {
     auto* label = new QLabel(parent);
@@ -38,6 +41,9 @@ TrainingView::TrainingView(LabDocument& document, QWidget* parent)
     m_pages = new QStackedWidget(this);
     m_pages->addWidget(buildEmptyPage());
     m_pages->addWidget(buildLabPage());
+    m_experiment = new ExperimentView(m_pages);
+    connect(m_experiment, &ExperimentView::closeRequested, this, &TrainingView::closeExperiment);
+    m_pages->addWidget(m_experiment);
     layout->addWidget(m_pages);
 
     // Queued: the lab reports from inside refresh() (setModelFolder reads the logs at once).
@@ -83,11 +89,16 @@ QWidget* TrainingView::buildLabPage() {
     auto* left = new QSplitter(Qt::Vertical, split);
     m_losses = new QCustomPlot(left);
     m_losses->setMinimumSize(320, 220);
+    m_accuracy = new QCustomPlot(left);
+    m_accuracy->setMinimumSize(320, 140);
+    m_accuracy->hide();
     m_table = new TrainingTable(left);
     left->addWidget(m_losses);
+    left->addWidget(m_accuracy);
     left->addWidget(m_table);
     left->setStretchFactor(0, 3);
-    left->setStretchFactor(1, 1);
+    left->setStretchFactor(1, 2);
+    left->setStretchFactor(2, 1);
 
     auto* right = new QWidget(split);
     auto* rightLayout = new QVBoxLayout(right);
@@ -107,7 +118,7 @@ QWidget* TrainingView::buildLabPage() {
     return page;
 }
 
-bool TrainingView::isShowingEmptyState() const { return m_pages->currentIndex() == 0; }
+bool TrainingView::isShowingEmptyState() const { return m_pages->currentIndex() == EmptyPage; }
 
 QString TrainingView::emptyStateText() const {
     return isShowingEmptyState() ? m_emptyText->text() : QString();
@@ -117,20 +128,39 @@ QString TrainingView::noticeText() const {
     return m_notice->isVisible() ? m_notice->text() : QString();
 }
 
+void TrainingView::showExperiment(ExperimentFolder experiment) {
+    m_experiment->setExperiment(std::move(experiment));
+    m_experimentOpen = true;
+    m_pages->setCurrentIndex(ExperimentPage);
+    m_lab->cancel();  // the experiment has no weights: no attention to compute
+}
+
+void TrainingView::closeExperiment() {
+    if (!m_experimentOpen) return;
+    m_experimentOpen = false;
+    m_variantsDirty = true;  // the plots were not kept up to date meanwhile
+    scheduleRefresh();
+    emit experimentClosed();
+}
+
 void TrainingView::refresh() {
     const LabDocument& d = document();
     m_lab->setModelFolder(d.modelFolder());
+    if (m_experimentOpen) {
+        m_pages->setCurrentIndex(ExperimentPage);
+        return;
+    }
     if (m_lab->isEmpty()) {
         showEmptyState();
         return;
     }
-    m_pages->setCurrentIndex(1);
+    m_pages->setCurrentIndex(LabPage);
     if (m_variantsDirty) refreshVariants();
     refreshAttention();
 }
 
 void TrainingView::showEmptyState() {
-    m_pages->setCurrentIndex(0);
+    m_pages->setCurrentIndex(EmptyPage);
     const QString name =
         document().model() ? QString::fromStdString(document().model()->name()) : tr("This model");
     m_emptyText->setText(
@@ -156,6 +186,8 @@ void TrainingView::refreshVariants() {
     const auto& variants = m_lab->variants();
     drawLossCurves(m_losses, variants);
     m_losses->replot();
+    m_accuracy->setVisible(drawAccuracyCurves(m_accuracy, variants));
+    m_accuracy->replot();
     m_table->setVariants(variants);
 
     QStringList names, running;

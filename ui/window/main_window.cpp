@@ -28,8 +28,10 @@
 #include "ui/document/lab_document.h"
 #include "ui/export/export_all_job.h"
 #include "ui/support/message_sink.h"
+#include "ui/training/experiment_folder.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/config_panel.h"
+#include "ui/views/experiment_view.h"
 #include "ui/views/head_picker.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
@@ -183,6 +185,10 @@ void MainWindow::buildLayout() {
             [](int index) { settings::kTab.setValue(index); });
     connect(m_overviewView, &OverviewView::headActivated, this, [this] { showTab(Tab::Head); });
     connect(m_trainingView, &TrainingView::openModelRequested, this, &MainWindow::openModel);
+    connect(m_trainingView, &TrainingView::experimentClosed, this, [this] {
+        if (m_closeExperiment) m_closeExperiment->setEnabled(false);
+        showCentralPage();
+    });
     layout->addWidget(m_tabs, 1);
     m_pages->addWidget(workspace);
     setCentralWidget(m_pages);
@@ -228,7 +234,9 @@ QString MainWindow::statusField(const QString& name) const {
 }
 
 void MainWindow::showCentralPage() {
-    const bool empty = !m_document->model() && !m_document->isLoading();
+    // An experiment needs no model: its page is shown without one.
+    const bool empty =
+        !m_document->model() && !m_document->isLoading() && !m_trainingView->isShowingExperiment();
     m_pages->setCurrentIndex(empty ? 0 : 1);
     if (empty) m_emptyState->refresh();
 }
@@ -250,7 +258,34 @@ void MainWindow::startup(const QStringList& modelArguments) {
     }
 }
 
-void MainWindow::openModel(const QString& folder) { m_document->openModel(folder); }
+void MainWindow::openModel(const QString& folder) {
+    closeExperiment();
+    m_document->openModel(folder);
+}
+
+bool MainWindow::openExperiment(const QString& folder) {
+    ExperimentFolder experiment;
+    try {
+        experiment = readExperimentFolder(folder);
+    } catch (const Error& e) {
+        m_sink->error(tr("Cannot open the experiment"), QString::fromStdString(e.what()));
+        return false;
+    }
+    settings::kExperimentFolder.setValue(QFileInfo(experiment.folder).absolutePath());
+    const qsizetype unread = experiment.runErrors().size();
+    statusBar()->showMessage(
+        unread == 0
+            ? tr("Opened the experiment %1").arg(QDir::toNativeSeparators(experiment.folder))
+            : tr("Opened the experiment; %1 of its run logs could not be read").arg(unread),
+        6000);
+    m_trainingView->showExperiment(std::move(experiment));
+    m_closeExperiment->setEnabled(true);
+    showTab(Tab::Training);
+    showCentralPage();
+    return true;
+}
+
+void MainWindow::closeExperiment() { m_trainingView->closeExperiment(); }
 
 // A Hub id the cache lacks, which the Hub could provide.
 bool MainWindow::isDownloadableId(const QString& location) {
@@ -383,8 +418,8 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
             return m_compareView->heatmap();
         case Tab::Overview:
             return m_overviewView->heatmap();
-        case Tab::Training:
-            return m_trainingView->heatmap();
+        case Tab::Training:  // an experiment has curves only: currentExportable()
+            return m_trainingView->isShowingExperiment() ? nullptr : m_trainingView->heatmap();
         case Tab::Neurons:
             return m_neuronView->heatmap();
         case Tab::Space:
@@ -425,9 +460,11 @@ std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const 
             return exportFigure(heatmap->figure(), path, size);
         };
         view.image = [heatmap](const QSize& size) { return figureImage(heatmap->figure(), size); };
-    } else if (currentTab() == Tab::Space) {
-        if (!m_spaceView->isShowingFigure()) return std::nullopt;
-        QCustomPlot* plot = view.plot = m_spaceView->plot();
+    } else if (currentTab() == Tab::Space || currentTab() == Tab::Training) {
+        QCustomPlot* plot = view.plot = currentTab() == Tab::Space
+                                            ? m_spaceView->plot()
+                                            : m_trainingView->experimentView()->lossPlot();
+        if (currentTab() == Tab::Space && !m_spaceView->isShowingFigure()) return std::nullopt;
         view.write = [plot](const QString& path, const QSize& size) {
             return exportPlot(plot, path, size);
         };

@@ -11,6 +11,7 @@
 
 #include "ui/export/figure_export.h"
 
+class QAction;
 class QActionGroup;
 class QLabel;
 class QMenu;
@@ -65,6 +66,11 @@ class MainWindow : public QMainWindow {
     void openModel(const QString& folder);
     // File ▸ Open from Hugging Face…; with an id, that model is downloaded and opened.
     void openFromHub(const QString& downloadId = QString());
+    // File ▸ Open Experiment…: shows a `qkvlab-cli experiment` folder in the Training tab. A
+    // folder that cannot be read goes to the message sink and changes nothing; returns whether
+    // it opened. Opening a model, or File ▸ Close Experiment, returns to the model's variants.
+    bool openExperiment(const QString& folder);
+    void closeExperiment();
 
     // The current tab's figure. Errors (nothing shown, unwritable folder, full disk) go to the
     // message sink and leave no file behind; returns whether the file was written.
@@ -124,6 +130,7 @@ class MainWindow : public QMainWindow {
     void saveSentence();
 
     void onOpen();
+    void onOpenExperiment();
     void onExport();
     void onExportAll(ImageFormat format);
     void onModelLoading(const QString& folder);
@@ -160,6 +167,7 @@ class MainWindow : public QMainWindow {
 
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
+    QAction* m_closeExperiment = nullptr;
     QActionGroup* m_backendGroup = nullptr;
     QLabel* m_modelStatus = nullptr;
     QLabel* m_tokenStatus = nullptr;

@@ -65,6 +65,12 @@ void MainWindow::buildFileMenu() {
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
     file->addSeparator();
+    file->addAction(tr("Open E&xperiment…"), QKeySequence(tr("Ctrl+Shift+E")), this,
+                    &MainWindow::onOpenExperiment);
+    m_closeExperiment =
+        file->addAction(tr("C&lose Experiment"), this, &MainWindow::closeExperiment);
+    m_closeExperiment->setEnabled(false);
+    file->addSeparator();
     file->addAction(tr("&Export View…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::onExport);
     file->addAction(tr("&Copy View Image"), QKeySequence(tr("Ctrl+Shift+C")), this,
                     &MainWindow::copyCurrentViewToClipboard);
@@ -226,6 +232,15 @@ void MainWindow::onOpen() {
     const QString folder = QFileDialog::getExistingDirectory(
         this, tr("Open a model folder (config.json, model.safetensors, tokenizer files)"), start);
     if (!folder.isEmpty()) openModel(folder);
+}
+
+void MainWindow::onOpenExperiment() {
+    const QString saved = settings::kExperimentFolder.value();
+    const QString start = !saved.isEmpty() && QDir(saved).exists() ? saved : QDir::homePath();
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Open an experiment folder (summary.json, written by qkvlab-cli experiment)"),
+        start);
+    if (!folder.isEmpty()) openExperiment(folder);
 }
 
 void MainWindow::onExport() {

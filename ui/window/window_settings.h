@@ -21,5 +21,6 @@ inline const Setting<QString> kDivergingMap{QStringLiteral("view/diverging-map")
                                             QStringLiteral("blue-white-red")};
 inline const Setting<QString> kBackend{QStringLiteral("compute/backend"), QStringLiteral("auto")};
 inline const Setting<QString> kExportFolder{QStringLiteral("export/folder"), {}};
+inline const Setting<QString> kExperimentFolder{QStringLiteral("training/experiment-folder"), {}};
 
 }  // namespace qkv::ui::settings
