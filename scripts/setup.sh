@@ -13,6 +13,7 @@ packages=(
   libgtest-dev libgmock-dev
   clang-format
   xvfb xauth
+  librsvg2-bin dpkg-dev desktop-file-utils appstream man-db
 )
 packages+=("$@")  # extra packages a caller needs (e.g. python3-torch for the benchmark)
 

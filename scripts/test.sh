@@ -2,6 +2,8 @@
 # Sets up, checks the formatting of every C++ file, builds and runs every test suite: core_tests,
 # gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests (offscreen), cli_tests
 # and fuzz_regression_tests; then
+#   - the Debian package of the release build, installed, checked and removed
+#     (scripts/test-package.sh),
 #   - the core, GPU and CLI suites built with AddressSanitizer + UndefinedBehaviorSanitizer,
 #   - the worker/GUI threading tests (label threads) built with ThreadSanitizer,
 #   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
@@ -87,6 +89,7 @@ step "format check" format_check
 jobs=$(nproc)
 step "release build + tests" release
 if [ "$quick" -eq 0 ]; then
+  step "Debian package" scripts/test-package.sh build
   step "asan+ubsan build + tests" address_sanitizer
   step "tsan build + threading tests" thread_sanitizer
   step "fuzz targets, 10 s each" scripts/fuzz.sh 10

@@ -10,7 +10,7 @@ QStringList modelSearchFolders() {
     QStringList folders;
     if (const QString env = qEnvironmentVariable("QKV_MODELS_DIR"); !env.isEmpty()) folders << env;
     const QString exe = QCoreApplication::applicationDirPath();
-    folders << QDir(exe).filePath(QStringLiteral("../share/qkvlab/models"))
+    folders << QDir::cleanPath(QDir(exe).filePath(QStringLiteral(QKV_INSTALLED_MODELS_DIR)))
             << QDir(exe).filePath(QStringLiteral("models"));
 #ifdef QKV_SOURCE_MODELS_DIR
     folders << QStringLiteral(QKV_SOURCE_MODELS_DIR);

@@ -1,8 +1,8 @@
 #pragma once
 // Where the app finds its bundled example models (resources/models/<name>-learned, -shared-qk,
-// -tied-kv, -single-w): $QKV_MODELS_DIR, then beside the installed executable
-// (../share/qkvlab/models, models/), then the source tree's resources/models (running from a
-// build tree).
+// -tied-kv, -single-w): $QKV_MODELS_DIR, then where `cmake --install` puts them relative to the
+// executable (<prefix>/bin/../share/qkvlab/models), then models/ beside it, then the source
+// tree's resources/models (running from a build tree).
 #include <QString>
 #include <QStringList>
 #include <optional>
