@@ -14,6 +14,7 @@ packages=(
   clang-format
   xvfb xauth
   librsvg2-bin dpkg-dev desktop-file-utils appstream man-db
+  poppler-utils
 )
 packages+=("$@")  # extra packages a caller needs (e.g. python3-torch for the benchmark)
 

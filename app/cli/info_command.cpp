@@ -3,11 +3,16 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
+#include "app/cli/figure_info.h"
 
 namespace qkv::cli {
 namespace {
 
 int runInfo(const Arguments& args) {
+    if (auto figure = args.value("figure")) {
+        if (args.has("model")) throw UsageError("give --model or --figure, not both");
+        return printFigureInfo(*figure, args.flag("json"));
+    }
     auto model = openModel(args);
     const Architecture& c = model->architecture();
     nlohmann::ordered_json doc = {
@@ -57,9 +62,15 @@ int runInfo(const Arguments& args) {
 }  // namespace
 
 Command infoCommand() {
-    return {"info", "architecture, layers, heads, d_model, d_k and parameter count of a model",
+    return {"info",
+            "architecture, layers, heads, d_model, d_k and parameter count of a model; or what "
+            "an exported figure shows (--figure)",
             [] {
                 auto options = modelOptions();
+                options.push_back({"figure", "FILE",
+                                   "instead of a model: the provenance a PNG, SVG or PDF exported "
+                                   "by QKV Lab carries (model, weights, text, ids, head, "
+                                   "configuration, view, version, date)"});
                 options.push_back(jsonOption());
                 return options;
             }(),

@@ -30,6 +30,8 @@ int runRender(const Arguments& args) {
     if (!mode) throw UsageError("--view must be attention, scores or asymmetry");
     request.mode = *mode;
     request.compare = args.flag("compare");
+    if (auto text = args.value("text")) request.text = QString::fromStdString(*text);
+    request.writeData = args.flag("data");
     request.size = QSize(args.integer("width", 200, 10000).value_or(request.size.width()),
                          args.integer("height", 200, 10000).value_or(request.size.height()));
     auto colorMap = [&](const char* option, const QStringList& names, QString& target) {
@@ -45,9 +47,13 @@ int runRender(const Arguments& args) {
 
     auto backend = openBackend(args);
     const QString out = QString::fromStdString(args.required("out"));
-    const auto pngScale = ui::renderHeadToFile(*model, *backend, request, out);
+    const ui::HeadRenderResult result = ui::renderHeadToFile(*model, *backend, request, out);
     std::cout << "wrote " << out.toStdString()
-              << (pngScale ? ui::reducedScaleNote(*pngScale).toStdString() : std::string()) << "\n";
+              << (result.pngScale ? ui::reducedScaleNote(*result.pngScale).toStdString()
+                                  : std::string())
+              << "\n";
+    for (const QString& file : result.dataFiles)
+        std::cout << "wrote " << file.toStdString() << "\n";
     return 0;
 }
 
@@ -60,7 +66,12 @@ Command renderCommand() {
     options.push_back(
         {"view", "attention|scores|asymmetry", "what the heatmap shows (default attention)"});
     options.push_back({"compare", "", "learned | configuration | difference, as the Compare tab"});
-    options.push_back({"out", "FILE", "output image: .png, .svg or .pdf"});
+    options.push_back({"out", "FILE",
+                       "output image: .png, .svg or .pdf, its provenance in the file's metadata "
+                       "(qkvlab-cli info --figure FILE reads it)"});
+    options.push_back({"data", "",
+                       "also write the drawn matrix beside the image: FILE.json (with the "
+                       "provenance) and FILE.csv"});
     options.push_back({"width", "PX",
                        "figure width in logical pixels (default 1000; PNG at 2x, less above " +
                            std::to_string(ui::kMaxRasterPixels / 1'000'000) + " megapixels)"});

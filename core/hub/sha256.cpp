@@ -11,22 +11,21 @@
 
 namespace qkv {
 
-std::string fileSha256(const std::filesystem::path& path) {
-    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                               &std::fclose);
-    if (!file) throw Error(path.string() + ": cannot read it to check its SHA-256");
-    const std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> context(EVP_MD_CTX_new(),
-                                                                     &EVP_MD_CTX_free);
+namespace {
+
+using DigestContext = std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)>;
+
+DigestContext startSha256() {
+    DigestContext context(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
     if (!context || EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) != 1)
         throw Error("SHA-256 is not available from OpenSSL");
-    std::vector<unsigned char> buffer(1 << 20);
-    size_t read = 0;
-    while ((read = std::fread(buffer.data(), 1, buffer.size(), file.get())) > 0)
-        EVP_DigestUpdate(context.get(), buffer.data(), read);
-    if (std::ferror(file.get())) throw Error(path.string() + ": read error while checking it");
+    return context;
+}
+
+std::string finishHex(EVP_MD_CTX* context) {
     std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
     unsigned int length = 0;
-    EVP_DigestFinal_ex(context.get(), digest.data(), &length);
+    EVP_DigestFinal_ex(context, digest.data(), &length);
     static const char* hex = "0123456789abcdef";
     std::string text;
     for (unsigned int i = 0; i < length; ++i) {
@@ -34,6 +33,27 @@ std::string fileSha256(const std::filesystem::path& path) {
         text += hex[digest[i] & 15];
     }
     return text;
+}
+
+}  // namespace
+
+std::string fileSha256(const std::filesystem::path& path) {
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                               &std::fclose);
+    if (!file) throw Error(path.string() + ": cannot read it to check its SHA-256");
+    const DigestContext context = startSha256();
+    std::vector<unsigned char> buffer(1 << 20);
+    size_t read = 0;
+    while ((read = std::fread(buffer.data(), 1, buffer.size(), file.get())) > 0)
+        EVP_DigestUpdate(context.get(), buffer.data(), read);
+    if (std::ferror(file.get())) throw Error(path.string() + ": read error while checking it");
+    return finishHex(context.get());
+}
+
+std::string sha256Hex(std::string_view bytes) {
+    const DigestContext context = startSha256();
+    EVP_DigestUpdate(context.get(), bytes.data(), bytes.size());
+    return finishHex(context.get());
 }
 
 }  // namespace qkv

@@ -9,6 +9,8 @@
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
 #include "ui/document/lab_document.h"
+#include "ui/export/document_provenance.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/plot/head_figures.h"
 
 namespace qkv::ui {
@@ -78,6 +80,7 @@ void ExportAllJob::onDocumentUpdated() {
         return;
     m_snapshot = snapshot;
     m_metrics = metrics;
+    m_provenance = documentProvenance(m_document, QStringLiteral("head"), false);
     m_waiting = false;
     m_tick.start();
 }
@@ -103,6 +106,10 @@ void ExportAllJob::renderNext() {
             *m_snapshot, layer, m_next % heads, m_document.mode(), m_document.shownMask(layer));
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
+        FigureProvenance provenance = m_provenance;
+        provenance.layer = input.layer;
+        provenance.head = input.head;
+        setPlotProvenance(m_plot, provenance);
         exportFigure(
             *m_figure,
             QDir(m_folder).filePath(fileName(input.layer, input.head, m_format, m_snapshot->kind)),

@@ -11,6 +11,7 @@
 
 #include "ui/compute/compute_types.h"
 #include "ui/export/figure_export.h"
+#include "ui/export/figure_provenance.h"
 
 class QCustomPlot;
 
@@ -51,6 +52,7 @@ class ExportAllJob : public QObject {
     QSize m_size;
     TraceSnapshotPtr m_snapshot;
     MetricsSnapshotPtr m_metrics;
+    FigureProvenance m_provenance;  // the document's; each image adds its layer and head
     QCustomPlot* m_plot;
     std::unique_ptr<HeatmapFigure> m_figure;
     QTimer m_tick;

@@ -13,6 +13,8 @@
 
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "ui/export/figure_metadata.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/plot/heatmap_figure.h"
 
 namespace qkv::ui {
@@ -93,7 +95,13 @@ QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale) 
 
 namespace {
 
-QByteArray pngBytes(const QImage& image) {
+FigureProvenance stamped(FigureProvenance provenance) {
+    provenance.stamp();
+    return provenance;
+}
+
+QByteArray pngBytes(QImage image, const FigureProvenance& provenance) {
+    addPngText(image, provenance);
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     if (!image.save(&buffer, "PNG")) throw Error("could not encode the PNG");
@@ -101,9 +109,10 @@ QByteArray pngBytes(const QImage& image) {
 }
 
 // SVG and PDF are painted with a QCPPainter (a QPainter that QCustomPlot can also draw with).
-QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size) {
+QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize& size,
+                          const FigureProvenance& provenance) {
     if (size.isEmpty()) throw Error("cannot export an empty figure");
-    if (format == ImageFormat::Png) return pngBytes(paintingImage(paint, size));
+    if (format == ImageFormat::Png) return pngBytes(paintingImage(paint, size), provenance);
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
     QSvgGenerator svg;
@@ -114,11 +123,11 @@ QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setResolution(kVectorDpi);
-        svg.setTitle(QStringLiteral("QKV Lab figure"));
+        describeSvg(svg, provenance);
         if (!painter.begin(&svg)) throw Error("could not start the SVG renderer");
     } else {
         pdf.setResolution(kVectorDpi);
-        pdf.setCreator(QStringLiteral("QKV Lab"));
+        describePdf(pdf, provenance);
         pdf.setPageSize(
             QPageSize(QSizeF(size.width() * 72.0 / kVectorDpi, size.height() * 72.0 / kVectorDpi),
                       QPageSize::Point));
@@ -129,21 +138,23 @@ QByteArray renderPainting(const Painting& paint, ImageFormat format, const QSize
     painter.setMode(QCPPainter::pmVectorized);
     paint(painter, size);
     painter.end();
-    if (format == ImageFormat::Pdf) return buffer.data();
+    if (format == ImageFormat::Pdf) return withPdfDetails(buffer.data(), provenance);
     // Viewers smooth embedded images when scaling them; heatmap cells must stay sharp.
     QByteArray svgBytes = buffer.data();
-    return svgBytes.replace("<image ", "<image style=\"image-rendering:pixelated\" ");
+    return withSvgMetadata(
+        svgBytes.replace("<image ", "<image style=\"image-rendering:pixelated\" "), provenance);
 }
 
-QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size, double pixelScale) {
+QByteArray renderPlot(QCustomPlot* plot, ImageFormat format, const QSize& size, double pixelScale,
+                      const FigureProvenance& provenance) {
     if (size.isEmpty()) throw Error("cannot export an empty figure");
-    if (format == ImageFormat::Png) return pngBytes(plotImage(plot, size, pixelScale));
+    if (format == ImageFormat::Png) return pngBytes(plotImage(plot, size, pixelScale), provenance);
     // Painted by renderPainting's QCPPainter, which QCustomPlot needs.
     return renderPainting(
         [plot](QPainter& painter, const QSize& at) {
             plot->toPainter(static_cast<QCPPainter*>(&painter), at.width(), at.height());
         },
-        format, size);
+        format, size, provenance);
 }
 
 // Renders with `render` in the format `path`'s extension names and writes the file
@@ -168,12 +179,16 @@ std::optional<double> writeImage(const QString& path, const QSize& size,
 QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& size,
                         double pixelScale) {
     ExportLayout layout(figure, size);
-    return renderPlot(figure.plot(), format, size, pixelScale);
+    return renderPlot(figure.plot(), format, size, pixelScale, stamped(figureProvenance(figure)));
 }
 
 std::optional<double> exportFigure(HeatmapFigure& figure, const QString& path, const QSize& size) {
     ExportLayout layout(figure, size);
-    return exportPlot(figure.plot(), path, size);
+    const FigureProvenance provenance = stamped(figureProvenance(figure));
+    QCustomPlot* plot = figure.plot();
+    return writeImage(path, size, [&](ImageFormat format) {
+        return renderPlot(plot, format, size, kPngScale, provenance);
+    });
 }
 
 QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale) {
@@ -187,15 +202,19 @@ QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale
     return image;
 }
 
-std::optional<double> exportPainting(const Painting& paint, const QString& path,
-                                     const QSize& size) {
-    return writeImage(path, size,
-                      [&](ImageFormat format) { return renderPainting(paint, format, size); });
+std::optional<double> exportPainting(const Painting& paint, const QString& path, const QSize& size,
+                                     const FigureProvenance& provenance) {
+    const FigureProvenance stampedProvenance = stamped(provenance);
+    return writeImage(path, size, [&](ImageFormat format) {
+        return renderPainting(paint, format, size, stampedProvenance);
+    });
 }
 
 std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const QSize& size) {
-    return writeImage(
-        path, size, [&](ImageFormat format) { return renderPlot(plot, format, size, kPngScale); });
+    const FigureProvenance provenance = stamped(plotProvenance(plot));
+    return writeImage(path, size, [&](ImageFormat format) {
+        return renderPlot(plot, format, size, kPngScale, provenance);
+    });
 }
 
 }  // namespace qkv::ui

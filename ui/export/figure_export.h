@@ -9,6 +9,8 @@
 #include <functional>
 #include <optional>
 
+#include "ui/export/figure_provenance.h"
+
 class QCustomPlot;
 class QPainter;
 
@@ -44,6 +46,9 @@ QByteArray renderFigure(HeatmapFigure& figure, ImageFormat format, const QSize& 
 QImage figureImage(HeatmapFigure& figure, const QSize& size, double pixelScale = kPngScale);
 QImage plotImage(QCustomPlot* plot, const QSize& size, double pixelScale = kPngScale);
 
+// Every file carries its provenance in the format's metadata (figure_metadata.h): a figure's or
+// plot's the record its view set with setPlotProvenance (plot_provenance.h), with the app's
+// version and the time of writing added.
 // Throws qkv::Error naming the path (unknown extension, render or write failure). Returns the
 // pixel scale a PNG was drawn at (less than kPngScale for a very large figure), nullopt for SVG
 // and PDF.
@@ -54,6 +59,7 @@ std::optional<double> exportPlot(QCustomPlot* plot, const QString& path, const Q
 // on a white page, into a PNG at kPngScale, an SVG or a PDF.
 using Painting = std::function<void(QPainter& painter, const QSize& size)>;
 QImage paintingImage(const Painting& paint, const QSize& size, double pixelScale = kPngScale);
-std::optional<double> exportPainting(const Painting& paint, const QString& path, const QSize& size);
+std::optional<double> exportPainting(const Painting& paint, const QString& path, const QSize& size,
+                                     const FigureProvenance& provenance = {});
 
 }  // namespace qkv::ui

@@ -4,13 +4,16 @@
 
 #include "core/model/forward.h"
 #include "core/util/error.h"
+#include "ui/export/figure_data.h"
 #include "ui/export/figure_export.h"
+#include "ui/export/model_provenance.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/plot/head_figures.h"
 
 namespace qkv::ui {
 
-std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
-                                       const HeadRenderRequest& request, const QString& path) {
+HeadRenderResult renderHeadToFile(const Model& model, Backend& backend,
+                                  const HeadRenderRequest& request, const QString& path) {
     const Architecture& c = model.architecture();
     if (request.layer < 0 || request.layer >= c.layers)
         throw Error("layer " + std::to_string(request.layer) + " does not exist (the model has " +
@@ -55,7 +58,26 @@ std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
     HeatmapFigure figure(&plot);
     figure.setColorScheme(request.colors);
     figure.show(request.compare ? compareFigure(input) : headFigure(input));
-    return exportFigure(figure, path, request.size);
+
+    FigureProvenance provenance = modelProvenance(model);
+    if (request.text) provenance.text = request.text->toStdString();
+    provenance.ids = forward.ids;
+    provenance.block = blockName(model, AttentionKind::Self);
+    provenance.layer = request.layer;
+    provenance.head = request.head;
+    provenance.setConfig(request.config);
+    provenance.view = request.compare ? "compare" : "head";
+    provenance.mode = heatmapModeName(request.mode).toStdString();
+    provenance.colorMap = request.colors.sequential.toStdString();
+    provenance.divergingColorMap = request.colors.diverging.toStdString();
+    provenance.stamp();
+    setPlotProvenance(&plot, provenance);
+
+    HeadRenderResult result;
+    result.pngScale = exportFigure(figure, path, request.size);
+    if (request.writeData)
+        result.dataFiles = writeFigureData(figure.spec(), figureProvenance(figure), path);
+    return result;
 }
 
 }  // namespace qkv::ui

@@ -5,6 +5,7 @@
 // QApplication (the offscreen platform is enough).
 #include <QSize>
 #include <QString>
+#include <QStringList>
 #include <optional>
 #include <vector>
 
@@ -25,12 +26,19 @@ struct HeadRenderRequest {
     HeatmapMode mode = HeatmapMode::Attention;
     bool compare = false;  // learned | configuration | difference, as in the Compare tab
     ColorScheme colors;
-    QSize size{1000, 820};  // logical pixels; PNG is drawn at twice this
+    QSize size{1000, 820};        // logical pixels; PNG is drawn at twice this
+    std::optional<QString> text;  // the sentence the tokens came from, for the provenance
+    bool writeData = false;       // also the drawn matrices beside the figure (figure_data.h)
 };
 
-// Runs the forward pass and writes the figure (PNG, SVG or PDF by extension). Returns the pixel
-// scale a PNG was drawn at (see exportFigure), nullopt for SVG and PDF. Throws qkv::Error.
-std::optional<double> renderHeadToFile(const Model& model, Backend& backend,
-                                       const HeadRenderRequest& request, const QString& path);
+struct HeadRenderResult {
+    std::optional<double> pngScale;  // the pixel scale a PNG was drawn at (see exportFigure)
+    QStringList dataFiles;           // with writeData: the JSON, then the CSV files
+};
+
+// Runs the forward pass and writes the figure (PNG, SVG or PDF by extension) with its provenance
+// (model, weights, text, ids, head, configuration, view, colour maps). Throws qkv::Error.
+HeadRenderResult renderHeadToFile(const Model& model, Backend& backend,
+                                  const HeadRenderRequest& request, const QString& path);
 
 }  // namespace qkv::ui

@@ -17,6 +17,7 @@ class CompareView : public HeadFigureView {
     FigureSpec buildFigure(const HeadFigureInput& input) const override;
     QString cellValues(const HeatmapCell& cell) const override;
     void onFigureShown(bool shown) override;
+    QString viewName() const override { return QStringLiteral("compare"); }
 
   public:
     bool sharedScale() const;

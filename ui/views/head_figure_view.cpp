@@ -3,6 +3,8 @@
 #include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
+#include "ui/export/document_provenance.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/heatmap_widget.h"
 
@@ -40,6 +42,7 @@ void HeadFigureView::refresh() {
     const PinnedCell pin = d.pinnedCell();
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d), pin.row,
                           pin.column);
+    setPlotProvenance(m_heatmap->plot(), documentProvenance(d, viewName(), true));
 }
 
 QString HeadFigureView::cellToolTip(const HeatmapCell& cell) const {

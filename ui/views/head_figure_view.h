@@ -24,6 +24,8 @@ class HeadFigureView : public DocumentView {
     virtual FigureSpec buildFigure(const HeadFigureInput& input) const = 0;
     // The cell's values (rich text) below the token pair in its tooltip.
     virtual QString cellValues(const HeatmapCell& cell) const = 0;
+    // What an exported figure's provenance calls the view.
+    virtual QString viewName() const { return QStringLiteral("head"); }
     // Whether the figure (rather than a placeholder) is on screen after a refresh.
     virtual void onFigureShown(bool shown) {}
     QVBoxLayout* layout() const { return m_layout; }

@@ -6,6 +6,8 @@
 #include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
+#include "ui/export/document_provenance.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/plot/head_figures.h"
 #include "ui/plot/neuron_figure.h"
 #include "ui/views/cell_tooltip.h"
@@ -80,6 +82,9 @@ void NeuronView::refresh() {
                       .arg(d.head())
                       .arg(configTitle(snapshot.config), input.queryLabel);
     m_heatmap->showFigure(neuronFigure(input), d.colorScheme());
+    FigureProvenance provenance = documentProvenance(d, QStringLiteral("neurons"), true);
+    provenance.mode.reset();  // it decomposes one attention row, whatever the mode
+    setPlotProvenance(m_heatmap->plot(), provenance);
 }
 
 QString NeuronView::cellToolTip(const HeatmapCell& cell) const {

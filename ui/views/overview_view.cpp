@@ -9,6 +9,8 @@
 
 #include "core/analysis/model_survey.h"
 #include "ui/document/lab_document.h"
+#include "ui/export/document_provenance.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/plot/head_figures.h"
 #include "ui/support/setting.h"
 #include "ui/views/cell_tooltip.h"
@@ -113,6 +115,9 @@ void OverviewView::refresh() {
     m_heatmap->showFigure(
         overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim),
         d.colorScheme(), std::make_pair(d.layer(), d.head()));
+    FigureProvenance provenance = documentProvenance(d, QStringLiteral("overview"), false);
+    provenance.mode.reset();  // it draws a metric per head, not the heatmap mode
+    setPlotProvenance(m_heatmap->plot(), provenance);
 }
 
 void OverviewView::refreshThumbnails() {
