@@ -11,26 +11,57 @@
 #include "ui/export/figure_export.h"
 #include "ui/plot/color_maps.h"
 #include "ui/render/head_render.h"
+#include "ui/render/session_render.h"
 
 namespace qkv::cli {
 namespace {
 
-int runRender(const Arguments& args) {
-    const auto app = startQt();
-    auto model = openModel(args);
+// --session: the session's model, sentence, configuration, head, view and colours.
+ui::Session readSession(const Arguments& args) {
+    for (const char* option :
+         {"model", "revision", "text", "ids", "config", "scale-outside", "mask-self"})
+        if (args.has(option))
+            throw UsageError(std::string("--session names the model, the text and the "
+                                         "configuration: leave out --") +
+                             option);
+    return ui::readSessionFile(QString::fromStdString(args.required("session")));
+}
+
+ui::HeadRenderRequest sessionRequest(const ui::Session& session, std::unique_ptr<Model>& model) {
+    QString revision = QStringLiteral("main");
+    const QString location = ui::sessionModelLocation(session, revision);
+    model = Model::open(modelFolder(location.toStdString(), revision.toStdString()));
+    return ui::sessionRenderRequest(session, *model);
+}
+
+ui::HeadRenderRequest argumentsRequest(const Arguments& args, std::unique_ptr<Model>& model) {
+    model = openModel(args);
     const Input input = readInput(*model, args);
     ui::HeadRenderRequest request;
     for (size_t i = 0; i < input.ids.size(); ++i)
         request.tokens.push_back(ui::shownToken(*model, input.ids[i], input.pieces[i], false));
     request.config = readConfig(args);
-    request.layer = args.integer("layer", 0, 1 << 20).value_or(0);
-    request.head = args.integer("head", 0, 1 << 20).value_or(0);
-    const QString view = QString::fromStdString(args.value("view").value_or("attention"));
-    const auto mode = ui::parseHeatmapMode(view);
-    if (!mode) throw UsageError("--view must be attention, scores or asymmetry");
-    request.mode = *mode;
-    request.compare = args.flag("compare");
     if (auto text = args.value("text")) request.text = QString::fromStdString(*text);
+    return request;
+}
+
+int runRender(const Arguments& args) {
+    const auto app = startQt();
+    std::unique_ptr<Model> model;
+    std::optional<ui::Session> session;
+    if (args.has("session")) session = readSession(args);
+    ui::HeadRenderRequest request =
+        session ? sessionRequest(*session, model) : argumentsRequest(args, model);
+    // Given options override what a session shows.
+    request.layer = args.integer("layer", 0, 1 << 20).value_or(request.layer);
+    request.head = args.integer("head", 0, 1 << 20).value_or(request.head);
+    if (const auto view = args.value("view")) {
+        const auto mode = ui::parseHeatmapMode(QString::fromStdString(*view));
+        if (!mode) throw UsageError("--view must be attention, scores or asymmetry");
+        request.mode = *mode;
+    }
+    if (args.flag("compare")) request.compare = true;
+    if (session) request.headName = ui::sessionHeadName(*session, request.layer, request.head);
     request.writeData = args.flag("data");
     request.size = QSize(args.integer("width", 200, 10000).value_or(request.size.width()),
                          args.integer("height", 200, 10000).value_or(request.size.height()));
@@ -61,6 +92,12 @@ int runRender(const Arguments& args) {
 
 Command renderCommand() {
     std::vector<OptionSpec> options = forwardOptions();
+    options.push_back({"session", "FILE",
+                       "draw what a saved session (.qkvlab) shows: its model, text, "
+                       "configuration, head, mode, colours and head name, instead of --model, "
+                       "--text/--ids and --config. Its Compare tab draws as --compare; every "
+                       "other tab draws the head as the Head tab. Self-attention only; the "
+                       "options below override the session's"});
     options.push_back({"layer", "L", "layer (0-based, default 0)"});
     options.push_back({"head", "H", "head (0-based, default 0)"});
     options.push_back(

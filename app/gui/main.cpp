@@ -1,4 +1,4 @@
-// qkvlab: the QKV Lab desktop app. `qkvlab [MODEL_FOLDER | HUB_ID]`
+// qkvlab: the QKV Lab desktop app. `qkvlab [MODEL_FOLDER | HUB_ID | SESSION.qkvlab]`
 #include <QApplication>
 #include <QCommandLineParser>
 
@@ -21,9 +21,10 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("model"),
                                  QStringLiteral("a model folder to open (config.json, "
-                                                "model.safetensors, tokenizer files), or a "
-                                                "Hugging Face model id (cached, else downloaded)"),
-                                 QStringLiteral("[MODEL_FOLDER | HUB_ID]"));
+                                                "model.safetensors, tokenizer files), a "
+                                                "Hugging Face model id (cached, else downloaded), "
+                                                "or a saved session (.qkvlab)"),
+                                 QStringLiteral("[MODEL_FOLDER | HUB_ID | SESSION.qkvlab]"));
     parser.process(app);
 
     qkv::ui::MainWindow window;

@@ -73,7 +73,9 @@ void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> 
     m_kind = AttentionKind::Self;
     m_tokenPair.reset();
     m_pinned.reset();
+    m_annotations.clear();  // they name this model's heads only
     clearResults();
+    emit annotationsChanged();
     emit attentionKindChanged();
     emit modelChanged();
     emit headChanged(m_layer, m_head);
@@ -220,6 +222,33 @@ PinnedCell LabDocument::pinnedCell() const {
             break;
     }
     return {};
+}
+
+void LabDocument::restorePinnedToken(std::optional<int> token) {
+    if (token && *token < 0) token.reset();
+    if (token == m_pinned) return;
+    m_pinned = token;
+    emit pinnedTokenChanged();
+}
+
+QString LabDocument::annotation(int layer, int head) const {
+    const auto found = m_annotations.find({m_kind, layer, head});
+    return found == m_annotations.end() ? QString() : found->second;
+}
+
+void LabDocument::setAnnotation(int layer, int head, const QString& name) {
+    HeadAnnotations annotations = m_annotations;
+    if (const QString trimmed = name.simplified(); trimmed.isEmpty())
+        annotations.erase({m_kind, layer, head});
+    else
+        annotations[{m_kind, layer, head}] = trimmed;
+    setAnnotations(annotations);
+}
+
+void LabDocument::setAnnotations(const HeadAnnotations& annotations) {
+    if (annotations == m_annotations) return;
+    m_annotations = annotations;
+    emit annotationsChanged();
 }
 
 void LabDocument::setColorScheme(const ColorScheme& scheme) {

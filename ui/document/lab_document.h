@@ -16,6 +16,7 @@
 #include "core/model/w_configuration.h"
 #include "ui/compute/compute_types.h"
 #include "ui/compute/latest_request.h"
+#include "ui/document/head_annotations.h"
 #include "ui/plot/color_maps.h"
 #include "ui/plot/heatmap_mode.h"
 
@@ -57,6 +58,8 @@ class LabDocument : public QObject {
     // one, which then appears here), and which of the three attentions the views show.
     QString targetText() const { return m_targetText; }
     void setTargetText(const QString& text);
+    // Whether targetText() is what the model wrote rather than what the user typed.
+    bool targetTextWritten() const { return m_targetWritten; }
     AttentionKind attentionKind() const { return m_kind; }
     void setAttentionKind(AttentionKind kind);
     // The shown kind's stack: its layers and heads (the decoder's for decoder and cross).
@@ -96,6 +99,16 @@ class LabDocument : public QObject {
     // Where the pin is in the shown attention's heatmap: row and column under self-attention,
     // the column (a source token) under cross-attention, nowhere in the decoder's.
     PinnedCell pinnedCell() const;
+    // A pin restored with a session before its sentence's result exists: checked (and dropped
+    // if out of range) when that result arrives.
+    void restorePinnedToken(std::optional<int> token);
+
+    // The user's names of heads, kept until another model opens. annotation() and
+    // setAnnotation() address a head of the shown attention; an empty name removes it.
+    const HeadAnnotations& annotations() const { return m_annotations; }
+    QString annotation(int layer, int head) const;
+    void setAnnotation(int layer, int head, const QString& name);
+    void setAnnotations(const HeadAnnotations& annotations);
 
     const ColorScheme& colorScheme() const { return m_colors; }
     void setColorScheme(const ColorScheme& scheme);
@@ -129,6 +142,7 @@ class LabDocument : public QObject {
     void modeChanged();
     void tokenPairChanged();
     void pinnedTokenChanged();
+    void annotationsChanged();
     void colorSchemeChanged();
     void backendChanged(QString name);
     void backendFailed(QString choice, QString message);
@@ -170,6 +184,7 @@ class LabDocument : public QObject {
     HeatmapMode m_mode = HeatmapMode::Attention;
     std::optional<TokenPair> m_tokenPair;
     std::optional<int> m_pinned;
+    HeadAnnotations m_annotations;
     GqaPairing m_pairing = GqaPairing::HuggingFace;
     QStringList m_pooled;
     ColorScheme m_colors;

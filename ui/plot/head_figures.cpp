@@ -21,6 +21,13 @@ QString truncationNote(const HeadFigureInput& input) {
         .arg(*input.truncatedFrom);
 }
 
+// "Layer 3 · Head 5", with the user's name of the head: "Layer 3 · Head 5 — induction".
+QString headLabel(const HeadFigureInput& input) {
+    QString label = QStringLiteral("Layer %1 · Head %2").arg(input.layer).arg(input.head);
+    if (!input.headName.isEmpty()) label += QStringLiteral(" — ") + input.headName;
+    return label;
+}
+
 }  // namespace
 
 HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
@@ -55,11 +62,8 @@ QString attentionKindTitle(AttentionKind kind) {
 QString headTitle(const HeadFigureInput& input) {
     const QString kind =
         input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ");
-    return kind +
-           QStringLiteral("Layer %1 · Head %2 · %3 · %4")
-               .arg(input.layer)
-               .arg(input.head)
-               .arg(configTitle(input.config), heatmapModeName(input.mode)) +
+    return kind + headLabel(input) +
+           QStringLiteral(" · %1 · %2").arg(configTitle(input.config), heatmapModeName(input.mode)) +
            truncationNote(input);
 }
 
@@ -84,10 +88,8 @@ FigureSpec compareFigure(const HeadFigureInput& input) {
     const QString name = configTitle(input.config);
     FigureSpec spec;
     spec.title = (input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ")) +
-                 QStringLiteral("Layer %1 · Head %2 · %3 · learned vs %4")
-                     .arg(input.layer)
-                     .arg(input.head)
-                     .arg(heatmapModeName(input.mode), name) +
+                 headLabel(input) +
+                 QStringLiteral(" · %1 · learned vs %2").arg(heatmapModeName(input.mode), name) +
                  truncationNote(input);
     // Separate scales show the pattern of a configuration whose values shrink (scale outside
     // the softmax), at the cost of comparing colours across the two panels.

@@ -28,6 +28,7 @@ struct HeadFigureInput {
     KeyMask mask;                      // the layer's own masks
     std::optional<int> truncatedFrom;  // the sentence's token count before cutting to the context
     bool sharedScale = true;  // compare figure: learned and configuration on one colour scale
+    QString headName;         // the user's name of the head ("induction"), in the title
 };
 
 struct TraceSnapshot;
@@ -39,7 +40,8 @@ HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int he
 QString attentionKindTitle(AttentionKind kind);
 // "shared-qk", with the options appended: "learned · scale outside · mask self".
 QString configTitle(const WConfiguration& config);
-// "Layer 3 · Head 5 · shared-qk · attention", and " · first 128 of 150 tokens" for a sentence
+// "Layer 3 · Head 5 · shared-qk · attention" ("Layer 3 · Head 5 — induction · …" for a named
+// head), and " · first 128 of 150 tokens" for a sentence
 // cut to the model's context, so that no exported figure hides the cut.
 QString headTitle(const HeadFigureInput& input);
 

@@ -106,8 +106,10 @@ void HeatmapFigure::show(const FigureSpec& spec) {
         drawWrapped(spec);
     else
         drawRow(spec);
-    for (size_t i = 0; i < spec.panels.size(); ++i)
+    for (size_t i = 0; i < spec.panels.size(); ++i) {
         if (spec.panels[i].annotationDecimals >= 0) annotate(static_cast<int>(i));
+        if (!spec.panels[i].notes.empty()) drawNotes(static_cast<int>(i));
+    }
 }
 
 // One row of panels; consecutive panels of a scale group share the scale after the last of them.
@@ -213,6 +215,31 @@ void HeatmapFigure::annotate(int panel) {
             const QColor cell = QColor::fromRgb(gradient.color(v, QCPRange(d.low, d.high)));
             text->setColor(cell.lightnessF() > 0.55 ? Qt::black : Qt::white);
         }
+}
+
+void HeatmapFigure::drawNotes(int panel) {
+    constexpr int kMaxNoteCharacters = 14;  // longer names are cut; the cell's tooltip has all
+    const Drawn& drawn = m_drawn[panel];
+    QCPAxis* rows = drawn.rect->axis(QCPAxis::atLeft);
+    QFont font = m_plot->font();
+    font.setPointSize(7);
+    font.setBold(true);
+    // Below the cell's centre (where a value may be printed), whichever way the rows run.
+    const double below = rows->rangeReversed() ? 0.3 : -0.3;
+    for (const CellNote& note : m_spec.panels[panel].notes) {
+        auto* text = new QCPItemText(m_plot);
+        text->setClipAxisRect(drawn.rect);
+        text->position->setAxes(drawn.rect->axis(QCPAxis::atBottom), rows);
+        text->position->setCoords(note.col, note.row + below);
+        text->setText(note.text.size() > kMaxNoteCharacters
+                          ? note.text.left(kMaxNoteCharacters - 1) + u'…'
+                          : note.text);
+        text->setFont(font);
+        text->setColor(Qt::black);
+        text->setBrush(QColor(255, 255, 255, 215));
+        text->setPen(QPen(QColor(0xc2, 0x18, 0x5b), 1));
+        text->setPadding(QMargins(3, 1, 3, 1));
+    }
 }
 
 QCPAbstractItem* HeatmapFigure::addBand(size_t panel, double left, double top, double right,

@@ -24,11 +24,19 @@ class QCPMarginGroup;
 
 namespace qkv::ui {
 
+// A short label drawn inside one cell, on a light tag (the user's name of a head).
+struct CellNote {
+    int row = 0;
+    int col = 0;
+    QString text;
+};
+
 struct HeatmapPanel {
     HeatmapData data;
     QString title;
     int scaleGroup = 0;  // consecutive panels of one group share a colour scale after the last
     int annotationDecimals = -1;  // >= 0: print each cell's value inside it (small grids)
+    std::vector<CellNote> notes;
 };
 
 struct FigureSpec {
@@ -97,6 +105,7 @@ class HeatmapFigure {
     void drawRow(const FigureSpec& spec);
     void drawWrapped(const FigureSpec& spec);
     void annotate(int panel);
+    void drawNotes(int panel);
     void layoutNow();
     void padToAspect();
     bool updateTickStrides();

@@ -52,6 +52,7 @@ HeadRenderResult renderHeadToFile(const Model& model, Backend& backend,
     input.head = request.head;
     input.mode = request.mode;
     input.mask = c.keyMask(request.layer);
+    input.headName = request.headName;
 
     QCustomPlot plot;
     plot.resize(request.size);

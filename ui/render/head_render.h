@@ -29,6 +29,7 @@ struct HeadRenderRequest {
     QSize size{1000, 820};        // logical pixels; PNG is drawn at twice this
     std::optional<QString> text;  // the sentence the tokens came from, for the provenance
     bool writeData = false;       // also the drawn matrices beside the figure (figure_data.h)
+    QString headName;             // the user's name of the head, in the title
 };
 
 struct HeadRenderResult {

@@ -8,11 +8,15 @@ class QWidget;
 
 namespace qkv::ui {
 
+// The answer to "save the changes?" before they would be lost.
+enum class UnsavedChoice { Save, Discard, Cancel };
+
 class MessageSink {
   public:
     virtual ~MessageSink() = default;
     virtual void error(const QString& title, const QString& message) = 0;
     virtual void information(const QString& title, const QString& message) = 0;
+    virtual UnsavedChoice askToSave(const QString& title, const QString& message) = 0;
 };
 
 // Modal message boxes over a parent window.
@@ -21,6 +25,7 @@ class DialogMessageSink : public MessageSink {
     explicit DialogMessageSink(QWidget* parent) : m_parent(parent) {}
     void error(const QString& title, const QString& message) override;
     void information(const QString& title, const QString& message) override;
+    UnsavedChoice askToSave(const QString& title, const QString& message) override;
 
   private:
     QWidget* m_parent;
@@ -35,8 +40,14 @@ class RecordingMessageSink : public MessageSink {
     void information(const QString& title, const QString& message) override {
         informations.append(title + ": " + message);
     }
+    UnsavedChoice askToSave(const QString& title, const QString& message) override {
+        questions.append(title + ": " + message);
+        return unsavedAnswer;
+    }
     QStringList errors;
     QStringList informations;
+    QStringList questions;
+    UnsavedChoice unsavedAnswer = UnsavedChoice::Discard;  // what askToSave answers
 };
 
 }  // namespace qkv::ui

@@ -25,6 +25,7 @@ HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
     connect(&document, &LabDocument::headChanged, this, &HeadFigureView::scheduleRefresh);
     connect(&document, &LabDocument::tokenPairChanged, this, &HeadFigureView::scheduleRefresh);
     connect(&document, &LabDocument::pinnedTokenChanged, this, &HeadFigureView::scheduleRefresh);
+    connect(&document, &LabDocument::annotationsChanged, this, &HeadFigureView::scheduleRefresh);
 }
 
 void HeadFigureView::refresh() {
@@ -37,8 +38,9 @@ void HeadFigureView::refresh() {
         m_heatmap->showPlaceholder(why);
         return;
     }
-    const HeadFigureInput input =
+    HeadFigureInput input =
         headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(), d.shownMask(d.layer()));
+    input.headName = d.annotation(d.layer(), d.head());
     const PinnedCell pin = d.pinnedCell();
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d), pin.row,
                           pin.column);

@@ -1,12 +1,41 @@
 #include "ui/views/head_view.h"
 
+#include <QLineEdit>
+#include <QVBoxLayout>
+
 #include "ui/document/lab_document.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/heatmap_widget.h"
 
 namespace qkv::ui {
 
-HeadView::HeadView(LabDocument& document, QWidget* parent) : HeadFigureView(document, parent) {}
+HeadView::HeadView(LabDocument& document, QWidget* parent) : HeadFigureView(document, parent) {
+    m_name = new QLineEdit(this);
+    m_name->setPlaceholderText(tr("e.g. previous token, induction"));
+    m_name->setClearButtonEnabled(true);
+    m_name->setMinimumWidth(220);
+    m_name->setMaximumWidth(320);
+    m_name->setToolTip(
+        tr("A name for this head: shown in its title, on its Overview cell and "
+           "in exported figures, and saved with the session"));
+    auto* top = new QVBoxLayout;
+    top->setContentsMargins(0, 4, 0, 0);
+    addControlRow(top, tr("Name"), m_name).hint->setText(tr("Enter to apply"));
+    layout()->insertLayout(0, top);
+    connect(m_name, &QLineEdit::editingFinished, this, [this] {
+        LabDocument& d = this->document();
+        if (d.model()) d.setAnnotation(d.layer(), d.head(), m_name->text());
+    });
+    connect(&document, &LabDocument::headChanged, this, &HeadView::showCurrentName);
+    connect(&document, &LabDocument::annotationsChanged, this, &HeadView::showCurrentName);
+    connect(&document, &LabDocument::attentionKindChanged, this, &HeadView::showCurrentName);
+}
+
+void HeadView::showCurrentName() {
+    const LabDocument& d = document();
+    const QString name = d.annotation(d.layer(), d.head());
+    if (m_name->text() != name) m_name->setText(name);
+}
 
 FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const { return headFigure(input); }
 

@@ -1,9 +1,13 @@
 #include "ui/views/overview_view.h"
 
+#include <qcustomplot.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QMenu>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
@@ -66,8 +70,12 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
         this->document().setHead(cell.row, cell.col);
         emit headActivated(cell.row, cell.col);
     });
+    m_heatmap->plot()->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_heatmap->plot(), &QWidget::customContextMenuRequested, this,
+            &OverviewView::showCellMenu);
     connect(m_metric, &QComboBox::currentIndexChanged, this, &OverviewView::onMetricChosen);
     connectRefresh();
+    connect(&document, &LabDocument::annotationsChanged, this, &OverviewView::scheduleRefresh);
     connect(&document, &LabDocument::metricsChanged, this, &OverviewView::scheduleRefresh);
     connect(&document, &LabDocument::headChanged, this, &OverviewView::scheduleRefresh);
     onMetricChosen();
@@ -112,9 +120,12 @@ void OverviewView::refresh() {
         (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) + configTitle(metrics->config) +
         (metrics->pairing == GqaPairing::Modulo ? tr(" · GQA pairing h mod n_kv (as published)")
                                                 : QString());
-    m_heatmap->showFigure(
-        overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim),
-        d.colorScheme(), std::make_pair(d.layer(), d.head()));
+    FigureSpec spec =
+        overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim);
+    for (const auto& [key, name] : d.annotations())
+        if (key.kind == metrics->kind)
+            spec.panels.at(0).notes.push_back({key.layer, key.head, name});
+    m_heatmap->showFigure(spec, d.colorScheme(), std::make_pair(d.layer(), d.head()));
     FigureProvenance provenance = documentProvenance(d, QStringLiteral("overview"), false);
     provenance.mode.reset();  // it draws a metric per head, not the heatmap mode
     setPlotProvenance(m_heatmap->plot(), provenance);
@@ -141,6 +152,32 @@ void OverviewView::refreshThumbnails() {
     m_thumbnails->setContent(*d.snapshot()->trace, d.colorScheme(), {d.layer(), d.head()});
 }
 
+void OverviewView::showCellMenu(const QPoint& position) {
+    const auto cell =
+        m_heatmap->isShowingFigure() ? m_heatmap->figure().cellAt(position) : std::nullopt;
+    if (!cell) return;
+    LabDocument& d = document();
+    const QString current = d.annotation(cell->row, cell->col);
+    QMenu menu(this);
+    menu.addAction(
+        current.isEmpty() ? tr("Name Layer %1 · Head %2…").arg(cell->row).arg(cell->col)
+                          : tr("Rename Layer %1 · Head %2…").arg(cell->row).arg(cell->col),
+        this, [this, &d, cell, current] {
+            bool ok = false;
+            const QString name =
+                QInputDialog::getText(this, tr("Name a head"),
+                                      tr("Layer %1 · Head %2 (e.g. previous token, induction):")
+                                          .arg(cell->row)
+                                          .arg(cell->col),
+                                      QLineEdit::Normal, current, &ok);
+            if (ok) d.setAnnotation(cell->row, cell->col, name);
+        });
+    if (!current.isEmpty())
+        menu.addAction(tr("Remove the Name"), this,
+                       [&d, cell] { d.setAnnotation(cell->row, cell->col, QString()); });
+    menu.exec(m_heatmap->plot()->mapToGlobal(position));
+}
+
 QString OverviewView::surveyLine(const ModelMetrics& m) const {
     const ModelSurvey survey = surveyOf(m);
     QString line = tr("Medians over layers (as <tt>qkvlab-cli survey</tt>): W_QK symmetry "
@@ -158,6 +195,8 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
     const ModelMetrics& m = *metrics->metrics;
     const HeadMetrics& head = m.layers.at(cell.row).heads.at(cell.col);
     QStringList lines{QStringLiteral("<b>Layer %1 · Head %2</b>").arg(cell.row).arg(cell.col)};
+    if (const QString name = document().annotation(cell.row, cell.col); !name.isEmpty())
+        lines.back() += QStringLiteral(" — <i>%1</i>").arg(name.toHtmlEscaped());
     for (const HeadMetricInfo& info : headMetricInfos()) {
         const auto v = headMetricValue(head, info.metric);
         const QString absent = info.metric == HeadMetric::ScoreSymmetry
@@ -175,7 +214,7 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
     const LayerMetrics& layer = m.layers.at(cell.row);
     lines << tr("layer W_QK symmetry: %1, directionality: %2")
                  .arg(formatNumber(layer.wqkSymmetry), formatNumber(layer.wqkDirectionality));
-    lines << tr("<i>click to open this head</i>");
+    lines << tr("<i>click to open this head; right-click to name it</i>");
     return lines.join(QStringLiteral("<br>"));
 }
 

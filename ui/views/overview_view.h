@@ -1,6 +1,7 @@
 #pragma once
 // The Overview tab: a layers x heads grid coloured by one head metric (W_QK symmetry, score
-// symmetry, subspace similarities, ...), every number on hover; a click opens that head.
+// symmetry, subspace similarities, ...), every number on hover; a click opens that head. Named
+// heads carry their name on their cell; a cell's context menu names or renames a head.
 #include "ui/plot/metric_matrices.h"
 #include "ui/views/document_view.h"
 
@@ -38,6 +39,7 @@ class OverviewView : public DocumentView {
     QString surveyLine(const ModelMetrics& metrics) const;
     void refreshThumbnails();
     void onMetricChosen();
+    void showCellMenu(const QPoint& position);
 
     QComboBox* m_metric;
     QLabel* m_help;

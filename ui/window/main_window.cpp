@@ -57,6 +57,17 @@ constexpr QSize kDefaultWindowSize(1400, 900);
 constexpr QSize kFallbackExportSize(1000, 820);
 constexpr int kSentenceSaveDelayMs = 1000;
 
+bool isSessionFile(const QString& path) {
+    return path.endsWith(u'.' + kSessionSuffix, Qt::CaseInsensitive);
+}
+
+std::optional<QString> droppedSession(const QMimeData* mime) {
+    if (!mime || !mime->hasUrls()) return std::nullopt;
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile() && isSessionFile(url.toLocalFile())) return url.toLocalFile();
+    return std::nullopt;
+}
+
 std::optional<QString> droppedFolder(const QMimeData* mime) {
     if (!mime || !mime->hasUrls()) return std::nullopt;
     for (const QUrl& url : mime->urls()) {
@@ -111,6 +122,7 @@ MainWindow::MainWindow(QWidget* parent)
         settings::kSequentialMap.setValue(d->colorScheme().sequential);
         settings::kDivergingMap.setValue(d->colorScheme().diverging);
     });
+    trackSessionChanges();
     showCentralPage();
 }
 
@@ -245,8 +257,12 @@ void MainWindow::startup(const QStringList& modelArguments) {
     QString sentence = settings::kSentence.value();
     if (sentence.trimmed().isEmpty()) sentence = exampleSentences().value(0);
     m_sentence->editor()->setText(sentence);
-    if (!modelArguments.isEmpty()) {
-        const QString location = modelArguments.first();
+    const QString location = modelArguments.value(0);
+    // A session file (the desktop entry passes what was double-clicked); one that cannot be
+    // opened was reported, and the usual model opens instead.
+    const bool session = isSessionFile(location);
+    if (session && openSession(location)) return;
+    if (!location.isEmpty() && !session) {
         if (isDownloadableId(location))
             openFromHub(location);
         else
@@ -259,6 +275,8 @@ void MainWindow::startup(const QStringList& modelArguments) {
 }
 
 void MainWindow::openModel(const QString& folder) {
+    if (!confirmUnsavedChanges()) return;
+    closeSession();  // the session was about the model open before
     closeExperiment();
     m_document->openModel(folder);
 }
@@ -313,7 +331,7 @@ void MainWindow::onModelChanged() {
     RecentModels::add(QString::fromStdString(model.folder().string()));
     rebuildRecentMenu();
     const QString name = QString::fromStdString(model.name());
-    setWindowTitle(tr("%1 — QKV Lab").arg(name));
+    updateWindowTitle();
     m_modelStatus->setText(tr("%1 · %2 · %3 layers × %4 heads · d_model %5")
                                .arg(name, QString::fromStdString(c.family))
                                .arg(c.layers)
@@ -329,9 +347,14 @@ void MainWindow::onModelChanged() {
                                 .arg(name, QString::fromStdString(model.tokenizerError())));
     onBusyChanged(m_document->isBusy());
     showCentralPage();
+    if (m_pendingSession) {
+        const Session pending = *m_pendingSession;
+        applySession(pending, m_pendingSessionPath);
+    }
 }
 
 void MainWindow::onModelFailed(const QString& folder, const QString& message) {
+    m_pendingSession.reset();  // the session's state stays unapplied: nothing changed
     statusBar()->clearMessage();
     onBusyChanged(m_document->isBusy());
     showCentralPage();
@@ -340,6 +363,7 @@ void MainWindow::onModelFailed(const QString& folder, const QString& message) {
 }
 
 void MainWindow::onLoadCancelled(const QString& folder) {
+    m_pendingSession.reset();
     statusBar()->showMessage(tr("Stopped opening %1").arg(QDir::toNativeSeparators(folder)), 6000);
     onBusyChanged(m_document->isBusy());
     showCentralPage();
@@ -389,6 +413,10 @@ void MainWindow::onComputeFailed(const QString& message) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!confirmUnsavedChanges()) {
+        event->ignore();
+        return;
+    }
     saveSentence();
     settings::kGeometry.setValue(saveGeometry());
     settings::kWindowState.setValue(saveState());
@@ -396,11 +424,15 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (droppedFolder(event->mimeData())) event->acceptProposedAction();
+    if (droppedSession(event->mimeData()) || droppedFolder(event->mimeData()))
+        event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-    if (const auto folder = droppedFolder(event->mimeData())) {
+    if (const auto session = droppedSession(event->mimeData())) {
+        event->acceptProposedAction();
+        if (confirmUnsavedChanges()) openSession(*session);
+    } else if (const auto folder = droppedFolder(event->mimeData())) {
         event->acceptProposedAction();
         openModel(*folder);
     }

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "ui/export/figure_export.h"
+#include "ui/session/session_file.h"
 
 class QAction;
 class QActionGroup;
@@ -72,6 +73,19 @@ class MainWindow : public QMainWindow {
     bool openExperiment(const QString& folder);
     void closeExperiment();
 
+    // Sessions (*.qkvlab, session_file.h): the model, sentences, configuration, head, view and
+    // head names. openSession() reports an unreadable file, another format, a newer version or
+    // a missing model to the message sink and changes nothing; else the session's model opens
+    // (if another is open) and its state follows. It does not ask about unsaved changes: the
+    // menu does (confirmUnsavedChanges) before choosing a file.
+    bool openSession(const QString& path);
+    bool saveSession(const QString& path);  // errors go to the message sink
+    QString sessionPath() const { return m_sessionPath; }
+    Session currentSession() const;
+    // Asks Save / Discard / Cancel when the window has unsaved changes (a session's state differs
+    // from its file, or heads are named with no session saved yet); true when it may go on.
+    bool confirmUnsavedChanges();
+
     // The current tab's figure. Errors (nothing shown, unwritable folder, full disk) go to the
     // message sink and leave no file behind; returns whether the file was written.
     bool exportCurrentView(const QString& path);
@@ -128,6 +142,14 @@ class MainWindow : public QMainWindow {
     void rebuildRecentMenu();
     void showCentralPage();
     void saveSentence();
+    void applySession(const Session& session, const QString& path);
+    void closeSession();
+    void updateModified();
+    void updateWindowTitle();
+    void trackSessionChanges();
+    bool onSaveSession();
+    bool onSaveSessionAs();
+    void onOpenSession();
 
     void onOpen();
     void onOpenExperiment();
@@ -148,6 +170,10 @@ class MainWindow : public QMainWindow {
     std::unique_ptr<MessageSink> m_dialogs;
     MessageSink* m_sink = nullptr;
     QTimer m_sentenceSave;
+    QString m_sessionPath;                   // empty: no session file
+    std::optional<Session> m_savedSession;   // what the file holds: the modified marker's baseline
+    std::optional<Session> m_pendingSession;  // applied once its model has opened
+    QString m_pendingSessionPath;
 
     QStackedWidget* m_pages = nullptr;
     EmptyState* m_emptyState = nullptr;

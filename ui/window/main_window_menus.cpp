@@ -71,6 +71,13 @@ void MainWindow::buildFileMenu() {
         file->addAction(tr("C&lose Experiment"), this, &MainWindow::closeExperiment);
     m_closeExperiment->setEnabled(false);
     file->addSeparator();
+    // Ctrl+O opens a model folder, so a session opens with Ctrl+Alt+O.
+    file->addAction(tr("Open Sess&ion…"), QKeySequence(tr("Ctrl+Alt+O")), this,
+                    &MainWindow::onOpenSession);
+    file->addAction(tr("&Save Session"), QKeySequence::Save, this, &MainWindow::onSaveSession);
+    file->addAction(tr("Save Session &As…"), QKeySequence(tr("Ctrl+Shift+S")), this,
+                    &MainWindow::onSaveSessionAs);
+    file->addSeparator();
     file->addAction(tr("&Export View…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::onExport);
     file->addAction(tr("&Copy View Image"), QKeySequence(tr("Ctrl+Shift+C")), this,
                     &MainWindow::copyCurrentViewToClipboard);
