@@ -63,7 +63,8 @@ QString headTitle(const HeadFigureInput& input) {
     const QString kind =
         input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ");
     return kind + headLabel(input) +
-           QStringLiteral(" · %1 · %2").arg(configTitle(input.config), heatmapModeName(input.mode)) +
+           QStringLiteral(" · %1 · %2")
+               .arg(configTitle(input.config), heatmapModeName(input.mode)) +
            truncationNote(input);
 }
 

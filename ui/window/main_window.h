@@ -170,8 +170,8 @@ class MainWindow : public QMainWindow {
     std::unique_ptr<MessageSink> m_dialogs;
     MessageSink* m_sink = nullptr;
     QTimer m_sentenceSave;
-    QString m_sessionPath;                   // empty: no session file
-    std::optional<Session> m_savedSession;   // what the file holds: the modified marker's baseline
+    QString m_sessionPath;                    // empty: no session file
+    std::optional<Session> m_savedSession;    // what the file holds: the modified marker's baseline
     std::optional<Session> m_pendingSession;  // applied once its model has opened
     QString m_pendingSessionPath;
 
