@@ -68,6 +68,37 @@ TEST_F(ExportTest, EveryViewExportsToPngSvgAndPdf) {
     EXPECT_TRUE(window->headView()->heatmap()->isShowingFigure());
 }
 
+// File ▸ Also Save the Data: the Head view's matrix, as drawn, beside the figure; off, no files.
+TEST_F(ExportTest, AlsoSaveTheDataWritesTheDrawnMatrixBesideTheFigure) {
+    QKV_REQUIRE_SHARED(shared);
+    openMovie();
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(settle());
+    QAction* toggle = nullptr;
+    for (QAction* action : window->findChildren<QAction*>())
+        if (action->text().contains(QStringLiteral("Also Save the"))) toggle = action;
+    ASSERT_NE(toggle, nullptr);
+    toggle->setChecked(false);
+    const QString plain = QDir(dir.path()).filePath(QStringLiteral("plain.png"));
+    ASSERT_TRUE(window->exportCurrentView(plain));
+    EXPECT_FALSE(QFileInfo::exists(QDir(dir.path()).filePath(QStringLiteral("plain.json"))));
+
+    toggle->setChecked(true);
+    const QString figure = QDir(dir.path()).filePath(QStringLiteral("head.svg"));
+    ASSERT_TRUE(window->exportCurrentView(figure)) << sink.errors.join("; ").toStdString();
+    toggle->setChecked(false);  // the setting outlives the test otherwise
+    QFile file(QDir(dir.path()).filePath(QStringLiteral("head.json")));
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const auto doc = nlohmann::json::parse(file.readAll().toStdString());
+    EXPECT_TRUE(QFileInfo::exists(QDir(dir.path()).filePath(QStringLiteral("head.csv"))));
+    const HeatmapData& drawn = window->headView()->heatmap()->figure().spec().panels[0].data;
+    ASSERT_EQ(doc["values"].size(), static_cast<size_t>(drawn.rows));
+    for (int i = 0; i < drawn.rows; ++i)
+        for (int j = 0; j <= i; ++j)  // causal: the cells above the diagonal are masked
+            EXPECT_NEAR(doc["values"][i][j].get<double>(), drawn.values[i * drawn.cols + j], 1e-6);
+    EXPECT_EQ(doc["provenance"]["layer"], window->document().layer());
+}
+
 TEST_F(ExportTest, CopiesTheViewToTheClipboard) {
     QKV_REQUIRE_SHARED(shared);
     openMovie();

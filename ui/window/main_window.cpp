@@ -26,7 +26,10 @@
 #include "core/io/hub_cache.h"
 #include "core/util/error.h"
 #include "ui/document/lab_document.h"
+#include "ui/export/document_provenance.h"
 #include "ui/export/export_all_job.h"
+#include "ui/export/figure_data.h"
+#include "ui/export/plot_provenance.h"
 #include "ui/support/message_sink.h"
 #include "ui/training/experiment_folder.h"
 #include "ui/views/compare_view.h"
@@ -464,11 +467,12 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
 namespace {
 
 // A view drawn with a QPainter, at its own size.
-MainWindow::ExportableView paintedView(const Painting& paint, const QSize& size) {
+MainWindow::ExportableView paintedView(const Painting& paint, const QSize& size,
+                                       const FigureProvenance& provenance) {
     MainWindow::ExportableView view;
     view.size = size;
-    view.write = [paint](const QString& path, const QSize& at) {
-        return exportPainting(paint, path, at);
+    view.write = [paint, provenance](const QString& path, const QSize& at) {
+        return exportPainting(paint, path, at, provenance);
     };
     view.image = [paint](const QSize& at) { return paintingImage(paint, at); };
     return view;
@@ -484,12 +488,16 @@ std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const 
         if (grid->isEmpty()) return std::nullopt;
         return paintedView(
             [grid](QPainter& painter, const QSize& size) { grid->paint(painter, size); },
-            grid->size());
+            grid->size(), documentProvenance(*m_document, QStringLiteral("thumbnails"), false));
     } else if (HeatmapWidget* heatmap = currentHeatmap()) {
         if (!heatmap->isShowingFigure()) return std::nullopt;
         view.plot = heatmap->plot();
-        view.write = [heatmap](const QString& path, const QSize& size) {
-            return exportFigure(heatmap->figure(), path, size);
+        view.write = [this, heatmap](const QString& path, const QSize& size) {
+            const auto scale = exportFigure(heatmap->figure(), path, size);
+            if (m_exportData && m_exportData->isChecked())
+                writeFigureData(heatmap->figure().spec(), figureProvenance(heatmap->figure()),
+                                path);
+            return scale;
         };
         view.image = [heatmap](const QSize& size) { return figureImage(heatmap->figure(), size); };
     } else if (currentTab() == Tab::Space || currentTab() == Tab::Training) {
@@ -507,7 +515,7 @@ std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const 
         // The whole sentence, also what is scrolled out of sight.
         return paintedView(
             [canvas](QPainter& painter, const QSize& size) { canvas->paint(painter, size); },
-            canvas->size());
+            canvas->size(), documentProvenance(*m_document, QStringLiteral("lines"), true));
     }
     return view;
 }

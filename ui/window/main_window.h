@@ -194,6 +194,7 @@ class MainWindow : public QMainWindow {
     QMenu* m_recentMenu = nullptr;
     QMenu* m_examplesMenu = nullptr;
     QAction* m_closeExperiment = nullptr;
+    QAction* m_exportData = nullptr;  // File ▸ Also Save the Data
     QActionGroup* m_backendGroup = nullptr;
     QLabel* m_modelStatus = nullptr;
     QLabel* m_tokenStatus = nullptr;

@@ -79,6 +79,12 @@ void MainWindow::buildFileMenu() {
                     &MainWindow::onSaveSessionAs);
     file->addSeparator();
     file->addAction(tr("&Export View…"), QKeySequence(tr("Ctrl+E")), this, &MainWindow::onExport);
+    // Beside an exported heatmap, the matrix it draws (FIGURE.json, FIGURE.csv).
+    m_exportData = file->addAction(tr("Also Save the &Data (JSON, CSV)"));
+    m_exportData->setCheckable(true);
+    m_exportData->setChecked(settings::kExportData.value());
+    connect(m_exportData, &QAction::toggled, this,
+            [](bool on) { settings::kExportData.setValue(on); });
     file->addAction(tr("&Copy View Image"), QKeySequence(tr("Ctrl+Shift+C")), this,
                     &MainWindow::copyCurrentViewToClipboard);
     QMenu* all = file->addMenu(tr("Export &All Heads"));

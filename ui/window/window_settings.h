@@ -21,6 +21,7 @@ inline const Setting<QString> kDivergingMap{QStringLiteral("view/diverging-map")
                                             QStringLiteral("blue-white-red")};
 inline const Setting<QString> kBackend{QStringLiteral("compute/backend"), QStringLiteral("auto")};
 inline const Setting<QString> kExportFolder{QStringLiteral("export/folder"), {}};
+inline const Setting<bool> kExportData{QStringLiteral("export/data"), false};
 inline const Setting<QString> kSessionFolder{QStringLiteral("session/folder"), {}};
 inline const Setting<QString> kExperimentFolder{QStringLiteral("training/experiment-folder"), {}};
 
