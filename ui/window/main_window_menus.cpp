@@ -10,6 +10,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include "ui/document/document_python_check.h"
 #include "ui/document/lab_document.h"
 #include "ui/export/export_all_job.h"
 #include "ui/plot/head_figures.h"
@@ -40,6 +41,13 @@ QString safeFileName(QString text) {
 
 void MainWindow::buildMenus() {
     buildFileMenu();
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* python =
+        edit->addAction(tr("Copy as &Python"), QKeySequence(tr("Ctrl+Shift+P")), this,
+                        [this] { statusBar()->showMessage(copyPythonCheck(*m_document), 8000); });
+    python->setObjectName(QStringLiteral("copyAsPython"));
+    python->setToolTip(
+        tr("A script that recomputes the shown head with Hugging Face transformers"));
     buildViewMenu();
     buildComputeMenu();
     QMenu* help = menuBar()->addMenu(tr("&Help"));
