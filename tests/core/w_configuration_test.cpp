@@ -75,7 +75,7 @@ TEST(WConfigurationNames, ErrorListsTheNewNames) {
 
 // Each head of each row scaled to unit length; a zero head stays zero (no 0/0).
 TEST(NormalizeHeads, CpuScalesEachHeadToUnitLength) {
-    const std::vector<float> x = {3, 4, 0,  0, 1,     1,  //
+    const std::vector<float> x = {3, 4, 0,  0, 1,    1,  //
                                   0, 0, -2, 0, 0.5f, -0.5f};
     auto backend = createCpuBackend();
     auto in = backend->upload(x.data(), 2, 6);
