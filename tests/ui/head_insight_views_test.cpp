@@ -8,6 +8,7 @@
 
 #include "core/analysis/head_vectors.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/export/figure_provenance_reader.h"
 #include "ui/plot/color_maps.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/head_view.h"
@@ -101,6 +102,11 @@ TEST_F(MainWindowTest, QueryKeySpaceShowsEveryQueryAndKey) {
     const QString svg = dir.filePath(QStringLiteral("space.svg"));
     ASSERT_TRUE(window->exportCurrentView(svg));
     EXPECT_GT(QFile(svg).size(), 1000);
+    const auto provenance = readFigureProvenance(svg);  // what the figure shows, in the file
+    ASSERT_TRUE(provenance);
+    EXPECT_EQ(provenance->view, "space");
+    EXPECT_EQ(provenance->layer, doc().layer());
+    EXPECT_EQ(provenance->head, doc().head());
 }
 
 TEST_F(MainWindowTest, LinesFollowTheHeadsAndTheHover) {
@@ -132,6 +138,10 @@ TEST_F(MainWindowTest, LinesFollowTheHeadsAndTheHover) {
         const QString path = dir.filePath(QString::fromLatin1(name));
         ASSERT_TRUE(window->exportCurrentView(path)) << name;
         EXPECT_GT(QFile(path).size(), 500) << name;
+        const auto provenance = readFigureProvenance(path);
+        ASSERT_TRUE(provenance) << name;
+        EXPECT_EQ(provenance->view, "lines") << name;
+        EXPECT_FALSE(provenance->ids.empty()) << name;
     }
 }
 
@@ -157,6 +167,10 @@ TEST_F(MainWindowTest, OverviewThumbnailsShowEveryHeadAndOpenTheClickedOne) {
     ASSERT_TRUE(window->exportCurrentView(png));
     const QImage image(png);
     EXPECT_EQ(image.width(), 2 * grid->width());  // drawn at 2x
+    const auto provenance = readFigureProvenance(png);
+    ASSERT_TRUE(provenance);
+    EXPECT_EQ(provenance->view, "thumbnails");
+    EXPECT_EQ(provenance->model, "stories260K");
     overview->setShowsThumbnails(false);
     EXPECT_TRUE(overview->heatmap()->isVisibleTo(window.get()));
 }

@@ -505,6 +505,11 @@ std::optional<MainWindow::ExportableView> MainWindow::currentExportable() const 
                                             ? m_spaceView->plot()
                                             : m_trainingView->experimentView()->lossPlot();
         if (currentTab() == Tab::Space && !m_spaceView->isShowingFigure()) return std::nullopt;
+        setPlotProvenance(
+            plot, documentProvenance(*m_document,
+                                     currentTab() == Tab::Space ? QStringLiteral("space")
+                                                                : QStringLiteral("training"),
+                                     currentTab() == Tab::Space));
         view.write = [plot](const QString& path, const QSize& size) {
             return exportPlot(plot, path, size);
         };
