@@ -212,6 +212,31 @@ TEST_F(ExperimentRunTest, AnUnknownVariantStopsBeforeAnyTraining) {
     EXPECT_FALSE(std::filesystem::exists(plan.outputDir / "learned"));
 }
 
+// The shipped experiment's summary is what its logs say, and every run logged step 0 and at
+// least ten evaluations.
+TEST(ShippedExperiment, SummaryIsTheSummaryOfItsLogs) {
+    const std::filesystem::path dir =
+        std::filesystem::path(QKV_RESOURCES_DIR) / "experiments" / "attention-variants";
+    if (!std::filesystem::exists(dir / "summary.json"))
+        GTEST_SKIP() << "no shipped experiment (scripts/train-experiment.sh makes it)";
+    std::ifstream in(dir / "summary.json");
+    const auto shipped = nlohmann::ordered_json::parse(in);
+    ExperimentLayout layout;
+    for (const auto& v : shipped["variants"]) layout.variants.push_back(v["name"]);
+    layout.seeds = shipped["seeds"].get<std::vector<std::uint64_t>>();
+    layout.baseline = shipped["baseline"];
+    EXPECT_EQ(layout.variants.size(), AttentionTying::names().size());
+    EXPECT_EQ(summarizeExperiment(dir, layout, shipped["command"]), shipped);
+    EXPECT_TRUE(shipped["missing_runs"].empty());
+    for (const std::string& variant : layout.variants)
+        for (std::uint64_t seed : layout.seeds) {
+            std::ifstream log(runFolder(dir, variant, seed) / "training_log.json");
+            const auto steps = nlohmann::json::parse(log)["steps"];
+            EXPECT_EQ(steps.front()["step"], 0) << variant << " " << seed;
+            EXPECT_GE(steps.size(), 11u) << variant << " " << seed;
+        }
+}
+
 // Every example sentence the app offers is spelled in words by each shipped model: a word is
 // one token, never letters (the GPT-2 pre-tokenizer's pieces of ASCII text are " word", "word"
 // and punctuation runs).
