@@ -36,7 +36,7 @@ struct HeatmapPanel {
     QString title;
     int scaleGroup = 0;  // consecutive panels of one group share a colour scale after the last
     int annotationDecimals = -1;  // >= 0: print each cell's value inside it (small grids)
-    std::vector<CellNote> notes;
+    std::vector<CellNote> notes{};
 };
 
 struct FigureSpec {
