@@ -211,7 +211,8 @@ TEST_P(ReformerInvariants, KeysAreUnitAndOnlyKeysChange) {
     }
 }
 
-// The name is only a spelling of the option: the same forward, bit for bit.
+// The name is only a spelling of the option: the same forward. Not bit for bit: OpenBLAS splits
+// a GEMM by the threads free at the time, so two runs of one forward may differ in the last bits.
 TEST_P(ReformerInvariants, ScaleOutsideIsTheOption) {
     WConfiguration option;
     option.scaleOutside = true;
@@ -219,7 +220,10 @@ TEST_P(ReformerInvariants, ScaleOutsideIsTheOption) {
     const ForwardResult expected = run(option);
     for (int l = 0; l < m_model->architecture().layers; ++l)
         for (int h = 0; h < m_model->architecture().heads; ++h)
-            EXPECT_EQ(named.trace.probabilities(l, h), expected.trace.probabilities(l, h));
+            EXPECT_LE((named.trace.probabilities(l, h) - expected.trace.probabilities(l, h))
+                          .cwiseAbs()
+                          .maxCoeff(),
+                      1e-6f);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, ReformerInvariants, testing::Bool(),
