@@ -13,6 +13,13 @@ QStringList labelsOf(const std::vector<ShownToken>& tokens) {
 
 }  // namespace
 
+std::vector<int> idsOf(const std::vector<ShownToken>& tokens) {
+    std::vector<int> ids;
+    ids.reserve(tokens.size());
+    for (const ShownToken& t : tokens) ids.push_back(t.id);
+    return ids;
+}
+
 QStringList TraceSnapshot::labels() const { return labelsOf(tokens); }
 QStringList TraceSnapshot::keyLabels() const { return labelsOf(columnTokens()); }
 

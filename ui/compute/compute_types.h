@@ -24,6 +24,9 @@ struct ShownToken {
     bool special = false;
 };
 
+// The tokens' ids, in order.
+std::vector<int> idsOf(const std::vector<ShownToken>& tokens);
+
 struct ComputeRequest {
     quint64 sequence = 0;  // increasing; results of older sequences are dropped
     QString text;

@@ -10,12 +10,6 @@
 namespace qkv::ui {
 namespace {
 
-std::vector<int> idsOf(const std::vector<ShownToken>& tokens) {
-    std::vector<int> ids;
-    for (const ShownToken& t : tokens) ids.push_back(t.id);
-    return ids;
-}
-
 // Typed ids ("#464 3807") are no sentence to quote.
 std::string sentenceOf(const QString& text) {
     return text.trimmed().startsWith(u'#') ? std::string() : text.toStdString();

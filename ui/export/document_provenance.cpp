@@ -4,16 +4,6 @@
 #include "ui/export/model_provenance.h"
 
 namespace qkv::ui {
-namespace {
-
-std::vector<int> idsOf(const std::vector<ShownToken>& tokens) {
-    std::vector<int> ids;
-    for (const ShownToken& t : tokens) ids.push_back(t.id);
-    return ids;
-}
-
-}  // namespace
-
 FigureProvenance documentProvenance(const LabDocument& document, const QString& view,
                                     bool withHead) {
     const Model* model = document.model();
