@@ -54,14 +54,15 @@ void TimingBackend::glu(const Tensor& g, Tensor& u, Activation a) {
 void TimingBackend::add(Tensor& acc, const Tensor& x) {
     timed("add", [&] { m_inner->add(acc, x); });
 }
-void TimingBackend::rope(const Tensor& x, int d, int rotary, float theta, Tensor& y) {
-    timed("rope", [&] { m_inner->rope(x, d, rotary, theta, y); });
+void TimingBackend::rope(const Tensor& x, int d, int rotary, float theta, int firstPosition,
+                         Tensor& y) {
+    timed("rope", [&] { m_inner->rope(x, d, rotary, theta, firstPosition, y); });
 }
 void TimingBackend::normalizeHeads(const Tensor& x, int headDim, Tensor& y) {
     timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, y); });
 }
-void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d) {
-    timed("copyRows", [&] { m_inner->copyRows(s, first, count, d); });
+void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d, int dFirst) {
+    timed("copyRows", [&] { m_inner->copyRows(s, first, count, d, dFirst); });
 }
 void TimingBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
                               const AttentionLayout& layout, const AttentionOptions& options,

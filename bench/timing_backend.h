@@ -31,9 +31,11 @@ class TimingBackend final : public Backend {
     void activate(Tensor& x, Activation activation) override;
     void glu(const Tensor& gate, Tensor& up, Activation gated) override;
     void add(Tensor& accumulator, const Tensor& x) override;
-    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override;
+    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+              Tensor& y) override;
     void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override;
-    void copyRows(const Tensor& source, int first, int count, Tensor& destination) override;
+    void copyRows(const Tensor& source, int first, int count, Tensor& destination,
+                  int destinationFirst) override;
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override;

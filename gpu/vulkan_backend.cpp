@@ -183,14 +183,16 @@ class VulkanBackend final : public Backend {
         elementwise(accumulator, &x, eltwise::kAdd, "add");
     }
 
-    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override {
+    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+              Tensor& y) override {
         requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
                          rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0 &&
-                         x.cols() % headDim == 0,
+                         x.cols() % headDim == 0 && firstPosition >= 0,
                      "rope");
-        const BufferRegion& table = ropeTable(x.rows(), rotaryDims, theta);
+        const BufferRegion& table = ropeTable(firstPosition + x.rows(), rotaryDims, theta);
         RopeParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
-                     static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims)};
+                     static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims),
+                     static_cast<uint32_t>(firstPosition)};
         const uint32_t workgroup = m_recorder.pipeline(Kernel::Rope).workgroupSize;
         m_recorder.dispatch(Kernel::Rope,
                             {{&rowMajor(x, "rope").region(), false},
@@ -199,20 +201,34 @@ class VulkanBackend final : public Backend {
                             p, std::min<uint32_t>(ceilDiv(elements(x), workgroup), 65535), 1, 1);
     }
 
-    void copyRows(const Tensor& source, int first, int count, Tensor& destination) override {
+    void copyRows(const Tensor& source, int first, int count, Tensor& destination,
+                  int destinationFirst) override {
         requireShape(first >= 0 && count >= 0 && first + count <= source.rows() &&
-                         destination.rows() == count && destination.cols() == source.cols(),
+                         destinationFirst >= 0 && destinationFirst + count <= destination.rows() &&
+                         destination.cols() == source.cols(),
                      "copyRows");
         if (count == 0) return;
         const VkDeviceSize rowBytes = sizeof(float) * source.cols();
-        m_recorder.copy(CopyEnd::at(rowMajor(source, "copyRows").region(), first * rowBytes),
-                        CopyEnd::at(rowMajor(destination, "copyRows").region(), 0),
-                        count * rowBytes);
+        m_recorder.copy(
+            CopyEnd::at(rowMajor(source, "copyRows").region(), first * rowBytes),
+            CopyEnd::at(rowMajor(destination, "copyRows").region(), destinationFirst * rowBytes),
+            count * rowBytes);
     }
 
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
+        if (options.firstQuery > 0) {
+            // The kernels have no query offset: every query's rows are computed and the later
+            // ones kept (prefix reuse saves this backend its linear layers, not its attention).
+            requireShape(out.rows() == q.rows() - options.firstQuery, "attention");
+            AttentionOptions whole = options;
+            whole.firstQuery = 0;
+            auto all = create(q.rows(), out.cols());
+            attention(q, k, v, layout, whole, *all, capture);
+            copyRows(*all, options.firstQuery, out.rows(), out, 0);
+            return;
+        }
         const int n = q.rows(), keys = k.rows();
         const int heads = layout.heads;
         auto columnsNeeded = [&](int group) { return ((heads - 1) / group + 1) * layout.headDim; };

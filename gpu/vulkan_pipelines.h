@@ -66,7 +66,7 @@ struct RopeParams {
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SoftmaxParams) == 11 * 4 &&
               sizeof(NormParams) == 5 * 4 && sizeof(EltwiseParams) == 2 * 4 &&
-              sizeof(RopeParams) == 4 * 4);
+              sizeof(RopeParams) == 5 * 4);
 static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

@@ -60,6 +60,10 @@ struct AttentionOptions {
     // Added to each head's scores before the mask (T5's relative position bias): heads·n_q rows
     // of n_k, head h's rows first. Not part of the captured scores. Null: none.
     const Tensor* positionBias = nullptr;
+    // Prefix reuse: the queries before it were computed earlier. q still holds every query (a
+    // score transform and the captured scores of new keys read them); out has one row per query
+    // from firstQuery on. Only where earlier rows cannot change: causal, no position bias.
+    int firstQuery = 0;
 
     float scaleFor(int headDim) const {
         return scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
@@ -69,18 +73,22 @@ struct AttentionOptions {
 
 // Whether an attention's shapes suit its options: n_q and n_k differ only without a mask or a
 // score transform (both need a square), and a position bias has heads·n_q rows of n_k.
+// A query offset needs a causal mask and no position bias.
 inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int keys, int heads) {
     const bool square = queries == keys;
     const bool unmasked =
         !o.causal && !o.maskSelf && o.window == 0 && o.transform == ScoreTransform::None;
     const bool bias = !o.positionBias ||
                       (o.positionBias->rows() == heads * queries && o.positionBias->cols() == keys);
-    return queries > 0 && keys > 0 && (square || unmasked) && bias;
+    const bool offset = o.firstQuery == 0 ||
+                        (o.firstQuery > 0 && o.firstQuery < queries && o.causal && !o.positionBias);
+    return queries > 0 && keys > 0 && (square || unmasked) && bias && offset;
 }
 
 // Host destinations for what a head computed: n_q x n_k row-major per query head, nullptr where
 // not wanted. Scores are the scaled (transformed, soft-capped) scores before masking; probabilities
-// are the weights applied to the values.
+// are the weights applied to the values. With a query offset p the caller has filled the top-left
+// p x p block (what the earlier computation captured); the backend fills every other cell.
 struct AttentionCapture {
     std::vector<float*> scores;
     std::vector<float*> probabilities;
@@ -115,19 +123,24 @@ class Backend {
     // up = act(gate) * up for a gated activation: SwiGlu (silu) or GeluTanhGlu.
     virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
-    // Rotary position embedding (Hugging Face rotate_half convention), token i at position i, on
-    // the first rotaryDims of each head (GPT-NeoX's partial rotary); the rest are copied.
-    virtual void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) = 0;
+    // Rotary position embedding (Hugging Face rotate_half convention), row i at position
+    // firstPosition + i, on the first rotaryDims of each head (GPT-NeoX's partial rotary); the
+    // rest are copied.
+    virtual void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+                      Tensor& y) = 0;
     // Each row's each headDim-wide block divided by its Euclidean norm (Reformer's unit keys);
     // a zero block stays zero.
     virtual void normalizeHeads(const Tensor& x, int headDim, Tensor& y) = 0;
-    virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination) = 0;
+    // destination rows [destinationFirst, + count) := source rows [first, + count).
+    virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination,
+                          int destinationFirst) = 0;
 
     // Multi-head attention: out (n_q x heads*headDim) = softmax(mask(S + B)) V per head, with
     // S = cap(transform(scale · q k^T)) and B the optional position bias. q has n_q rows, k and
     // v n_k: they differ only in cross-attention, which allows no causal, window, self mask or
-    // score transform. Fills capture's host buffers (n_q x n_k per head; may be null) by the
-    // time of the next download() or synchronize().
+    // score transform. With options.firstQuery, out has only the later queries' rows. Fills
+    // capture's host buffers (n_q x n_k per head; may be null) by the time of the next
+    // download() or synchronize().
     virtual void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                            const AttentionLayout& layout, const AttentionOptions& options,
                            Tensor& out, const AttentionCapture* capture) = 0;

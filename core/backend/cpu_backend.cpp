@@ -13,6 +13,7 @@
 
 #include "core/backend/backend.h"
 #include "core/backend/compact_gemm.h"
+#include "core/backend/cpu_attention.h"
 #include "core/backend/gemm.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
@@ -229,18 +230,21 @@ class CpuBackend final : public Backend {
         });
     }
 
-    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, Tensor& y) override {
+    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+              Tensor& y) override {
         requireShape(x.rows() == y.rows() && x.cols() == y.cols() && x.cols() % headDim == 0 &&
-                         rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0,
+                         rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0 &&
+                         firstPosition >= 0,
                      "rope");
         const int half = rotaryDims / 2;
         std::vector<double> inverseFrequency(half);
         for (int i = 0; i < half; ++i)
             inverseFrequency[i] = std::pow(static_cast<double>(theta), -2.0 * i / rotaryDims);
         const int cols = x.cols();
-        for (int pos = 0; pos < x.rows(); ++pos) {
-            const float* in = cpu(x).data() + pos * cols;
-            float* out = cpu(y).data() + pos * cols;
+        for (int row = 0; row < x.rows(); ++row) {
+            const int pos = firstPosition + row;
+            const float* in = cpu(x).data() + static_cast<size_t>(row) * cols;
+            float* out = cpu(y).data() + static_cast<size_t>(row) * cols;
             for (int h = 0; h < cols; h += headDim)  // dimensions past rotaryDims pass through
                 std::copy(in + h + rotaryDims, in + h + headDim, out + h + rotaryDims);
             for (int i = 0; i < half; ++i) {
@@ -277,58 +281,37 @@ class CpuBackend final : public Backend {
         });
     }
 
-    void copyRows(const Tensor& source, int first, int count, Tensor& destination) override {
-        requireShape(first >= 0 && first + count <= source.rows() && destination.rows() == count &&
+    void copyRows(const Tensor& source, int first, int count, Tensor& destination,
+                  int destinationFirst) override {
+        requireShape(first >= 0 && count >= 0 && first + count <= source.rows() &&
+                         destinationFirst >= 0 && destinationFirst + count <= destination.rows() &&
                          destination.cols() == source.cols(),
                      "copyRows");
-        std::memcpy(cpu(destination).data(), cpu(source).data() + first * source.cols(),
-                    sizeof(float) * count * source.cols());
+        const size_t cols = source.cols();
+        std::memcpy(cpu(destination).data() + destinationFirst * cols,
+                    cpu(source).data() + first * cols, sizeof(float) * count * cols);
     }
 
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
         const int n = q.rows(), keys = k.rows();
-        const int dk = layout.headDim;
-        requireShape(v.rows() == keys && out.rows() == n && out.cols() == layout.heads * dk &&
+        requireShape(v.rows() == keys && out.rows() == n - options.firstQuery &&
+                         out.cols() == layout.heads * layout.headDim &&
                          attentionShapeAllowed(options, n, keys, layout.heads),
                      "attention");
-        const float scale = options.scaleFor(dk);
-        const size_t cells = static_cast<size_t>(n) * keys;
-        auto captured = [&](std::vector<float*> AttentionCapture::*slots, int h) -> float* {
-            if (!capture || h >= static_cast<int>((capture->*slots).size())) return nullptr;
-            return (capture->*slots)[h];
-        };
-        // Heads are independent: each pool thread takes a run of them with its own scratch.
-        // Scores and probabilities are computed in the capture's buffers where there are some,
-        // so a captured head costs at most one n_q x n_k copy.
-        m_pool.parallelFor(layout.heads, [&](int, int firstHead, int lastHead) {
-            std::vector<float> scratch(cells);
-            std::vector<float> transposeScratch;
-            for (int h = firstHead; h < lastHead; ++h) {
-                const MatrixView qh = cpu(q).view().columns(h / layout.queryGroup * dk, dk);
-                const MatrixView kh = cpu(k).view().columns(h / layout.keyGroup * dk, dk);
-                const MatrixView vh = cpu(v).view().columns(h / layout.valueGroup * dk, dk);
-                float* scores = captured(&AttentionCapture::scores, h);
-                if (!scores) scores = scratch.data();
-                float* probabilities = captured(&AttentionCapture::probabilities, h);
-                if (!probabilities) probabilities = scratch.data();
-                gemm(nullptr, qh, kh.transposed(), options.scaleOutside ? 1.0f : scale, 0.0f,
-                     scores, keys);
-                applyTransform(options.transform, n, scores, transposeScratch);
-                if (options.softCap > 0.0f) softCap(options.softCap, cells, scores);
-                if (probabilities != scores)
-                    std::memcpy(probabilities, scores, sizeof(float) * cells);
-                if (options.positionBias) {
-                    ArrayMap(probabilities, static_cast<Eigen::Index>(cells)) +=
-                        ConstArrayMap(cpu(*options.positionBias).data() + h * cells,
-                                      static_cast<Eigen::Index>(cells));
-                }
-                softmaxRows(n, keys, options, options.scaleOutside ? scale : 1.0f, probabilities);
-                gemm(nullptr, MatrixView::rowMajor(probabilities, n, keys), vh, 1.0f, 0.0f,
-                     cpu(out).data() + h * dk, out.cols());
-            }
-        });
+        const CpuAttentionOperands operands{
+            cpu(q).data(),
+            q.cols(),
+            cpu(k).data(),
+            k.cols(),
+            cpu(v).data(),
+            v.cols(),
+            n,
+            keys,
+            cpu(out).data(),
+            options.positionBias ? cpu(*options.positionBias).data() : nullptr};
+        cpuAttention(m_pool, operands, layout, options, capture);
     }
 
   private:
@@ -355,41 +338,6 @@ class CpuBackend final : public Backend {
                 std::min(size, static_cast<Eigen::Index>(last) * kElementGrain);
             fn(ArrayMap(data + begin, end - begin));
         });
-    }
-
-    static void applyTransform(ScoreTransform transform, int n, float* s,
-                               std::vector<float>& scratch) {
-        if (transform == ScoreTransform::None) return;
-        scratch.assign(s, s + static_cast<size_t>(n) * n);
-        const float sign = transform == ScoreTransform::Symmetric ? 1.0f : -1.0f;
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < n; ++j)
-                s[i * n + j] = 0.5f * (scratch[i * n + j] + sign * scratch[j * n + i]);
-    }
-
-    static void softCap(float cap, size_t count, float* s) {
-        ArrayMap all(s, static_cast<Eigen::Index>(count));
-        all = (all / cap).tanh() * cap;
-    }
-
-    // Masked softmax per row, then multiplied by `postScale` (the scale when it sits outside).
-    static void softmaxRows(int n, int keys, const AttentionOptions& options, float postScale,
-                            float* s) {
-        for (int i = 0; i < n; ++i) {
-            ArrayMap row(s + static_cast<size_t>(i) * keys, keys);
-            const int first = options.keyMask().firstVisible(i);
-            const int end = options.causal ? i + 1 : keys;  // keys first..end-1 are visible
-            // Reformer's rule: mask the token itself unless it has nothing else to attend to.
-            const bool maskDiagonal = options.maskSelf && end - first > 1;
-            if (maskDiagonal) row(i) = -std::numeric_limits<float>::infinity();
-            auto visible = row.segment(first, end - first);
-            visible = (visible - visible.maxCoeff()).exp();
-            // Eigen's vectorised exp clamps its argument, so exp(-inf) can come out denormal.
-            if (maskDiagonal) row(i) = 0.0f;
-            visible *= postScale / visible.sum();
-            row.head(first).setZero();
-            row.tail(keys - end).setZero();
-        }
     }
 
     ThreadPool m_pool;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/backend/cpu_attention.h"
 #include "core/model/layer_runner.h"
 #include "core/model/relative_position.h"
 #include "core/util/memory.h"
@@ -12,18 +13,20 @@
 namespace qkv {
 namespace {
 
-// Embeddings computed on the host (a gather from the mapped tables), then uploaded.
+// Embeddings of the tokens from `first` on, computed on the host (a gather from the mapped
+// tables), then uploaded.
 RowMatrixXf embed(const ModelWeights& w, const MatrixView& positions, const Architecture& c,
-                  const std::vector<int>& ids, const std::vector<int>& tokenTypes) {
-    const int n = static_cast<int>(ids.size());
+                  const std::vector<int>& ids, const std::vector<int>& tokenTypes, int first) {
+    const int n = static_cast<int>(ids.size()) - first;
     RowMatrixXf x(n, c.dModel);
-    for (int i = 0; i < n; ++i) {
+    for (int row = 0; row < n; ++row) {
+        const int i = first + row;
         const int type = tokenTypes.empty() ? 0 : tokenTypes[i];
         for (int j = 0; j < c.dModel; ++j) {
             float v = w.tokenEmbedding.at(ids[i], j) * c.embeddingScale;
             if (!positions.empty()) v += positions.at(i + c.positionOffset, j);
             if (!w.tokenTypeEmbedding.empty()) v += w.tokenTypeEmbedding.at(type, j);
-            x(i, j) = v;
+            x(row, j) = v;
         }
     }
     return x;
@@ -46,7 +49,7 @@ void queueLogits(const LayerRunner& runner, const DeviceModel& device, const Dev
     const int n = rows->rows();
     if (mode == LogitsMode::LastPosition && n > 1) {
         auto last = be.create(1, c.dModel);
-        be.copyRows(*rows, n - 1, 1, *last);
+        be.copyRows(*rows, n - 1, 1, *last, 0);
         rows = std::move(last);
     }
     if (finalNorm.gamma) {
@@ -94,10 +97,10 @@ namespace {
 // One stack's share: the trace (q, k, v of every layer; n_q x n_k scores and probabilities of
 // each captured head, twice over for a decoder's cross-attention) and one layer's activations:
 // residual, norm output, projections (rotated copies included), attention output, MLP hidden
-// and gate, and the backend's n_q x n_k score scratch per worker thread (twice with a score
-// transform).
+// and gate, and the CPU backend's score scratch per worker thread: a block of query rows, or
+// with a score transform two n x n matrices.
 std::uint64_t stackBytes(const Architecture& c, const CaptureSelection& capture, std::uint64_t n,
-                         std::uint64_t keys, int attentionBlocks) {
+                         std::uint64_t keys, int attentionBlocks, bool wholeScores) {
     const std::uint64_t f = sizeof(float);
     const std::uint64_t qkvCols = static_cast<std::uint64_t>(c.heads + 2 * c.kvHeads) * c.headDim;
     const std::uint64_t matrices = capture.scores + capture.probabilities;
@@ -107,7 +110,8 @@ std::uint64_t stackBytes(const Architecture& c, const CaptureSelection& capture,
                            capturedHeads(c, capture) * matrices * cells * f);
     const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + c.heads * c.headDim + 2ull * c.dFF;
     const std::uint64_t workers = std::max(1u, std::thread::hardware_concurrency());
-    return trace + n * width * f + 2 * workers * cells * f;
+    const std::uint64_t scratch = wholeScores ? 2 * cells : kAttentionQueryBlock * keys;
+    return trace + n * width * f + workers * scratch * f;
 }
 
 std::vector<int> decoderInput(const Architecture& c, const ForwardRequest& request) {
@@ -119,11 +123,13 @@ std::vector<int> decoderInput(const Architecture& c, const ForwardRequest& reque
 
 std::uint64_t forwardMemoryBytes(const Architecture& c, const ForwardRequest& request) {
     const std::uint64_t n = request.ids.size();
-    std::uint64_t bytes = stackBytes(c, request.capture, n, n, 1);
+    const bool wholeScores = request.config.transform != ScoreTransform::None;
+    std::uint64_t bytes = stackBytes(c, request.capture, n, n, 1, wholeScores);
     std::uint64_t outputRows = n;
     if (c.isEncoderDecoder()) {
         outputRows = decoderInput(c, request).size();
-        bytes += stackBytes(c.decoderArchitecture(), request.capture, outputRows, n, 2);
+        bytes +=
+            stackBytes(c.decoderArchitecture(), request.capture, outputRows, n, 2, wholeScores);
     }
     const std::uint64_t logitRows = request.logits == LogitsMode::AllPositions   ? outputRows
                                     : request.logits == LogitsMode::LastPosition ? 1
@@ -136,14 +142,15 @@ ForwardPass::ForwardPass(const Model& model, Backend& backend)
 
 namespace {
 
-// A stack's input: token embeddings (and the stack's positions, token types), normed where the
-// family norms them.
+// A stack's input from token `first` on: token embeddings (and the stack's positions, token
+// types), normed where the family norms them.
 std::unique_ptr<Tensor> embedded(const LayerRunner& runner, const ModelWeights& weights,
                                  const MatrixView& positions, const DeviceNorm& embeddingNorm,
-                                 const std::vector<int>& ids, const std::vector<int>& tokenTypes) {
+                                 const std::vector<int>& ids, const std::vector<int>& tokenTypes,
+                                 int first = 0) {
     Backend& be = runner.backend();
     const Architecture& c = runner.architecture();
-    const RowMatrixXf host = embed(weights, positions, c, ids, tokenTypes);
+    const RowMatrixXf host = embed(weights, positions, c, ids, tokenTypes, first);
     auto x = be.upload(host.data(), host.rows(), c.dModel);
     if (!embeddingNorm.gamma) return x;
     auto normed = be.create(x->rows(), c.dModel);
@@ -163,6 +170,26 @@ std::unique_ptr<Tensor> positionBias(Backend& be, const Architecture& c, const M
 }  // namespace
 
 ForwardResult ForwardPass::run(const ForwardRequest& request) const {
+    return compute(request, nullptr, 0);
+}
+
+bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
+    const Architecture& c = m_model.architecture();
+    return c.causal && !c.isEncoderDecoder() && c.relativeBuckets == 0 &&
+           request.tokenTypes.empty();
+}
+
+ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const ForwardResult& earlier,
+                                    int kept) const {
+    const int n = static_cast<int>(request.ids.size());
+    if (kept < 0 || kept >= n || kept > earlier.trace.tokens() ||
+        (kept > 0 && !canKeepPrefix(request)))
+        throw Error("internal error: no prefix of " + std::to_string(kept) + " tokens to keep");
+    return compute(request, kept > 0 ? &earlier : nullptr, kept);
+}
+
+ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardResult* earlier,
+                                   int kept) const {
     const Architecture& c = m_model.architecture();
     const ModelWeights& weights = m_model.weights();
     validateIds(c, request.ids);
@@ -188,13 +215,15 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     };
 
     const auto bias = positionBias(be, c, weights.relativeBias, n, true);
-    const LayerRunner runner(be, c, request, bias.get());
+    const LayerRunner runner(be, c, request, bias.get(),
+                             {earlier ? &earlier->trace : nullptr, kept});
     ForwardResult result{AttentionTrace(n, runner.layout()), {}, {}, {}};
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);
+    // With a kept prefix, x holds the later tokens' rows only.
     auto x = embedded(runner, weights, weights.positionEmbedding, m_device.embeddingNorm,
-                      request.ids, request.tokenTypes);
-    auto h = be.create(n, c.dModel);
+                      request.ids, request.tokenTypes, kept);
+    auto h = be.create(x->rows(), c.dModel);
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
         runner.run(l, m_device.layers[l], *x, *h, result.trace.layers().emplace_back());
@@ -236,6 +265,11 @@ ForwardResult ForwardPass::run(const ForwardRequest& request) const {
     if (c.logitInputScale != 1.0f) result.logits *= c.logitInputScale;
     if (c.logitSoftCap > 0.0f)
         result.logits = (result.logits.array() / c.logitSoftCap).tanh() * c.logitSoftCap;
+    if (kept > 0 && request.logits == LogitsMode::AllPositions) {
+        RowMatrixXf all(n, result.logits.cols());
+        all << earlier->logits.topRows(kept), result.logits;
+        result.logits = std::move(all);
+    }
     return result;
 }
 

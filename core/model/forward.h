@@ -51,10 +51,22 @@ class ForwardPass {
     // (forwardMemoryBytes) and weights files that changed on disk (Model::checkUnchanged).
     ForwardResult run(const ForwardRequest& request) const;
 
+    // Prefix reuse (ReusingForward, core/model/prefix_reuse.h): run(request)'s result, computing
+    // only the tokens from `kept` on. `earlier` is a result of this pass for ids whose first
+    // `kept` equal the request's, under the same configuration, capture and logits; its rows of
+    // those tokens are taken over. Causal stacks without position bias or token types only.
+    ForwardResult runAfter(const ForwardRequest& request, const ForwardResult& earlier,
+                           int kept) const;
+    // Whether runAfter() may keep a prefix for this request on this model.
+    bool canKeepPrefix(const ForwardRequest& request) const;
+
     const Model& model() const { return m_model; }
     Backend& backend() const { return m_backend; }
 
   private:
+    ForwardResult compute(const ForwardRequest& request, const ForwardResult* earlier,
+                          int kept) const;
+
     const Model& m_model;
     Backend& m_backend;
     DeviceModel m_device;

@@ -29,15 +29,27 @@ struct AttentionBlock {
 // Cross-attention sees every source token.
 constexpr KeyMask kUnmasked{false, 0};
 
+// What a forward takes from an earlier one over the same first tokens (prefix reuse): that
+// forward's trace, whose q, k, v rows and captured blocks of the first `tokens` tokens are kept.
+struct KeptPrefix {
+    const AttentionTrace* trace = nullptr;
+    int tokens = 0;  // 0: nothing kept, every token is computed
+};
+
 // One forward's layers: the description (Architecture) decides norms, residuals, positions and
 // the attention's scale, cap and window; the request's W configuration decides which projection
 // fills each slot.
 class LayerRunner {
   public:
-    // `positionBias`: added to every self-attention layer's scores (T5), or null.
+    // `positionBias`: added to every self-attention layer's scores (T5), or null. With a kept
+    // prefix, the tensors run() gets hold the later tokens' rows only.
     LayerRunner(Backend& backend, const Architecture& config, const ForwardRequest& request,
-                const Tensor* positionBias = nullptr)
-        : m_be(backend), m_c(config), m_request(request), m_positionBias(positionBias) {
+                const Tensor* positionBias = nullptr, KeptPrefix kept = {})
+        : m_be(backend),
+          m_c(config),
+          m_request(request),
+          m_positionBias(positionBias),
+          m_kept(kept) {
         // Slots filled from W_Q have one head per query head; from W_K or W_V, one per KV head.
         auto groupOf = [&](Projection p) { return p == Projection::Query ? 1 : m_c.kvGroup(); };
         const WConfiguration& a = request.config;
@@ -129,6 +141,7 @@ class LayerRunner {
                                    LayerTrace& traced) const {
         const WConfiguration& config = m_request.config;
         const bool cross = &queries != &keys;
+        const int kept = cross ? 0 : m_kept.tokens;  // the rows of queries and keys start there
         // One projection per distinct (weights, input); rotary embedding on the Q and K slots
         // only (a V slot filled from W_Q keeps the un-rotated projection).
         std::unique_ptr<Tensor> projected[3][2], rotated[3][2];
@@ -143,13 +156,13 @@ class LayerRunner {
             auto& slot = rotated[static_cast<int>(p)][&input == &keys];
             if (!slot) {
                 slot = m_be.create(raw.rows(), raw.cols());
-                m_be.rope(raw, m_c.headDim, m_c.rotaryWidth(), m_c.ropeTheta, *slot);
+                m_be.rope(raw, m_c.headDim, m_c.rotaryWidth(), m_c.ropeTheta, kept, *slot);
             }
             return *slot;
         };
-        Tensor& q = positioned(config.querySource, queries);
+        Tensor* q = &positioned(config.querySource, queries);
         Tensor& positionedKeys = positioned(config.keySource, keys);
-        Tensor& v = source(config.valueSource, keys);
+        Tensor* v = &source(config.valueSource, keys);
         // Reformer's unit keys, after rotary positions, in a tensor of their own: under shared-qk
         // the Q slot holds the same projection un-normalised. Applies to cross-attention too.
         std::unique_ptr<Tensor> unitKeys;
@@ -157,10 +170,17 @@ class LayerRunner {
             unitKeys = m_be.create(positionedKeys.rows(), positionedKeys.cols());
             m_be.normalizeHeads(positionedKeys, m_c.headDim, *unitKeys);
         }
-        Tensor& k = unitKeys ? *unitKeys : positionedKeys;  // traced as used
+        Tensor* k = unitKeys ? unitKeys.get() : &positionedKeys;  // traced as used
+        std::unique_ptr<Tensor> whole[3];  // every token's q, k, v: kept rows, then the new ones
+        if (kept > 0) {
+            const LayerTrace& earlier = m_kept.trace->layers()[l];
+            q = (whole[0] = withKeptRows(earlier.query, *q)).get();
+            k = (whole[1] = withKeptRows(earlier.key, *k)).get();
+            v = (whole[2] = withKeptRows(earlier.value, *v)).get();
+        }
 
-        const int n = q.rows();
-        const AttentionCapture capture = captureInto(l, n, k.rows(), traced);
+        const int n = q->rows();
+        const AttentionCapture capture = captureInto(l, n, k->rows(), kept, traced);
         AttentionOptions options{mask.causal,      config.maskSelf,    config.scaleOutside,
                                  config.transform, m_c.attentionScale, m_c.attentionSoftCap,
                                  mask.window};
@@ -169,18 +189,29 @@ class LayerRunner {
             options.transform = ScoreTransform::None;
         }
         options.positionBias = bias;
-        auto attended = m_be.create(n, m_c.heads * m_c.headDim);
-        m_be.attention(q, k, v, m_layout, options, *attended, &capture);
-        for (auto [tensor, target] : {std::pair{&q, &traced.query}, std::pair{&k, &traced.key},
-                                      std::pair{&v, &traced.value}}) {
+        options.firstQuery = kept;
+        auto attended = m_be.create(n - kept, m_c.heads * m_c.headDim);
+        m_be.attention(*q, *k, *v, m_layout, options, *attended, &capture);
+        for (auto [tensor, target] : {std::pair{q, &traced.query}, std::pair{k, &traced.key},
+                                      std::pair{v, &traced.value}}) {
             target->resize(tensor->rows(), tensor->cols());
             m_be.enqueueDownload(*tensor, target->data());
         }
         return linear(block.output, *attended);
     }
 
-    // Host buffers in the trace for the heads the request captures.
-    AttentionCapture captureInto(int l, int n, int keys, LayerTrace& traced) const {
+    // The kept tokens' rows (from the earlier trace) followed by `added`'s.
+    std::unique_ptr<Tensor> withKeptRows(const RowMatrixXf& earlier, const Tensor& added) const {
+        const int kept = m_kept.tokens;
+        auto whole = m_be.create(kept + added.rows(), added.cols());
+        m_be.copyRows(*m_be.upload(earlier.data(), kept, added.cols()), 0, kept, *whole, 0);
+        m_be.copyRows(added, 0, added.rows(), *whole, kept);
+        return whole;
+    }
+
+    // Host buffers in the trace for the heads the request captures, the kept tokens' block
+    // already filled from the earlier trace.
+    AttentionCapture captureInto(int l, int n, int keys, int kept, LayerTrace& traced) const {
         traced.scores.resize(m_c.heads);
         traced.probabilities.resize(m_c.heads);
         AttentionCapture capture;
@@ -189,22 +220,33 @@ class LayerRunner {
         const CaptureSelection& wanted = m_request.capture;
         for (int head = 0; head < m_c.heads; ++head) {
             if (!wanted.includes(l, head)) continue;
-            if (wanted.scores) {
-                traced.scores[head].resize(n, keys);
-                capture.scores[head] = traced.scores[head].data();
-            }
-            if (wanted.probabilities) {
-                traced.probabilities[head].resize(n, keys);
-                capture.probabilities[head] = traced.probabilities[head].data();
-            }
+            if (wanted.scores)
+                capture.scores[head] =
+                    keptBlock(l, &LayerTrace::scores, head, n, keys, kept, traced);
+            if (wanted.probabilities)
+                capture.probabilities[head] =
+                    keptBlock(l, &LayerTrace::probabilities, head, n, keys, kept, traced);
         }
         return capture;
+    }
+
+    // traced's n x keys matrix of `head`, its top-left kept x kept block copied from the
+    // earlier trace (the backend fills the rest).
+    float* keptBlock(int l, std::vector<RowMatrixXf> LayerTrace::*matrices, int head, int n,
+                     int keys, int kept, LayerTrace& traced) const {
+        RowMatrixXf& matrix = (traced.*matrices)[head];
+        matrix.resize(n, keys);
+        if (kept > 0)
+            matrix.topLeftCorner(kept, kept) =
+                (m_kept.trace->layers()[l].*matrices)[head].topLeftCorner(kept, kept);
+        return matrix.data();
     }
 
     Backend& m_be;
     const Architecture& m_c;
     const ForwardRequest& m_request;
     const Tensor* m_positionBias;
+    KeptPrefix m_kept;
     AttentionLayout m_layout;
 };
 

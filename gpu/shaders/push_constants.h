@@ -66,9 +66,11 @@
 #define QKV_ELTWISE_GELU_TANH_GLU 5u
 #define QKV_ELTWISE_SILU 6u
 
-// rope.comp: rotary embedding on the first rotaryDims of each head.
+// rope.comp: rotary embedding on the first rotaryDims of each head, row i at position
+// firstPosition + i.
 #define QKV_ROPE_PARAMS \
     uint rows;          \
     uint cols;          \
     uint headDim;       \
-    uint rotaryDims;
+    uint rotaryDims;    \
+    uint firstPosition;

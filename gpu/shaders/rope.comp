@@ -25,7 +25,7 @@ void main() {
             y[index] = x[index];
             continue;
         }
-        const vec2 cs = cosSin[(index / p.cols) * half_ + offset % half_];
+        const vec2 cs = cosSin[(p.firstPosition + index / p.cols) * half_ + offset % half_];
         y[index] = offset < half_ ? x[index] * cs.x - x[index + half_] * cs.y
                                   : x[index] * cs.x + x[index - half_] * cs.y;
     }

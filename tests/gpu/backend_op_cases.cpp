@@ -383,7 +383,7 @@ void addCopyRowsCases(std::vector<OpCase>& cases) {
             const auto x = randomValues(11 * 5, 41);
             auto t = be.upload(x.data(), 11, 5);
             auto rows = be.create(count, 5);
-            be.copyRows(*t, first, count, *rows);
+            be.copyRows(*t, first, count, *rows, 0);
             return download(be, *rows);
         };
         c.tolerance = kCopy;
@@ -735,7 +735,7 @@ std::vector<float> runRope(Backend& be, const RopeShape& s) {
     const auto x = ropeInput(s);
     auto t = be.upload(x.data(), s.rows, cols);
     auto y = be.create(s.rows, cols);
-    be.rope(*t, s.headDim, s.rotaryDims, s.theta, *y);
+    be.rope(*t, s.headDim, s.rotaryDims, s.theta, 0, *y);
     return download(be, *y);
 }
 

@@ -196,8 +196,8 @@ TEST(VulkanBehaviour, ShapeMismatchesAreErrors) {
     auto y = gpu.create(3, 6);
     EXPECT_THROW(gpu.linear(*x, *w, nullptr, *y), Error);
     EXPECT_THROW(gpu.add(*x, *y), Error);
-    EXPECT_THROW(gpu.rope(*x, 3, 3, 10000.0f, *x), Error);
-    EXPECT_THROW(gpu.rope(*x, 4, 6, 10000.0f, *x), Error);
+    EXPECT_THROW(gpu.rope(*x, 3, 3, 10000.0f, 0, *x), Error);
+    EXPECT_THROW(gpu.rope(*x, 4, 6, 10000.0f, 0, *x), Error);
     auto out = gpu.create(3, 8);
     EXPECT_THROW(gpu.attention(*x, *x, *x, {2, 4, 1, 1, 1}, {}, *out, nullptr), Error);
 }

@@ -1,0 +1,181 @@
+// Prefix reuse (ReusingForward) gives the whole forward's result on every shared causal model
+// under every configuration, for edits at the end, in the middle and of the whole text; a
+// bidirectional model keeps nothing. The tiny fixtures run without ../shared.
+#include "core/model/prefix_reuse.h"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "tests/support/fixture_writer.h"
+#include "tests/support/prefix_reuse_check.h"
+#include "tests/support/shared_assets.h"
+#include "tests/support/shared_models.h"
+
+namespace qkv {
+namespace {
+
+// The kept rows are bit-identical; the new rows come from products over fewer rows, whose
+// float32 sums OpenBLAS may order differently: rounding of a few ulp, relative to each matrix.
+constexpr double kTolerance = 1e-5;
+
+struct Variant {
+    const char* configuration;
+    bool scaleOutside = false;
+    bool maskSelf = false;
+};
+
+const Variant kVariants[] = {
+    {"learned"},
+    {"shared-qk"},
+    {"tied-kv"},
+    {"single-w"},
+    {"sym-scores"},
+    {"skew-scores"},
+    {"learned", true},
+    {"learned", false, true},
+    {"q=K,k=Q,v=V"},
+    {"scale-outside"},
+    {"shared-qk-reformer"},
+};
+
+ForwardRequest requestFor(const Variant& v) {
+    ForwardRequest request;
+    request.config = WConfiguration::parse(v.configuration);
+    request.config.scaleOutside |= v.scaleOutside;
+    request.config.maskSelf |= v.maskSelf;
+    request.logits = LogitsMode::AllPositions;
+    return request;
+}
+
+// Every variant with every head captured and every logit, then one head captured and the last
+// position's logits (the app's capture at long inputs).
+double checkModel(const Model& model, Backend& backend, int tokens) {
+    ForwardPass pass(model, backend);
+    const auto edits = test::prefixEdits(tokens, model.architecture().vocabSize, 11);
+    double worst = 0.0;
+    for (const Variant& v : kVariants) {
+        SCOPED_TRACE(v.configuration);
+        worst = std::max(worst, test::checkPrefixReuse(pass, requestFor(v), edits, kTolerance));
+    }
+    ForwardRequest oneHead = requestFor(kVariants[0]);
+    oneHead.capture.layer = model.architecture().layers - 1;
+    oneHead.capture.head = 0;
+    oneHead.logits = LogitsMode::LastPosition;
+    return std::max(worst, test::checkPrefixReuse(pass, oneHead, edits, kTolerance));
+}
+
+class PrefixReuseShared : public testing::TestWithParam<std::string> {};
+
+TEST_P(PrefixReuseShared, EqualsTheWholeForward) {
+    QKV_REQUIRE_SHARED(shared);
+    auto model = Model::open(shared / "models" / GetParam());
+    auto backend = createCpuBackend();
+    const int tokens = std::min(model->architecture().contextLength, 24);
+    const double worst = checkModel(*model, *backend, tokens);
+    std::cout << "[ measure  ] " << GetParam() << ": largest relative difference " << worst << "\n";
+}
+
+std::vector<std::string> causalSharedModels() {
+    std::vector<std::string> names;
+    const auto shared = test::sharedDir();
+    if (!shared) return {"(none)"};
+    for (const std::string& name : test::supportedSharedModelNames(*shared)) {
+        auto model = Model::open(*shared / "models" / name);
+        if (model->architecture().causal && !model->architecture().isEncoderDecoder())
+            names.push_back(name);
+    }
+    return names;
+}
+
+std::string safeName(const testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(CausalModels, PrefixReuseShared, testing::ValuesIn(causalSharedModels()),
+                         safeName);
+
+TEST(PrefixReuse, EqualsTheWholeForwardOnTheTinyFixtures) {
+    test::TempDir gpt2, llama;
+    test::writeTinyGpt2(gpt2.path(), {.context = 32});
+    test::writeTinyLlama(llama.path(), {.kvHeads = 2, .context = 32});
+    auto backend = createCpuBackend();
+    for (const auto& folder : {gpt2.path(), llama.path()}) {
+        auto model = Model::open(folder);
+        checkModel(*model, *backend, 20);
+    }
+}
+
+TEST(PrefixReuse, ABidirectionalModelKeepsNothing) {
+    test::TempDir bert;
+    test::writeTinyBert(bert.path(), {.context = 32});
+    auto model = Model::open(bert.path());
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    EXPECT_FALSE(pass.canKeepPrefix(requestFor(kVariants[0])));
+    test::checkPrefixReuse(pass, requestFor(kVariants[0]),
+                           test::prefixEdits(20, model->architecture().vocabSize, 3), kTolerance);
+}
+
+// A change of configuration, capture or logits computes whole; going back to a configuration
+// still kept (the Compare view alternates two) reuses it.
+TEST(PrefixReuse, KeepsTwoComputationsAndRecomputesOnAnyOtherChange) {
+    test::TempDir gpt2;
+    test::writeTinyGpt2(gpt2.path(), {.context = 32});
+    auto model = Model::open(gpt2.path());
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ReusingForward reusing(pass);
+    ForwardRequest request = requestFor(kVariants[0]);
+    request.ids = {1, 2, 3, 4, 5, 6};
+    reusing.run(request);
+    request.ids.push_back(7);
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 6);
+
+    ForwardRequest tied = request;
+    tied.config = WConfiguration::parse("tied-kv");
+    reusing.run(tied);
+    EXPECT_EQ(reusing.reusedTokens(), 0) << "another configuration";
+    request.ids.push_back(8);
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 7) << "the learned computation is still kept";
+
+    request.capture.head = 1;
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 0) << "another capture";
+    request.logits = LogitsMode::LastPosition;
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 0) << "other logits";
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 7) << "the same ids again: all but the last token";
+    reusing.clear();
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 0) << "cleared";
+}
+
+// A cancelled run leaves the kept computation usable.
+TEST(PrefixReuse, ACancelledRunKeepsThePreviousComputation) {
+    test::TempDir gpt2;
+    test::writeTinyGpt2(gpt2.path(), {.context = 32});
+    auto model = Model::open(gpt2.path());
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ReusingForward reusing(pass);
+    ForwardRequest request = requestFor(kVariants[0]);
+    request.ids = {1, 2, 3, 4, 5, 6};
+    reusing.run(request);
+    std::atomic<bool> cancel{true};
+    request.ids.push_back(7);
+    request.cancel = &cancel;
+    EXPECT_THROW(reusing.run(request), Cancelled);
+    request.cancel = nullptr;
+    reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 6);
+}
+
+}  // namespace
+}  // namespace qkv

@@ -1,0 +1,41 @@
+// Prefix reuse on the Vulkan backend: rotary positions from an offset, rows copied into place and
+// attention with a query offset give the whole forward's result on every shared causal model.
+#include <gtest/gtest.h>
+
+#include "tests/gpu/gpu_test_support.h"
+#include "tests/support/prefix_reuse_check.h"
+#include "tests/support/shared_assets.h"
+#include "tests/support/shared_models.h"
+
+namespace qkv {
+namespace {
+
+// As on the CPU: the kept rows are the earlier forward's; the new rows' sums may round
+// differently in the last bits, relative to each matrix's largest value.
+constexpr double kTolerance = 1e-5;
+
+TEST(VulkanPrefixReuse, EqualsTheWholeForwardOnEverySharedCausalModel) {
+    QKV_REQUIRE_SHARED(shared);
+    std::string why;
+    Backend* gpu = test::sharedVulkanBackend(&why);
+    if (!gpu) GTEST_SKIP() << why;
+    for (const std::string& name : test::supportedSharedModelNames(shared)) {
+        auto model = Model::open(shared / "models" / name);
+        const Architecture& c = model->architecture();
+        if (!c.causal || c.isEncoderDecoder()) continue;
+        SCOPED_TRACE(name);
+        ForwardPass pass(*model, *gpu);
+        const auto edits = test::prefixEdits(std::min(c.contextLength, 20), c.vocabSize, 5);
+        // The plain attention, a score transform (the whole matrix) and Reformer's options.
+        for (const char* configuration : {"learned", "sym-scores", "shared-qk-reformer"}) {
+            SCOPED_TRACE(configuration);
+            ForwardRequest request;
+            request.config = WConfiguration::parse(configuration);
+            request.logits = LogitsMode::AllPositions;
+            test::checkPrefixReuse(pass, request, edits, kTolerance);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace qkv
