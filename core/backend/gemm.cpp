@@ -22,6 +22,28 @@ void blas(const GemmArgs& g, double alpha, const double* a, int lda, const doubl
                 ldb, beta, c, ldc);
 }
 
+// y (1 x n) = alpha · x (1 x k, element stride incx) · op(B) + beta · y.
+void rowTimes(const GemmArgs& g, float alpha, const float* x, int incx, const float* b, int ldb,
+              float beta, float* y) {
+    if (g.transB)  // B stored n x k
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, g.n, g.k, alpha, b, ldb, x, incx, beta, y, 1);
+    else  // B stored k x n
+        cblas_sgemv(CblasRowMajor, CblasTrans, g.k, g.n, alpha, b, ldb, x, incx, beta, y, 1);
+}
+
+void rowTimes(const GemmArgs& g, double alpha, const double* x, int incx, const double* b, int ldb,
+              double beta, double* y) {
+    if (g.transB)
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, g.n, g.k, alpha, b, ldb, x, incx, beta, y, 1);
+    else
+        cblas_dgemv(CblasRowMajor, CblasTrans, g.k, g.n, alpha, b, ldb, x, incx, beta, y, 1);
+}
+
+// Up to this many rows of A, a matrix-vector product per row: GEMM packs B first, which for one
+// row reads and writes the whole weight matrix once more (3x slower for one row of GPT-2's
+// layers, the prefix reuse's common case).
+constexpr int kRowByRowRows = 2;
+
 // Blocks narrower than this waste the micro-kernel's register tile.
 constexpr int kBlockAlign = 16;
 
@@ -34,6 +56,12 @@ void gemm(const GemmArgs& g, T alpha, const T* a, int lda, const T* b, int ldb, 
     if (g.k <= 0) {  // BLAS leaves C alone when k = 0 only for beta = 1
         for (int i = 0; i < g.m; ++i)
             for (int j = 0; j < g.n; ++j) c[i * ldc + j] *= beta;
+        return;
+    }
+    if (g.m <= kRowByRowRows) {
+        for (int i = 0; i < g.m; ++i)  // row i of op(A): a row, or a column when transposed
+            rowTimes(g, alpha, g.transA ? a + i : a + static_cast<long>(i) * lda,
+                     g.transA ? lda : 1, b, ldb, beta, c + static_cast<long>(i) * ldc);
         return;
     }
     blas(g, alpha, a, lda, b, ldb, beta, c, ldc);

@@ -16,16 +16,18 @@ std::string metricsKey(const WConfiguration& config, AttentionKind kind, GqaPair
            std::to_string(static_cast<int>(pairing));
 }
 
-AttentionTrace traceOf(ForwardResult&& result, AttentionKind kind) {
+// The trace of `kind`, sharing the result (which the prefix reuse also keeps).
+std::shared_ptr<const AttentionTrace> traceOf(std::shared_ptr<const ForwardResult> result,
+                                              AttentionKind kind) {
     switch (kind) {
         case AttentionKind::DecoderSelf:
-            return std::move(result.decoderTrace);
+            return {result, &result->decoderTrace};
         case AttentionKind::Cross:
-            return std::move(result.crossTrace);
+            return {result, &result->crossTrace};
         case AttentionKind::Self:
             break;
     }
-    return std::move(result.trace);
+    return {result, &result->trace};
 }
 
 // The longest target the model writes for a sentence when none is given.
@@ -43,8 +45,14 @@ ComputeWorker::ComputeWorker(const LatestRequest& computations, const LatestRequ
     qRegisterMetaType<HeadMetricsSnapshotPtr>();
 }
 
-// The forward pass refers to the model and backend: it goes first.
-ComputeWorker::~ComputeWorker() { m_forward.reset(); }
+// The forward pass refers to the model and backend: it goes first, after what refers to it.
+ComputeWorker::~ComputeWorker() { setForward(nullptr); }
+
+void ComputeWorker::setForward(std::unique_ptr<ForwardPass> forward) {
+    m_reusing.reset();
+    m_forward = std::move(forward);
+    if (m_forward) m_reusing = std::make_unique<ReusingForward>(*m_forward);
+}
 
 void ComputeWorker::loadModel(const QString& folder, quint64 load) {
     if (m_loads.isStale(load)) return;
@@ -62,10 +70,10 @@ void ComputeWorker::loadModel(const QString& folder, quint64 load) {
             m_backendChoice = QStringLiteral("cpu");
         }
         auto forward = std::make_unique<ForwardPass>(*model, *backend);
-        m_forward.reset();
+        setForward(nullptr);
         m_model = std::move(model);
         m_backend = std::move(backend);
-        m_forward = std::move(forward);
+        setForward(std::move(forward));
         m_weightMetrics.clear();
         emit modelLoaded(load, m_model, m_backendChoice, QString::fromStdString(m_backend->name()));
         if (!backendError.isEmpty()) emit backendFailed(requested, backendError);
@@ -83,7 +91,7 @@ void ComputeWorker::selectBackend(const QString& choice) {
         std::unique_ptr<Backend> backend = createBackend(choice.toStdString());
         std::unique_ptr<ForwardPass> forward;
         if (m_model) forward = std::make_unique<ForwardPass>(*m_model, *backend);
-        m_forward = std::move(forward);
+        setForward(std::move(forward));
         m_backend = std::move(backend);
         m_backendChoice = choice;
         emit backendChanged(choice, QString::fromStdString(m_backend->name()));
@@ -209,13 +217,11 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
         capturePolicy(m_model->architecture(), static_cast<int>(forward.ids.size()),
                       compare ? 2 : 1, request.layer, request.head, request.captureAll);
     snapshot->capture = forward.capture;
-    auto trace =
-        std::make_shared<const AttentionTrace>(traceOf(m_forward->run(forward), snapshot->kind));
+    auto trace = traceOf(m_reusing->run(forward), snapshot->kind);
     snapshot->trace = trace;
     if (compare) {
         forward.config = WConfiguration{};
-        snapshot->learned = std::make_shared<const AttentionTrace>(
-            traceOf(m_forward->run(forward), snapshot->kind));
+        snapshot->learned = traceOf(m_reusing->run(forward), snapshot->kind);
     } else {
         snapshot->learned = trace;
     }

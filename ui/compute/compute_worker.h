@@ -14,6 +14,7 @@
 #include "core/backend/backend.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
+#include "core/model/prefix_reuse.h"
 #include "ui/compute/compute_types.h"
 #include "ui/compute/latest_request.h"
 
@@ -50,6 +51,8 @@ class ComputeWorker : public QObject {
     void progressed(quint64 sequence, QString stage, int done, int total);
 
   private:
+    // The forward pass and the prefix reuse over it, replaced together.
+    void setForward(std::unique_ptr<ForwardPass> forward);
     bool isStale(const ComputeRequest& request) const;
     TraceSnapshotPtr runForward(const ComputeRequest& request);
     void poolHead(const ComputeRequest& request, TraceSnapshot& snapshot);
@@ -64,6 +67,8 @@ class ComputeWorker : public QObject {
     QString m_backendChoice = QStringLiteral("auto");
     std::unique_ptr<Backend> m_backend;
     std::unique_ptr<ForwardPass> m_forward;
+    // The sentence's forwards, reusing the unchanged prefix of the previous ones (typing).
+    std::unique_ptr<ReusingForward> m_reusing;
     // Weight metrics depend on the model and configuration only, never on the sentence.
     std::map<std::string, std::shared_ptr<const ModelMetrics>> m_weightMetrics;
 };
