@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <map>
+
+#include "ui/plot/cell_window.h"
 
 namespace qkv::ui {
 namespace {
@@ -33,9 +36,16 @@ void styleLabelAxis(QCPAxis* axis, int count) {
     axis->setTickLabelFont(font);
 }
 
-// The smallest k such that every k-th label fits in `cellPixels` per cell.
+// The smallest k of 1, 2, 5, 10, 20, 50, ... such that every k-th label fits in `cellPixels` per
+// cell. Round steps keep most labels in place while zooming: those at multiples of 100 stay when
+// the step falls to 50.
 int strideFor(double needPixels, double cellPixels) {
-    return cellPixels > 0 ? std::max(1, static_cast<int>(std::ceil(needPixels / cellPixels))) : 1;
+    if (!(cellPixels > 0)) return 1;
+    const double need = needPixels / cellPixels;
+    for (int decade = 1; decade < INT_MAX / 10; decade *= 10)
+        for (int step : {decade, 2 * decade, 5 * decade})
+            if (step >= need) return step;
+    return INT_MAX;
 }
 
 bool needsRotation(const QStringList& labels) {
@@ -43,10 +53,28 @@ bool needsRotation(const QStringList& labels) {
     return std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.size() > 3; });
 }
 
-// A size-1 dimension is stored as two equal cells spanning [-0.5, 0.5]: QCPColorMap derives the
-// cell width from (size - 1) and would draw a single cell with zero width.
-QCPRange cellRange(int count) {
-    return count == 1 ? QCPRange(-0.25, 0.25) : QCPRange(0, count - 1);
+// The centres of the first and last samples. A single sample is stored as two equal halves:
+// QCPColorMap derives the cell width from (size - 1) and would draw one cell with zero width.
+QCPRange sampleRange(const AxisSampling& axis) {
+    if (axis.size() == 1) return QCPRange(axis.lower - axis.step / 4, axis.lower + axis.step / 4);
+    return QCPRange(axis.lower, axis.upper());
+}
+
+// Axes of up to this many cells are handed to QCustomPlot whole, as they were before sampling:
+// cheap, and drawn the same even where a panel is squeezed below a pixel per cell.
+constexpr int kWholeAxisCells = 512;
+
+AxisSampling panelAxis(double begin, double end, int cells, int pixels) {
+    if (cells <= kWholeAxisCells) return sampleAxis(-0.5, cells - 0.5, cells, cells);
+    return sampleAxis(begin, end, cells, pixels);
+}
+
+bool sameShapes(const FigureSpec& a, const FigureSpec& b) {
+    return a.panels.size() == b.panels.size() &&
+           std::equal(a.panels.begin(), a.panels.end(), b.panels.begin(),
+                      [](const HeatmapPanel& p, const HeatmapPanel& q) {
+                          return p.data.rows == q.data.rows && p.data.cols == q.data.cols;
+                      });
 }
 
 void frameAxis(QCPAxis* axis) {
@@ -61,9 +89,12 @@ void frameAxis(QCPAxis* axis) {
 HeatmapFigure::HeatmapFigure(QCustomPlot* plot) : m_plot(plot) {
     m_plot->setBackground(Qt::white);
     m_plot->setNoAntialiasingOnDrag(true);
+    // Every replot (and every export) lays out first: then the panels' pixel sizes are known.
+    m_afterLayout =
+        QObject::connect(m_plot, &QCustomPlot::afterLayout, m_plot, [this] { updateSamples(); });
 }
 
-HeatmapFigure::~HeatmapFigure() = default;
+HeatmapFigure::~HeatmapFigure() { QObject::disconnect(m_afterLayout); }
 
 void HeatmapFigure::setColorScheme(const ColorScheme& scheme) {
     m_colors = scheme;
@@ -85,11 +116,16 @@ void HeatmapFigure::clear() {
     m_drawn.clear();
     m_scales.clear();
     m_spec = {};
+    m_window.reset();
 }
 
-void HeatmapFigure::show(const FigureSpec& spec) {
+void HeatmapFigure::show(FigureSpec specToShow) {
+    const std::optional<QRectF> window =
+        sameShapes(m_spec, specToShow) ? m_window : std::optional<QRectF>();
     clear();
-    m_spec = spec;
+    m_spec = std::move(specToShow);
+    m_window = window;
+    const FigureSpec& spec = m_spec;
     QCPLayoutGrid* outer = m_plot->plotLayout();
     QFont titleFont = m_plot->font();
     titleFont.setPointSize(12);
@@ -166,8 +202,6 @@ void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int row, int column) {
     x->setLabel(d.colTitle);
     // Side by side panels share their rows: one axis title is enough.
     if (column == 0) y->setLabel(d.rowTitle);
-    x->setRange(-0.5, d.cols - 0.5);
-    y->setRange(-0.5, d.rows - 0.5);
     y->setRangeReversed(true);  // row 0 at the top, as in a matrix
 
     QCPAxis* top = rect->axis(QCPAxis::atTop);
@@ -181,15 +215,108 @@ void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int row, int column) {
     auto* map = new QCPColorMap(x, y);
     map->setInterpolate(false);  // discrete cells: one token pair, one colour
     map->setTightBoundary(false);
-    const int keys = std::max(d.cols, 2 * (d.cols == 1));
-    const int values = std::max(d.rows, 2 * (d.rows == 1));
-    map->data()->setSize(keys, values);
-    map->data()->setRange(cellRange(d.cols), cellRange(d.rows));
-    for (int k = 0; k < keys; ++k)
-        for (int v = 0; v < values; ++v)
-            map->data()->setCell(k, v, d.at(std::min(v, d.rows - 1), std::min(k, d.cols - 1)));
     map->setDataRange(QCPRange(d.low, d.high));
     m_drawn.push_back({rect, map, row, column});
+    applyWindow(m_drawn.size() - 1);
+    // Small panels need no pixel size: they are drawable before their first layout.
+    if (d.rows <= kWholeAxisCells && d.cols <= kWholeAxisCells)
+        sample(m_drawn.size() - 1, panelWindow(m_drawn.size() - 1), QSize(d.cols, d.rows));
+}
+
+QRectF HeatmapFigure::panelWindow(size_t panel, bool full) const {
+    const HeatmapData& d = m_spec.panels.at(panel).data;
+    return m_window && !full ? *m_window : fullWindow(d.rows, d.cols);
+}
+
+void HeatmapFigure::applyWindow(size_t panel) {
+    const QRectF w = panelWindow(panel);
+    m_drawn[panel].rect->axis(QCPAxis::atBottom)->setRange(w.left(), w.right());
+    m_drawn[panel].rect->axis(QCPAxis::atLeft)->setRange(w.top(), w.bottom());
+}
+
+bool HeatmapFigure::canZoom() const {
+    if (m_drawn.empty()) return false;
+    const HeatmapData& first = m_spec.panels.front().data;
+    return std::all_of(m_spec.panels.begin(), m_spec.panels.end(), [&](const HeatmapPanel& p) {
+        return p.data.rows == first.rows && p.data.cols == first.cols;
+    });
+}
+
+QRectF HeatmapFigure::window() const { return m_drawn.empty() ? QRectF() : panelWindow(0); }
+
+void HeatmapFigure::setWindow(const QRectF& window) {
+    if (!canZoom()) return;
+    const HeatmapData& d = m_spec.panels.front().data;
+    if (isFullWindow(window, d.rows, d.cols))
+        m_window.reset();
+    else
+        m_window = window;
+    for (size_t i = 0; i < m_drawn.size(); ++i) applyWindow(i);
+    // Label strides and margins follow the cells' new size.
+    fitCells(m_plot->viewport().size());
+}
+
+void HeatmapFigure::resetWindow() {
+    if (!m_drawn.empty()) setWindow(panelWindow(0, true));
+}
+
+void HeatmapFigure::zoomAt(const QPoint& pixel, double factor) {
+    if (!canZoom()) return;
+    const HeatmapData& d = m_spec.panels.front().data;
+    const QRectF current = window();
+    QPointF anchor = current.center();
+    for (const Drawn& drawn : m_drawn)
+        if (drawn.rect->rect().contains(pixel)) {
+            anchor = {drawn.rect->axis(QCPAxis::atBottom)->pixelToCoord(pixel.x()),
+                      drawn.rect->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y())};
+            break;
+        }
+    setWindow(zoomedWindow(current, anchor, factor, d.rows, d.cols));
+}
+
+void HeatmapFigure::panByPixels(const QPoint& delta) {
+    if (!canZoom() || !m_window) return;
+    const HeatmapData& d = m_spec.panels.front().data;
+    const QRect r = m_drawn.front().rect->rect();
+    if (r.isEmpty()) return;
+    const QPointF cells(-delta.x() * m_window->width() / r.width(),
+                        -delta.y() * m_window->height() / r.height());
+    setWindow(pannedWindow(*m_window, cells, d.rows, d.cols));
+}
+
+void HeatmapFigure::updateSamples() {
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        const Drawn& drawn = m_drawn[i];
+        const QSize pixels = drawn.rect->rect().size();
+        const QRectF w = panelWindow(i);
+        if (pixels.isEmpty() || (w == drawn.sampledWindow && pixels == drawn.sampledPixels))
+            continue;
+        sample(i, w, pixels);
+    }
+}
+
+void HeatmapFigure::sample(size_t panel, const QRectF& window, const QSize& pixels) {
+    const HeatmapData& d = m_spec.panels[panel].data;
+    Drawn& drawn = m_drawn[panel];
+    drawn.rowSamples = panelAxis(window.top(), window.bottom(), d.rows, pixels.height());
+    drawn.colSamples = panelAxis(window.left(), window.right(), d.cols, pixels.width());
+    drawn.sampledWindow = window;
+    drawn.sampledPixels = pixels;
+    const AxisSampling& rows = drawn.rowSamples;
+    const AxisSampling& cols = drawn.colSamples;
+    const std::vector<double> values =
+        sampleCells(rows, cols, d.diverging ? Reduction::LargestMagnitude : Reduction::Largest,
+                    [&d](int r, int c) { return d.at(r, c); });
+    QCPColorMapData* data = drawn.map->data();
+    const int keys = std::max(cols.size(), 2 * (cols.size() == 1));
+    const int valueCount = std::max(rows.size(), 2 * (rows.size() == 1));
+    data->setSize(keys, valueCount);
+    data->setRange(sampleRange(cols), sampleRange(rows));
+    for (int v = 0; v < valueCount; ++v)
+        for (int k = 0; k < keys; ++k)
+            data->setCell(k, v,
+                          values[static_cast<size_t>(std::min(v, rows.size() - 1)) * cols.size() +
+                                 std::min(k, cols.size() - 1)]);
 }
 
 void HeatmapFigure::annotate(int panel) {
@@ -316,8 +443,9 @@ void HeatmapFigure::fitCells(const QSize& size) {
         const HeatmapData& d = m_spec.panels[i].data;
         const double lineHeight =
             QFontMetrics(drawn.rect->axis(QCPAxis::atLeft)->tickLabelFont()).height() + 1;
-        drawn.rowStride = strideFor(lineHeight, static_cast<double>(size.height()) / d.rows);
-        drawn.colStride = strideFor(lineHeight, static_cast<double>(size.width()) / d.cols);
+        const QRectF w = panelWindow(i);
+        drawn.rowStride = strideFor(lineHeight, size.height() / w.height());
+        drawn.colStride = strideFor(lineHeight, size.width() / w.width());
         setLabelTicks(drawn.rect->axis(QCPAxis::atBottom), d.colLabels, drawn.colStride);
         setLabelTicks(drawn.rect->axis(QCPAxis::atLeft), d.rowLabels, drawn.rowStride);
     }
@@ -325,11 +453,12 @@ void HeatmapFigure::fitCells(const QSize& size) {
         m_grid->setMargins(QMargins());
         layoutNow();
         updateTickStrides();
-        return;
+    } else {
+        // Fewer labels can narrow the margins, so pad once more after thinning them.
+        padToAspect();
+        if (updateTickStrides()) padToAspect();
     }
-    // Fewer labels can narrow the margins, so pad once more after thinning them.
-    padToAspect();
-    if (updateTickStrides()) padToAspect();
+    updateSamples();
 }
 
 // Pads the grid so every panel keeps its data's aspect: the width to spare is what every row can
@@ -370,15 +499,19 @@ bool HeatmapFigure::updateTickStrides() {
         QCPAxis* x = drawn.rect->axis(QCPAxis::atBottom);
         QCPAxis* y = drawn.rect->axis(QCPAxis::atLeft);
         const QRect r = drawn.rect->rect();
+        const QRectF w = panelWindow(i);
         const double lineHeight = QFontMetrics(y->tickLabelFont()).height() + 1;
-        const QFontMetrics xMetrics(x->tickLabelFont());
-        int widest = 0;
-        for (const QString& label : d.colLabels)
-            widest = std::max(widest, xMetrics.horizontalAdvance(elided(label)));
         // Rotated labels need their line height across the axis, upright ones their width.
-        const double xNeed = x->tickLabelRotation() != 0 ? lineHeight * 1.15 : widest + 6.0;
-        const int rowStride = strideFor(lineHeight, static_cast<double>(r.height()) / d.rows);
-        const int colStride = strideFor(xNeed, static_cast<double>(r.width()) / d.cols);
+        double xNeed = lineHeight * 1.15;
+        if (x->tickLabelRotation() == 0) {
+            const QFontMetrics xMetrics(x->tickLabelFont());
+            int widest = 0;
+            for (const QString& label : d.colLabels)
+                widest = std::max(widest, xMetrics.horizontalAdvance(elided(label)));
+            xNeed = widest + 6.0;
+        }
+        const int rowStride = strideFor(lineHeight, r.height() / w.height());
+        const int colStride = strideFor(xNeed, r.width() / w.width());
         if (rowStride != drawn.rowStride) {
             drawn.rowStride = rowStride;
             setLabelTicks(y, d.rowLabels, rowStride);
@@ -416,10 +549,11 @@ QPoint HeatmapFigure::cellCenter(const HeatmapCell& cell) const {
 }
 
 double HeatmapFigure::shownValue(const HeatmapCell& cell) const {
-    const HeatmapData& d = m_spec.panels.at(cell.panel).data;
-    const double key = d.cols == 1 ? 0.0 : cell.col;
-    const double value = d.rows == 1 ? 0.0 : cell.row;
-    return m_drawn.at(cell.panel).map->data()->data(key, value);
+    const Drawn& drawn = m_drawn.at(cell.panel);
+    const int key = drawn.colSamples.sampleOf(cell.col);
+    const int value = drawn.rowSamples.sampleOf(cell.row);
+    if (key < 0 || value < 0) return std::numeric_limits<double>::quiet_NaN();
+    return drawn.map->data()->cell(key, value);
 }
 
 }  // namespace qkv::ui

@@ -3,14 +3,21 @@
 // headless rendering (qkvlab-cli render): a title, discrete cells (QCPColorMap's interpolation
 // off), tokens as tick labels, one colour scale per scale group, masked cells in grey, and cells
 // kept square (at the data's aspect) whatever the plot's size.
+//
+// Only the visible window of each panel is handed to QCustomPlot, at most one sample per pixel
+// (cell_sampling.h), resampled after every layout (resize, zoom, pan, export): a 4096-token head
+// costs what its pixels cost. Figures whose panels share one shape can be zoomed and panned.
 #include <QBrush>
+#include <QMetaObject>
 #include <QPen>
 #include <QPoint>
+#include <QRectF>
 #include <QSize>
 #include <QString>
 #include <optional>
 #include <vector>
 
+#include "ui/plot/cell_sampling.h"
 #include "ui/plot/color_maps.h"
 #include "ui/plot/heatmap_data.h"
 
@@ -65,7 +72,9 @@ class HeatmapFigure {
     ~HeatmapFigure();
 
     void setColorScheme(const ColorScheme& scheme);
-    void show(const FigureSpec& spec);  // lays out and draws; call fitCells, then replot
+    // Lays out and draws; call fitCells, then replot. A zoomed window is kept when the new
+    // panels have the shapes of the old ones (another head, mode or selection).
+    void show(FigureSpec spec);
     void clear();
 
     // Pads the figure so that cells keep the data's aspect in a plot of this size. Called on
@@ -77,9 +86,29 @@ class HeatmapFigure {
     // Marks a whole row and/or column in every panel (a pinned token) with a translucent band.
     void setPinned(std::optional<int> row, std::optional<int> column);
 
+    // Zoom and pan, in cell coordinates (cell_window.h); one window for every panel. Only for
+    // figures whose panels all have one shape (canZoom); a full window means not zoomed.
+    bool canZoom() const;
+    bool isZoomed() const { return m_window.has_value(); }
+    QRectF window() const;
+    void setWindow(const QRectF& window);  // then replot
+    void resetWindow();
+    // `factor` < 1 zooms in, about the point under `pixel` (the window's centre when that is
+    // outside every panel).
+    void zoomAt(const QPoint& pixel, double factor);
+    void panByPixels(const QPoint& delta);  // the cells follow the mouse
+
     std::optional<HeatmapCell> cellAt(const QPoint& pixel) const;
     QPoint cellCenter(const HeatmapCell& cell) const;  // in plot pixels
-    double shownValue(const HeatmapCell& cell) const;  // what the colour map holds for the cell
+    // What the colour map holds for the cell: its value when cells are a pixel or larger, else
+    // the sample covering it; NaN for a masked cell or one outside the window.
+    double shownValue(const HeatmapCell& cell) const;
+    // Each axis's samples for a panel (one per visible cell once cells are a pixel or larger).
+    const AxisSampling& rowSamples(int panel) const { return m_drawn.at(panel).rowSamples; }
+    const AxisSampling& columnSamples(int panel) const { return m_drawn.at(panel).colSamples; }
+    // The labels each axis shows: every k-th token, k chosen so that they do not overlap.
+    int rowLabelStride(int panel) const { return m_drawn.at(panel).rowStride; }
+    int columnLabelStride(int panel) const { return m_drawn.at(panel).colStride; }
 
     const FigureSpec& spec() const { return m_spec; }
     bool isEmpty() const { return m_drawn.empty(); }
@@ -95,6 +124,11 @@ class HeatmapFigure {
         int column = 0;
         int rowStride = 1;  // every k-th token labelled, so labels never overlap
         int colStride = 1;
+        // What the colour map holds: the samples of `sampledWindow` over `sampledPixels`.
+        AxisSampling rowSamples{};
+        AxisSampling colSamples{};
+        QRectF sampledWindow{};
+        QSize sampledPixels{};
     };
     struct Scale {
         QCPColorScale* scale = nullptr;
@@ -109,6 +143,12 @@ class HeatmapFigure {
     void layoutNow();
     void padToAspect();
     bool updateTickStrides();
+    // The window of panel `panel` (its whole matrix unless zoomed; `full` ignores the zoom).
+    QRectF panelWindow(size_t panel, bool full = false) const;
+    void applyWindow(size_t panel);
+    // Resamples every panel whose window or pixel size changed since it was last sampled.
+    void updateSamples();
+    void sample(size_t panel, const QRectF& window, const QSize& pixels);
 
     QCustomPlot* m_plot;
     ColorScheme m_colors;
@@ -120,6 +160,8 @@ class HeatmapFigure {
     std::vector<Scale> m_scales;
     std::vector<QCPAbstractItem*> m_highlight;
     std::vector<QCPAbstractItem*> m_pinned;
+    std::optional<QRectF> m_window;  // zoomed; nullopt shows every panel whole
+    QMetaObject::Connection m_afterLayout;
     // A rectangle in panel coordinates (cells are 1 wide, centred on their index).
     QCPAbstractItem* addBand(size_t panel, double left, double top, double right, double bottom,
                              const QPen& pen, const QBrush& brush);

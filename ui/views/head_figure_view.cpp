@@ -15,6 +15,7 @@ HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
     m_layout = new QVBoxLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
     m_heatmap = new HeatmapWidget(this);
+    m_heatmap->setZoomable(true);  // a long sentence's head is read region by region
     m_layout->addWidget(m_heatmap, 1);
     m_heatmap->setToolTipProvider([this](const HeatmapCell& cell) { return cellToolTip(cell); });
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](const HeatmapCell& cell) {
@@ -23,8 +24,8 @@ HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
     connectRefresh();
     connect(&document, &LabDocument::modeChanged, this, &HeadFigureView::scheduleRefresh);
     connect(&document, &LabDocument::headChanged, this, &HeadFigureView::scheduleRefresh);
-    connect(&document, &LabDocument::tokenPairChanged, this, &HeadFigureView::scheduleRefresh);
-    connect(&document, &LabDocument::pinnedTokenChanged, this, &HeadFigureView::scheduleRefresh);
+    connect(&document, &LabDocument::tokenPairChanged, this, &HeadFigureView::refreshMarks);
+    connect(&document, &LabDocument::pinnedTokenChanged, this, &HeadFigureView::refreshMarks);
     connect(&document, &LabDocument::annotationsChanged, this, &HeadFigureView::scheduleRefresh);
 }
 
@@ -45,6 +46,15 @@ void HeadFigureView::refresh() {
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d), pin.row,
                           pin.column);
     setPlotProvenance(m_heatmap->plot(), documentProvenance(d, viewName(), true));
+}
+
+// A shown figure is the document's latest (every other change redraws a visible view at once),
+// so a click only moves the marks: no 4096 x 4096 matrix is rebuilt for it.
+void HeadFigureView::refreshMarks() {
+    if (!isVisible() || !m_heatmap->isShowingFigure()) return scheduleRefresh();
+    const LabDocument& d = document();
+    const PinnedCell pin = d.pinnedCell();
+    m_heatmap->showMarks(selectedCell(d), pin.row, pin.column);
 }
 
 QString HeadFigureView::cellToolTip(const HeatmapCell& cell) const {

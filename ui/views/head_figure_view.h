@@ -2,6 +2,7 @@
 // Base of the Head and Compare tabs: a figure of the document's head (layer, head) in the chosen
 // mode from the latest result, redrawn when the head, the mode or the selected pair changes.
 // Hovering a cell names its token pair; a click selects the pair for the weight panel and chips.
+// The heatmap zooms and pans; the zoom stays while the head, mode or selection changes.
 #include "ui/plot/head_figures.h"
 #include "ui/views/document_view.h"
 
@@ -31,6 +32,7 @@ class HeadFigureView : public DocumentView {
     QVBoxLayout* layout() const { return m_layout; }
 
   private:
+    void refreshMarks();  // the selected pair or the pinned token changed
     QString cellToolTip(const HeatmapCell& cell) const;
 
     QVBoxLayout* m_layout;

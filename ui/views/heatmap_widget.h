@@ -1,7 +1,9 @@
 #pragma once
 // A QCustomPlot showing a HeatmapFigure, or a placeholder sentence when there is nothing to show
 // (no model, empty sentence, an error). Keeps cells square on resize, shows a tooltip for the cell
-// under the mouse and reports clicks.
+// under the mouse and reports clicks. Zoomable ones zoom with the wheel about the cursor and pan
+// by dragging (a press that does not drag is a click).
+#include <QPoint>
 #include <QString>
 #include <QWidget>
 #include <functional>
@@ -30,16 +32,25 @@ class HeatmapWidget : public QWidget {
 
     // `highlight` outlines one (row, col) cell in every panel; `pinned` marks a row and/or a
     // column (a pinned token).
-    void showFigure(const FigureSpec& spec, const ColorScheme& colors,
+    void showFigure(FigureSpec spec, const ColorScheme& colors,
                     std::optional<std::pair<int, int>> highlight = std::nullopt,
                     std::optional<int> pinnedRow = std::nullopt,
                     std::optional<int> pinnedColumn = std::nullopt);
+    // Moves the outlined cell and the pinned row and column of the figure shown.
+    void showMarks(std::optional<std::pair<int, int>> highlight, std::optional<int> pinnedRow,
+                   std::optional<int> pinnedColumn);
     void showPlaceholder(const QString& text);
     bool isShowingFigure() const;
     QString placeholderText() const;
 
     void setToolTipProvider(ToolTipProvider provider) { m_toolTip = std::move(provider); }
     QString lastToolTip() const { return m_lastToolTip; }
+
+    // Whether the wheel, drags and zoomBy/resetZoom move the figure (single-head views).
+    void setZoomable(bool zoomable) { m_zoomable = zoomable; }
+    bool canZoom() const;
+    void zoomBy(double factor);  // about the window's centre; < 1 zooms in
+    void resetZoom();
 
   signals:
     void cellClicked(qkv::ui::HeatmapCell cell);
@@ -51,6 +62,9 @@ class HeatmapWidget : public QWidget {
   private:
     void onMouseMove(QMouseEvent* event);
     void onMousePress(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+    void onWheel(QWheelEvent* event);
+    void updateCursor();
 
     QStackedLayout* m_stack;
     QLabel* m_placeholder;
@@ -58,6 +72,10 @@ class HeatmapWidget : public QWidget {
     std::unique_ptr<HeatmapFigure> m_figure;
     ToolTipProvider m_toolTip;
     QString m_lastToolTip;
+    bool m_zoomable = false;
+    std::optional<QPoint> m_pressedAt;  // the left button is down (a click or a drag)
+    QPoint m_dragFrom;                  // where the last pan step ended
+    bool m_dragging = false;
 };
 
 }  // namespace qkv::ui

@@ -143,12 +143,12 @@ void OverviewView::refreshThumbnails() {
         m_summary->setText(why);
         return;
     }
-    m_summary->setText(
-        tr("Every head's attention (rows: queries, columns: keys), "
-           "%1; click a head to open it.")
-            .arg(d.snapshot()->trace->tokens() > ThumbnailGrid::kMaxPixels
-                     ? tr("averaged down to %1 cells a side").arg(ThumbnailGrid::kMaxPixels)
-                     : tr("a cell per token pair")));
+    m_summary->setText(tr("Every head's attention (rows: queries, columns: keys), "
+                          "%1; click a head to open it.")
+                           .arg(d.snapshot()->trace->tokens() > ThumbnailGrid::kMaxPixels
+                                    ? tr("%1 pixels a side, each the strongest cell it covers")
+                                          .arg(ThumbnailGrid::kMaxPixels)
+                                    : tr("a cell per token pair")));
     m_thumbnails->setContent(*d.snapshot()->trace, d.colorScheme(), {d.layer(), d.head()});
 }
 

@@ -3,6 +3,8 @@
 #include <QMouseEvent>
 #include <QPainter>
 
+#include "ui/plot/cell_sampling.h"
+
 namespace qkv::ui {
 namespace {
 
@@ -10,19 +12,21 @@ constexpr int kGap = 6;
 constexpr int kLabelWidth = 34;   // "L11" left of each row
 constexpr int kLabelHeight = 18;  // "H11" above each column
 
-// The head's attention as an image, one pixel per cell, then averaged down to kMaxPixels.
+// The head's attention as an image of at most kMaxPixels a side, read straight from the matrix
+// (never a full n x n image): one pixel per cell where they fit, else each pixel the strongest
+// of the cells it covers, so a sharp head stays sharp (cell_sampling.h).
 QImage attentionImage(const RowMatrixXf& a, QCPColorGradient& gradient) {
-    QImage image(static_cast<int>(a.cols()), static_cast<int>(a.rows()), QImage::Format_RGB32);
-    std::vector<double> row(a.cols());
-    for (Eigen::Index i = 0; i < a.rows(); ++i) {
-        for (Eigen::Index j = 0; j < a.cols(); ++j) row[j] = a(i, j);
-        gradient.colorize(row.data(), QCPRange(0, 1), reinterpret_cast<QRgb*>(image.scanLine(i)),
-                          static_cast<int>(row.size()));
-    }
+    const int rows = static_cast<int>(a.rows()), cols = static_cast<int>(a.cols());
     const int side = ThumbnailGrid::kMaxPixels;
-    if (image.width() <= side && image.height() <= side) return image;
-    return image.scaled(std::min(image.width(), side), std::min(image.height(), side),
-                        Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+    const AxisSampling rowSamples = sampleAxis(-0.5, rows - 0.5, rows, side);
+    const AxisSampling colSamples = sampleAxis(-0.5, cols - 0.5, cols, side);
+    const std::vector<double> samples = sampleCells(rowSamples, colSamples, Reduction::Largest,
+                                                    [&a](int r, int c) { return a(r, c); });
+    QImage image(colSamples.size(), rowSamples.size(), QImage::Format_RGB32);
+    for (int i = 0; i < image.height(); ++i)
+        gradient.colorize(samples.data() + static_cast<size_t>(i) * image.width(), QCPRange(0, 1),
+                          reinterpret_cast<QRgb*>(image.scanLine(i)), image.width());
+    return image;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // The Overview's thumbnails (bertviz's model view): every layer x head as a small picture of its
 // attention over the sentence, in the sequential colour map; a click opens that head. Long
-// sentences are drawn downsampled (each thumbnail at most kMaxPixels wide, cells averaged).
+// sentences are drawn downsampled (each thumbnail at most kMaxPixels wide, each pixel the
+// strongest of the cells it covers).
 #include <QImage>
 #include <QWidget>
 #include <optional>
@@ -24,6 +25,7 @@ class ThumbnailGrid : public QWidget {
                     std::pair<int, int> current);
     void clear();
     bool isEmpty() const { return m_images.empty(); }
+    const QImage& thumbnail(int layer, int head) const { return m_images.at(layer).at(head); }
     int thumbnailSize() const { return sideFor(size()); }  // drawn size, fitted to the widget
     std::optional<std::pair<int, int>> headAt(const QPoint& point) const;
     QPoint headCenter(int layer, int head) const;

@@ -15,6 +15,7 @@
 #include "ui/export/export_all_job.h"
 #include "ui/plot/head_figures.h"
 #include "ui/support/message_sink.h"
+#include "ui/views/heatmap_widget.h"
 #include "ui/views/overview_view.h"
 #include "ui/window/main_window.h"
 #include "ui/window/model_locator.h"
@@ -120,6 +121,17 @@ void MainWindow::buildViewMenu() {
                     [d] { d->stepLayer(-1); });
     view->addAction(tr("Next Layer"), QKeySequence(Qt::Key_PageDown), this,
                     [d] { d->stepLayer(1); });
+    view->addSeparator();
+    // The Head and Compare heatmaps; the wheel zooms about the cursor and a drag pans.
+    auto zoom = [this](double factor) {
+        if (HeatmapWidget* heatmap = currentHeatmap()) heatmap->zoomBy(factor);
+    };
+    QAction* zoomIn = view->addAction(tr("Zoom &In"), this, [zoom] { zoom(0.5); });
+    zoomIn->setShortcuts({QKeySequence(tr("Ctrl+=")), QKeySequence::ZoomIn});
+    view->addAction(tr("Zoom O&ut"), QKeySequence::ZoomOut, this, [zoom] { zoom(2.0); });
+    view->addAction(tr("Reset &Zoom"), QKeySequence(tr("Ctrl+0")), this, [this] {
+        if (HeatmapWidget* heatmap = currentHeatmap()) heatmap->resetZoom();
+    });
     view->addSeparator();
     auto* modes = new QActionGroup(this);
     for (HeatmapMode mode : {HeatmapMode::Attention, HeatmapMode::Scores, HeatmapMode::Asymmetry}) {
