@@ -21,6 +21,12 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+double forwardFlops(const train::ModelShape& s, int n, bool logits) {
+    const double d = s.dModel;
+    // Per layer 24 n d^2 (q, k, v, output and MLP projections) + 4 n^2 d (scores and A V).
+    return s.layers * (24.0 * n * d * d + 4.0 * n * n * d) + (logits ? 2.0 * d * s.vocab : 0.0);
+}
+
 std::uint64_t peakRss() {
     std::ifstream status("/proc/self/status");
     std::string line;
@@ -65,7 +71,7 @@ nlohmann::json runReferenceScript(const std::string& command) {
     for (std::string line; std::getline(lines, line);)
         if (!line.empty()) last = line;
     if (status != 0 || last.empty() || last.front() != '{') {
-        std::cerr << "PyTorch reference failed (" << command << "):\n" << output << "\n";
+        std::cerr << "reference run failed (" << command << "):\n" << output << "\n";
         return {};
     }
     return nlohmann::json::parse(last);

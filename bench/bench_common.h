@@ -8,12 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "core/train/model_shape.h"
+
 namespace qkv::bench {
 
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point since);
 double median(std::vector<double> v);
+
+// Floating-point operations of a GPT-2 forward over n tokens (GEMMs and attention products;
+// element-wise work is negligible), with the logits of the last position or none.
+double forwardFlops(const train::ModelShape& shape, int n, bool logits);
 
 // Peak resident set size (VmHWM) in bytes; resetPeak() restarts it from the current RSS.
 std::uint64_t peakRss();
@@ -24,9 +30,10 @@ void resetPeak();
 // OpenBLAS single-threaded for its own pool, so the thread count is set for the measurement.
 double sgemmGflops();
 
-// Runs a PyTorch reference script (`command`, stderr merged into stdout) and parses its result,
-// the last non-empty line, a JSON object (PyTorch may print warnings before it). Prints the
-// output and returns null when the script fails or prints no such line.
+// Runs a reference (`command`, stderr merged into stdout: a PyTorch script, or the benchmark's own
+// child process) and parses its result, the last non-empty line, a JSON object (PyTorch may print
+// warnings before it). Prints the output and returns null when the command fails or prints no
+// such line.
 nlohmann::json runReferenceScript(const std::string& command);
 
 struct TemporaryFolder {

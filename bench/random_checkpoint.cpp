@@ -138,7 +138,7 @@ train::ModelShape gpt2Small() {
     shape.layers = 12;
     shape.heads = 12;
     shape.dModel = 768;
-    shape.context = 1024;
+    shape.context = 4096;  // GPT-2 has 1024 positions; the long-input row needs 4096
     shape.vocab = 50257;
     return shape;
 }

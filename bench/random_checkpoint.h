@@ -8,7 +8,7 @@
 
 namespace qkv::bench {
 
-// GPT-2 small (124M): the benchmark's model.
+// GPT-2 small (124M) with 4096 positions: the benchmark's model.
 train::ModelShape gpt2Small();
 
 // Llama-3-8B's shape (meta-llama/Meta-Llama-3-8B's config.json).

@@ -1,0 +1,94 @@
+#include "bench/bench_options.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "core/util/error.h"
+
+namespace qkv::bench {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: qkvlab-bench [--backend vulkan] [--tokens 16,64,256,1024] [--repeats N] [--rounds N]\n"
+    "                    [--keystroke-tokens 64,256] [--keystrokes N] [--long-tokens 4096]\n"
+    "                    [--long-repeats N] [--no-torch] [--no-train] [--profile] [--json]\n"
+    "                    [--python PATH] [--checkpoint DIR] [--vocab N] [--shape gpt2|llama3-8b]\n"
+    "  --keystroke-tokens 0 and --long-tokens 0 leave those rows out; --json prints the report\n"
+    "  as one JSON object on stdout (progress stays on stderr)";
+
+// "64,256": positive counts; "0" gives none.
+std::vector<int> parseCounts(const std::string& text) {
+    std::vector<int> counts;
+    std::stringstream list(text);
+    for (std::string item; std::getline(list, item, ',');)
+        if (const int n = std::stoi(item); n > 0) counts.push_back(n);
+    return counts;
+}
+
+}  // namespace
+
+const char* usage() { return kUsage; }
+
+std::vector<int> Options::torchTokens() const {
+    std::set<int> all(tokens.begin(), tokens.end());
+    all.insert(keystrokeTokens.begin(), keystrokeTokens.end());
+    return {all.begin(), all.end()};
+}
+
+Options parseOptions(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) throw Error(arg + " needs a value\n" + kUsage);
+            return argv[++i];
+        };
+        if (arg == "--backend") {
+            const std::string b = next();
+            if (b != "cpu") o.backends.push_back(b);
+        } else if (arg == "--tokens") {
+            o.tokens = parseCounts(next());
+        } else if (arg == "--keystroke-tokens") {
+            o.keystrokeTokens = parseCounts(next());
+        } else if (arg == "--keystrokes") {
+            o.keystrokes = std::max(1, std::stoi(next()));
+        } else if (arg == "--long-tokens") {
+            o.longTokens = std::max(0, std::stoi(next()));
+        } else if (arg == "--long-repeats") {
+            o.longRepeats = std::max(1, std::stoi(next()));
+        } else if (arg == "--repeats") {
+            o.repeats = std::max(1, std::stoi(next()));
+        } else if (arg == "--rounds") {
+            o.rounds = std::max(1, std::stoi(next()));
+        } else if (arg == "--profile") {
+            o.profile = true;
+        } else if (arg == "--help" || arg == "-h") {
+            o.help = true;
+        } else if (arg == "--json") {
+            o.json = true;
+        } else if (arg == "--no-torch") {
+            o.torch = false;
+        } else if (arg == "--no-train") {
+            o.train = false;
+        } else if (arg == "--python") {
+            o.python = next();
+        } else if (arg == "--checkpoint") {
+            o.checkpoint = next();
+        } else if (arg == "--shape") {
+            o.shape = next();
+            if (o.shape != "gpt2" && o.shape != "llama3-8b")
+                throw Error("--shape is gpt2 or llama3-8b");
+        } else if (arg == "--vocab") {
+            o.vocab = std::clamp(std::stoi(next()), 256, 1 << 20);
+        } else if (arg == "--long-input-child") {  // the parent's own re-invocation
+            o.longInputChild = next();
+        } else {
+            throw Error(kUsage);
+        }
+    }
+    if (o.json && o.shape != "gpt2") throw Error("--json is for the gpt2 shape");
+    return o;
+}
+
+}  // namespace qkv::bench
