@@ -224,9 +224,16 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     auto x = embedded(runner, weights, weights.positionEmbedding, m_device.embeddingNorm,
                       request.ids, request.tokenTypes, kept);
     auto h = be.create(x->rows(), c.dModel);
+    // Without logits nothing reads a (decoder-only) model's last layer's output.
+    const bool outputRead =
+        c.isEncoderDecoder() || (request.logits != LogitsMode::None && m_device.lmHead.weight);
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
-        runner.run(l, m_device.layers[l], *x, *h, result.trace.layers().emplace_back());
+        LayerTrace& traced = result.trace.layers().emplace_back();
+        if (l + 1 < c.layers || outputRead)
+            runner.run(l, m_device.layers[l], *x, *h, traced);
+        else
+            runner.traceOnly(l, m_device.layers[l], *x, *h, traced);
         step(l + 1);
     }
     if (!c.isEncoderDecoder()) {

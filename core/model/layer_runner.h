@@ -94,6 +94,19 @@ class LayerRunner {
         }
     }
 
+    // A last layer whose output nothing reads (no logits asked): its self-attention is traced,
+    // its output projection, residuals and MLP skipped. x is left unchanged; h is scratch.
+    void traceOnly(int l, const DeviceLayer& layer, const Tensor& x, Tensor& h,
+                   LayerTrace& traced) const {
+        const Tensor* input = &x;
+        if (m_c.preNorm || m_c.parallelResidual) {
+            norm(layer.attentionNorm, x, h);
+            input = &h;
+        }
+        attend(l, AttentionBlock::self(layer), *input, *input, m_c.keyMask(l), m_positionBias,
+               traced, false);
+    }
+
     void norm(const DeviceNorm& n, const Tensor& x, Tensor& y) const {
         if (m_c.norm == NormKind::RmsNorm)
             m_be.rmsNorm(x, *n.gamma, m_c.normEps, y);
@@ -136,9 +149,10 @@ class LayerRunner {
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.
     // The query slot reads `queries`, the key and value slots read `keys` (the same tensor but in
     // cross-attention), whichever weights the configuration puts in them.
+    // Without `project`, the output projection is skipped and null returned.
     std::unique_ptr<Tensor> attend(int l, const AttentionBlock& block, const Tensor& queries,
                                    const Tensor& keys, const KeyMask& mask, const Tensor* bias,
-                                   LayerTrace& traced) const {
+                                   LayerTrace& traced, bool project = true) const {
         const WConfiguration& config = m_request.config;
         const bool cross = &queries != &keys;
         const int kept = cross ? 0 : m_kept.tokens;  // the rows of queries and keys start there
@@ -197,7 +211,7 @@ class LayerRunner {
             target->resize(tensor->rows(), tensor->cols());
             m_be.enqueueDownload(*tensor, target->data());
         }
-        return linear(block.output, *attended);
+        return project ? linear(block.output, *attended) : nullptr;
     }
 
     // The kept tokens' rows (from the earlier trace) followed by `added`'s.

@@ -275,6 +275,30 @@ TEST_P(ForwardInvariants, CaptureSelectionKeepsOnlyTheChosenHead) {
     EXPECT_THROW(r.trace.scores(1, 2), Error);
 }
 
+// Without logits the last layer's output projection and MLP are skipped: the trace is the same
+// bit for bit (the same operations on the same inputs), and no logits come back.
+TEST_P(ForwardInvariants, WithoutLogitsTheTraceIsTheSame) {
+    ForwardRequest request;
+    request.ids = kIds;
+    request.logits = LogitsMode::AllPositions;
+    const ForwardResult withLogits = m_pass->run(request);
+    request.logits = LogitsMode::None;
+    const ForwardResult without = m_pass->run(request);
+    EXPECT_EQ(without.logits.size(), 0);
+    ASSERT_EQ(without.trace.layerCount(), layers());
+    for (int l = 0; l < layers(); ++l) {
+        const LayerTrace& a = without.trace.layers()[l];
+        const LayerTrace& b = withLogits.trace.layers()[l];
+        EXPECT_EQ(a.query, b.query);
+        EXPECT_EQ(a.key, b.key);
+        EXPECT_EQ(a.value, b.value);
+        for (int h = 0; h < heads(); ++h) {
+            EXPECT_EQ(a.scores[h], b.scores[h]);
+            EXPECT_EQ(a.probabilities[h], b.probabilities[h]);
+        }
+    }
+}
+
 TEST_P(ForwardInvariants, RejectsBadInput) {
     ForwardRequest request;
     EXPECT_THROW(m_pass->run(request), Error);  // empty
