@@ -252,6 +252,10 @@ void HeatmapFigure::setWindow(const QRectF& window) {
     else
         m_window = window;
     for (size_t i = 0; i < m_drawn.size(); ++i) applyWindow(i);
+    // Margins fit the widest label in view; while zoomed they only grow, so the cells do not
+    // shift sideways each time labels of another width scroll into view.
+    for (const Drawn& drawn : m_drawn)
+        drawn.rect->setMinimumMargins(m_window ? drawn.rect->margins() : QMargins());
     // Label strides and margins follow the cells' new size.
     fitCells(m_plot->viewport().size());
 }
