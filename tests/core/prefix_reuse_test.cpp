@@ -15,9 +15,11 @@
 namespace qkv {
 namespace {
 
-// The kept rows are bit-identical; the new rows come from products over fewer rows, whose
-// float32 sums OpenBLAS may order differently: rounding of a few ulp, relative to each matrix.
-constexpr double kTolerance = 1e-5;
+// The kept rows are bit-identical; the new rows come from products over fewer rows (one or two:
+// matrix-vector products, where the whole forward uses GEMM), whose float32 sums are ordered
+// differently, compounded over the layers. Relative to each matrix's largest value; the largest
+// seen is 1.3e-5 (stories260K, shared-qk, unoptimised build), a wrong position or row is O(1).
+constexpr double kTolerance = 5e-5;
 
 struct Variant {
     const char* configuration;

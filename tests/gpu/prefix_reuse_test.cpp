@@ -10,9 +10,9 @@
 namespace qkv {
 namespace {
 
-// As on the CPU: the kept rows are the earlier forward's; the new rows' sums may round
-// differently in the last bits, relative to each matrix's largest value.
-constexpr double kTolerance = 1e-5;
+// As on the CPU (tests/core/prefix_reuse_test.cpp): the kept rows are the earlier forward's; the
+// new rows' sums may round differently, relative to each matrix's largest value.
+constexpr double kTolerance = 5e-5;
 
 TEST(VulkanPrefixReuse, EqualsTheWholeForwardOnEverySharedCausalModel) {
     QKV_REQUIRE_SHARED(shared);
