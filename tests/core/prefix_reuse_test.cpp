@@ -122,61 +122,60 @@ TEST(PrefixReuse, ABidirectionalModelKeepsNothing) {
                            test::prefixEdits(20, model->architecture().vocabSize, 3), kTolerance);
 }
 
+// A tiny GPT-2, its pass and one ReusingForward, with six tokens already computed.
+class PrefixReuseFixture : public testing::Test {
+  protected:
+    void SetUp() override {
+        test::writeTinyGpt2(m_dir.path(), {.context = 32});
+        m_model = Model::open(m_dir.path());
+        m_pass = std::make_unique<ForwardPass>(*m_model, *m_backend);
+        m_reusing = std::make_unique<ReusingForward>(*m_pass);
+        m_request.ids = {1, 2, 3, 4, 5, 6};
+        m_reusing->run(m_request);
+    }
+    int runAndCountReused(const ForwardRequest& request) {
+        m_reusing->run(request);
+        return m_reusing->reusedTokens();
+    }
+
+    test::TempDir m_dir;
+    std::unique_ptr<Model> m_model;
+    std::unique_ptr<Backend> m_backend = createCpuBackend();
+    std::unique_ptr<ForwardPass> m_pass;
+    std::unique_ptr<ReusingForward> m_reusing;
+    ForwardRequest m_request = requestFor(kVariants[0]);
+};
+
 // A change of configuration, capture or logits computes whole; going back to a configuration
 // still kept (the Compare view alternates two) reuses it.
-TEST(PrefixReuse, KeepsTwoComputationsAndRecomputesOnAnyOtherChange) {
-    test::TempDir gpt2;
-    test::writeTinyGpt2(gpt2.path(), {.context = 32});
-    auto model = Model::open(gpt2.path());
-    auto backend = createCpuBackend();
-    ForwardPass pass(*model, *backend);
-    ReusingForward reusing(pass);
-    ForwardRequest request = requestFor(kVariants[0]);
-    request.ids = {1, 2, 3, 4, 5, 6};
-    reusing.run(request);
+TEST_F(PrefixReuseFixture, KeepsTwoComputationsAndRecomputesOnAnyOtherChange) {
+    ForwardRequest& request = m_request;
     request.ids.push_back(7);
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 6);
+    EXPECT_EQ(runAndCountReused(request), 6);
 
     ForwardRequest tied = request;
     tied.config = WConfiguration::parse("tied-kv");
-    reusing.run(tied);
-    EXPECT_EQ(reusing.reusedTokens(), 0) << "another configuration";
+    EXPECT_EQ(runAndCountReused(tied), 0) << "another configuration";
     request.ids.push_back(8);
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 7) << "the learned computation is still kept";
+    EXPECT_EQ(runAndCountReused(request), 7) << "the learned computation is still kept";
 
     request.capture.head = 1;
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 0) << "another capture";
+    EXPECT_EQ(runAndCountReused(request), 0) << "another capture";
     request.logits = LogitsMode::LastPosition;
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 0) << "other logits";
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 7) << "the same ids again: all but the last token";
-    reusing.clear();
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 0) << "cleared";
+    EXPECT_EQ(runAndCountReused(request), 0) << "other logits";
+    EXPECT_EQ(runAndCountReused(request), 7) << "the same ids again: all but the last token";
+    m_reusing->clear();
+    EXPECT_EQ(runAndCountReused(request), 0) << "cleared";
 }
 
 // A cancelled run leaves the kept computation usable.
-TEST(PrefixReuse, ACancelledRunKeepsThePreviousComputation) {
-    test::TempDir gpt2;
-    test::writeTinyGpt2(gpt2.path(), {.context = 32});
-    auto model = Model::open(gpt2.path());
-    auto backend = createCpuBackend();
-    ForwardPass pass(*model, *backend);
-    ReusingForward reusing(pass);
-    ForwardRequest request = requestFor(kVariants[0]);
-    request.ids = {1, 2, 3, 4, 5, 6};
-    reusing.run(request);
+TEST_F(PrefixReuseFixture, ACancelledRunKeepsThePreviousComputation) {
     std::atomic<bool> cancel{true};
-    request.ids.push_back(7);
-    request.cancel = &cancel;
-    EXPECT_THROW(reusing.run(request), Cancelled);
-    request.cancel = nullptr;
-    reusing.run(request);
-    EXPECT_EQ(reusing.reusedTokens(), 6);
+    m_request.ids.push_back(7);
+    m_request.cancel = &cancel;
+    EXPECT_THROW(m_reusing->run(m_request), Cancelled);
+    m_request.cancel = nullptr;
+    EXPECT_EQ(runAndCountReused(m_request), 6);
 }
 
 }  // namespace
