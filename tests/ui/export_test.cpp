@@ -95,7 +95,7 @@ TEST_F(ExportTest, AlsoSaveTheDataWritesTheDrawnMatrixBesideTheFigure) {
     ASSERT_EQ(doc["values"].size(), static_cast<size_t>(drawn.rows));
     for (int i = 0; i < drawn.rows; ++i)
         for (int j = 0; j <= i; ++j)  // causal: the cells above the diagonal are masked
-            EXPECT_NEAR(doc["values"][i][j].get<double>(), drawn.values[i * drawn.cols + j], 1e-6);
+            EXPECT_NEAR(doc["values"][i][j].get<double>(), drawn.at(i, j), 1e-6);
     EXPECT_EQ(doc["provenance"]["layer"], window->document().layer());
 }
 

@@ -19,7 +19,7 @@ namespace qkv::ui::test {
 namespace {
 
 // One layer, one head, n tokens: S(i, j) = i - 2 j, A = row-normalised lower triangle.
-AttentionTrace syntheticTrace(int n) {
+std::shared_ptr<const AttentionTrace> syntheticTrace(int n) {
     AttentionLayout layout;
     layout.heads = 1;
     layout.headDim = 2;
@@ -35,7 +35,7 @@ AttentionTrace syntheticTrace(int n) {
     layer.scores.push_back(s);
     layer.probabilities.push_back(a);
     trace.layers().push_back(layer);
-    return trace;
+    return std::make_shared<const AttentionTrace>(std::move(trace));
 }
 
 QStringList labels(int n) {
@@ -45,7 +45,7 @@ QStringList labels(int n) {
 }
 
 TEST(HeadMatrices, AttentionMasksFutureCellsAndKeepsTheRest) {
-    const AttentionTrace trace = syntheticTrace(4);
+    const auto trace = syntheticTrace(4);
     const HeatmapData d =
         headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Attention, {true, false});
     EXPECT_TRUE(std::isnan(d.at(0, 1)));
@@ -58,7 +58,7 @@ TEST(HeadMatrices, AttentionMasksFutureCellsAndKeepsTheRest) {
 }
 
 TEST(HeadMatrices, ScoresAndAsymmetryAreDivergingAroundZero) {
-    const AttentionTrace trace = syntheticTrace(4);
+    const auto trace = syntheticTrace(4);
     const HeatmapData s = headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Scores, {});
     EXPECT_DOUBLE_EQ(s.at(1, 3), -5.0);
     EXPECT_TRUE(s.diverging);
@@ -70,8 +70,20 @@ TEST(HeadMatrices, ScoresAndAsymmetryAreDivergingAroundZero) {
     EXPECT_DOUBLE_EQ(asym.high, 9.0);  // |S_ij - S_ji| = 3 |i - j|
 }
 
+// No copy of the head: its cells are read from the trace, which the heatmap keeps alive.
+TEST(HeadMatrices, ReadTheTraceInPlaceAndKeepItAlive) {
+    auto trace = syntheticTrace(4);
+    const std::weak_ptr<const AttentionTrace> owner = trace;
+    const HeatmapData d =
+        headHeatmap(trace, labels(4), labels(4), 0, 0, HeatmapMode::Asymmetry, {});
+    trace.reset();
+    EXPECT_FALSE(owner.expired());
+    EXPECT_TRUE(d.values.empty());
+    EXPECT_DOUBLE_EQ(d.at(3, 1), (3 - 2) - (1 - 6));
+}
+
 TEST(HeadMatrices, DifferenceKeepsMaskedCellsMasked) {
-    const AttentionTrace trace = syntheticTrace(3);
+    const auto trace = syntheticTrace(3);
     const HeatmapData a =
         headHeatmap(trace, labels(3), labels(3), 0, 0, HeatmapMode::Attention, {});
     const HeatmapData d = differenceHeatmap(a, a);
@@ -87,8 +99,8 @@ class FigureTest : public ::testing::Test {
         plot.resize(900, 600);
         trace = syntheticTrace(6);
         HeadFigureInput input;
-        input.trace = &trace;
-        input.learned = &trace;
+        input.trace = trace;
+        input.learned = trace;
         input.labels = labels(6);
         input.layer = 0;
         input.head = 0;
@@ -97,7 +109,7 @@ class FigureTest : public ::testing::Test {
     }
     QCustomPlot plot;
     HeatmapFigure figure{&plot};
-    AttentionTrace trace;
+    std::shared_ptr<const AttentionTrace> trace;
     FigureSpec compare;
 };
 
@@ -145,9 +157,8 @@ TEST_F(FigureTest, CellsAreDiscreteAndHitTestable) {
 }
 
 TEST_F(FigureTest, SingleTokenFillsItsCell) {
-    const AttentionTrace one = syntheticTrace(1);
     HeadFigureInput input;
-    input.trace = &one;
+    input.trace = syntheticTrace(1);
     input.labels = labels(1);
     figure.show(headFigure(input));
     figure.fitCells(plot.size());

@@ -33,8 +33,8 @@ QString headLabel(const HeadFigureInput& input) {
 HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int head,
                                 HeatmapMode mode, const KeyMask& mask) {
     HeadFigureInput input;
-    input.trace = snapshot.trace.get();
-    input.learned = snapshot.learned.get();
+    input.trace = snapshot.trace;
+    input.learned = snapshot.learned;
     input.labels = snapshot.labels();
     input.keyLabels = snapshot.keyLabels();
     input.kindName = attentionKindTitle(snapshot.kind);
@@ -72,18 +72,18 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     const HeadMatrixOptions options{input.mask, input.config.scaleOutside};
     FigureSpec spec;
     spec.title = headTitle(input);
-    spec.panels.push_back({headHeatmap(*input.trace, input.labels, input.keyLabels, input.layer,
+    spec.panels.push_back({headHeatmap(input.trace, input.labels, input.keyLabels, input.layer,
                                        input.head, input.mode, options),
                            QString(), 0});
     return spec;
 }
 
 FigureSpec compareFigure(const HeadFigureInput& input) {
-    HeatmapData learned = headHeatmap(*input.learned, input.labels, input.keyLabels, input.layer,
+    HeatmapData learned = headHeatmap(input.learned, input.labels, input.keyLabels, input.layer,
                                       input.head, input.mode, {input.mask, false});
     HeatmapData chosen =
-        headHeatmap(*input.trace, input.labels, input.keyLabels, input.layer, input.head,
-                    input.mode, {input.mask, input.config.scaleOutside});
+        headHeatmap(input.trace, input.labels, input.keyLabels, input.layer, input.head, input.mode,
+                    {input.mask, input.config.scaleOutside});
     HeatmapData difference = differenceHeatmap(chosen, learned);
     if (input.sharedScale) shareRange(learned, chosen);
     const QString name = configTitle(input.config);

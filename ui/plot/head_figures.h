@@ -4,6 +4,7 @@
 // configuration, and their difference).
 #include <QString>
 #include <QStringList>
+#include <memory>
 #include <optional>
 
 #include "core/analysis/head_metrics.h"
@@ -16,9 +17,10 @@
 namespace qkv::ui {
 
 struct HeadFigureInput {
-    const AttentionTrace* trace = nullptr;    // under `config`
-    const AttentionTrace* learned = nullptr;  // the checkpoint as stored (compare figure only)
-    QStringList labels;                       // rows: the queries' tokens
+    // Shared: the figures read the head's matrices in place, for as long as they are shown.
+    std::shared_ptr<const AttentionTrace> trace;    // under `config`
+    std::shared_ptr<const AttentionTrace> learned;  // the checkpoint as stored (compare only)
+    QStringList labels;                             // rows: the queries' tokens
     QStringList keyLabels;  // columns: the keys' tokens (the source's in cross-attention)
     QString kindName;       // "cross-attention", for the title; empty for self-attention
     WConfiguration config;

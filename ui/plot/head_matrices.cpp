@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace qkv::ui {
 namespace {
@@ -13,7 +14,6 @@ HeatmapData frame(int rows, int cols, const QStringList& rowLabels, const QStrin
     HeatmapData data;
     data.rows = rows;
     data.cols = cols;
-    data.values.assign(static_cast<size_t>(rows) * cols, 0.0);
     data.rowLabels = rowLabels;
     data.colLabels = colLabels;
     data.rowTitle = QStringLiteral("query (attending)");
@@ -21,52 +21,83 @@ HeatmapData frame(int rows, int cols, const QStringList& rowLabels, const QStrin
     return data;
 }
 
+// One of the head's matrices, read in place. It holds the trace, so that a figure can outlive the
+// snapshot, and indexes the floats directly: sampling reads millions of cells per redraw.
+struct TraceMatrix {
+    std::shared_ptr<const AttentionTrace> owner;
+    const float* data;
+    size_t stride;
+
+    TraceMatrix(std::shared_ptr<const AttentionTrace> trace, const RowMatrixXf& matrix)
+        : owner(std::move(trace)), data(matrix.data()), stride(matrix.cols()) {}
+    float operator()(int i, int j) const { return data[i * stride + j]; }
+};
+
 }  // namespace
 
-HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& rowLabels,
-                        const QStringList& colLabels, int layer, int head, HeatmapMode mode,
-                        const HeadMatrixOptions& options) {
-    const int n = trace.tokens(), keys = trace.keyTokens();
+HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
+                        const QStringList& rowLabels, const QStringList& colLabels, int layer,
+                        int head, HeatmapMode mode, const HeadMatrixOptions& options) {
+    const int n = trace->tokens(), keys = trace->keyTokens();
     HeatmapData data = frame(n, keys, rowLabels, colLabels);
     if (n != keys && mode == HeatmapMode::Asymmetry) mode = HeatmapMode::Scores;
     if (mode == HeatmapMode::Attention) {
-        const RowMatrixXf& a = trace.probabilities(layer, head);
+        const TraceMatrix a(trace, trace->probabilities(layer, head));
+        const KeyMask mask = options.mask;
+        data.cells = heatmapCells([a, mask](int i, int j) {
+            return mask.hides(i, j) ? kNaN : static_cast<double>(a(i, j));
+        });
         double largest = 0;
-        for (int i = 0; i < n; ++i)
-            for (int j = 0; j < keys; ++j) {
-                const bool masked = options.mask.hides(i, j);
-                data.at(i, j) = masked ? kNaN : a(i, j);
-                if (!masked) largest = std::max(largest, static_cast<double>(a(i, j)));
-            }
+        if (options.scaleOutside)
+            for (int i = 0; i < n; ++i)
+                for (int j = 0; j < keys; ++j)
+                    if (!mask.hides(i, j))
+                        largest = std::max(largest, static_cast<double>(a(i, j)));
         data.scaleLabel = QStringLiteral("attention A_ij");
-        data.high = options.scaleOutside && largest > 0 ? largest : 1.0;
+        data.high = largest > 0 ? largest : 1.0;
         return data;
     }
-    const RowMatrixXf& s = trace.scores(layer, head);
-    double largestScore = 0;
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < keys; ++j) {
-            largestScore = std::max(largestScore, std::abs(static_cast<double>(s(i, j))));
-            data.at(i, j) = mode == HeatmapMode::Scores ? s(i, j) : s(i, j) - s(j, i);
-        }
+    const TraceMatrix s(trace, trace->scores(layer, head));
+    const auto score = [s](int i, int j) { return static_cast<double>(s(i, j)); };
+    const double largestScore = largestMagnitude(n, keys, score);
     data.diverging = true;
     if (mode == HeatmapMode::Scores) {
+        data.cells = heatmapCells(score);
         data.scaleLabel = QStringLiteral("score S_ij");
-        setSymmetricRange(data, 0);
+        setSymmetricExtent(data, largestScore);
     } else {
+        // S − Sᵀ is computed for the cells shown rather than kept: the scores are in the trace.
+        const auto asymmetry = [s](int i, int j) { return static_cast<double>(s(i, j) - s(j, i)); };
+        data.cells = heatmapCells(asymmetry);
         data.scaleLabel = QStringLiteral("S_ij − S_ji");
-        setSymmetricRange(data, 1e-3 * largestScore);
+        setSymmetricExtent(data, std::max(largestMagnitude(n, n, asymmetry), 1e-3 * largestScore));
     }
     return data;
 }
 
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned) {
     HeatmapData data = config;
+    data.values = std::vector<double>();
+    // Kept as one float matrix (floats, as the matrices compared) rather than computed for the
+    // cells shown: each cell would cost a virtual read of either panel, and a whole 4096-token
+    // window samples 16 million cells on every zoom. Half the size of the doubles it replaces;
+    // only the Compare view has one.
+    auto difference = std::make_shared<RowMatrixXf>(data.rows, data.cols);
+    double largest = 0, largestInput = 0;
     for (int i = 0; i < data.rows; ++i)
-        for (int j = 0; j < data.cols; ++j) data.at(i, j) = config.at(i, j) - learned.at(i, j);
+        for (int j = 0; j < data.cols; ++j) {
+            const double a = config.at(i, j), b = learned.at(i, j), d = a - b;
+            (*difference)(i, j) = static_cast<float>(d);
+            if (std::isfinite(d)) largest = std::max(largest, std::abs(d));
+            for (double v : {a, b})
+                if (std::isfinite(v)) largestInput = std::max(largestInput, std::abs(v));
+        }
+    data.cells =
+        heatmapCells([difference = std::shared_ptr<const RowMatrixXf>(std::move(difference))](
+                         int i, int j) { return static_cast<double>((*difference)(i, j)); });
     data.diverging = true;
     data.scaleLabel = QStringLiteral("difference");
-    setSymmetricRange(data, 1e-3 * std::max(maxAbsValue(config), maxAbsValue(learned)));
+    setSymmetricExtent(data, std::max(largest, 1e-3 * largestInput));
     return data;
 }
 

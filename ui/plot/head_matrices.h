@@ -4,6 +4,7 @@
 // Masked attention cells (causal, outside a sliding window) are NaN so they show as masked
 // rather than as a zero probability.
 #include <QStringList>
+#include <memory>
 
 #include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
@@ -19,9 +20,10 @@ struct HeadMatrixOptions {
 
 // The head must have been captured (the trace throws qkv::Error otherwise).
 // S − Sᵀ needs a square S: for cross-attention the asymmetry mode shows the scores.
-HeatmapData headHeatmap(const AttentionTrace& trace, const QStringList& rowLabels,
-                        const QStringList& colLabels, int layer, int head, HeatmapMode mode,
-                        const HeadMatrixOptions& options);
+// The heatmap reads the trace's matrix in place and keeps the trace alive.
+HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
+                        const QStringList& rowLabels, const QStringList& colLabels, int layer,
+                        int head, HeatmapMode mode, const HeadMatrixOptions& options);
 
 // config - learned, cell by cell (NaN where either is masked), diverging around zero.
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);

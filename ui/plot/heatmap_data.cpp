@@ -6,14 +6,21 @@
 namespace qkv::ui {
 
 double maxAbsValue(const HeatmapData& data) {
-    double m = 0;
-    for (double v : data.values)
-        if (std::isfinite(v)) m = std::max(m, std::abs(v));
-    return m;
+    return largestMagnitude(data.rows, data.cols, [&data](int r, int c) { return data.at(r, c); });
+}
+
+std::vector<double> sampleHeatmap(const HeatmapData& data, const AxisSampling& rows,
+                                  const AxisSampling& cols) {
+    const Reduction reduction = data.diverging ? Reduction::LargestMagnitude : Reduction::Largest;
+    if (data.cells) return data.cells->sample(rows, cols, reduction);
+    return sampleCells(rows, cols, reduction, [&data](int r, int c) { return data.at(r, c); });
 }
 
 void setSymmetricRange(HeatmapData& data, double floor) {
-    double extent = std::max(maxAbsValue(data), floor);
+    setSymmetricExtent(data, std::max(maxAbsValue(data), floor));
+}
+
+void setSymmetricExtent(HeatmapData& data, double extent) {
     if (!(extent > 0)) extent = 1.0;
     data.low = -extent;
     data.high = extent;

@@ -308,9 +308,7 @@ void HeatmapFigure::sample(size_t panel, const QRectF& window, const QSize& pixe
     drawn.sampledPixels = pixels;
     const AxisSampling& rows = drawn.rowSamples;
     const AxisSampling& cols = drawn.colSamples;
-    const std::vector<double> values =
-        sampleCells(rows, cols, d.diverging ? Reduction::LargestMagnitude : Reduction::Largest,
-                    [&d](int r, int c) { return d.at(r, c); });
+    const std::vector<double> values = sampleHeatmap(d, rows, cols);
     QCPColorMapData* data = drawn.map->data();
     const int keys = std::max(cols.size(), 2 * (cols.size() == 1));
     const int valueCount = std::max(rows.size(), 2 * (rows.size() == 1));

@@ -19,7 +19,7 @@ FigureSpec variantFigure(const VariantSnapshot& snapshot, HeatmapMode mode) {
             title += QStringLiteral(" · first %1 of %2 tokens")
                          .arg(v.tokens.size())
                          .arg(*v.truncatedFrom);
-        spec.panels.push_back({headHeatmap(*v.trace, v.labels(), v.labels(), snapshot.layer,
+        spec.panels.push_back({headHeatmap(v.trace, v.labels(), v.labels(), snapshot.layer,
                                            snapshot.head, mode, {KeyMask{v.causal, 0}, false}),
                                title, 0});
     }

@@ -35,16 +35,12 @@ HeadRenderResult renderHeadToFile(const Model& model, Backend& backend,
     forward.capture.head = request.head;
     forward.logits = LogitsMode::None;
     ForwardPass pass(model, backend);
-    const AttentionTrace trace = pass.run(forward).trace;
-    AttentionTrace learned;
+    HeadFigureInput input;
+    input.trace = std::make_shared<const AttentionTrace>(pass.run(forward).trace);
     if (request.compare) {
         forward.config = WConfiguration{};
-        learned = pass.run(forward).trace;
+        input.learned = std::make_shared<const AttentionTrace>(pass.run(forward).trace);
     }
-
-    HeadFigureInput input;
-    input.trace = &trace;
-    input.learned = &learned;
     input.labels = labels;
     input.keyLabels = labels;
     input.config = request.config;
