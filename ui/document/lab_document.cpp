@@ -10,9 +10,7 @@
 namespace qkv::ui {
 
 LabDocument::LabDocument(QObject* parent) : QObject(parent) {
-    m_debounce.setSingleShot(true);
-    m_debounce.setInterval(kDefaultDebounceMs);
-    connect(&m_debounce, &QTimer::timeout, this, [this] { submit(); });
+    connect(&m_typing, &TypingPacer::ready, this, [this] { submit(); });
 
     // The GUI thread keeps a core of its own while the worker computes.
     setCpuBackendThreads(QThread::idealThreadCount() - 1);
@@ -53,6 +51,7 @@ void LabDocument::openModel(const QString& folder) {
     m_loading = true;
     m_loadingFolder = folder;
     m_computations.cancel();  // results for the old model are stale
+    m_typing.stopped();       // the loaded model computes the text it finds
     const quint64 load = m_loads.start().sequence;
     setBusy(false);
     emit modelLoading(folder);
@@ -69,6 +68,7 @@ void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> 
     m_loading = !m_loads.isCurrent(load);
     m_backendChoice = backendChoice;
     m_backendName = backendName;
+    m_typing.forgetDuration();
     m_layer = m_head = 0;
     m_kind = AttentionKind::Self;
     m_tokenPair.reset();
@@ -107,11 +107,10 @@ void LabDocument::setText(const QString& text) {
         emit targetTextChanged(m_targetText);
     }
     if (m_text.trimmed().isEmpty()) {
-        m_debounce.stop();
         submit();  // clears at once: no stale heatmap beside an empty editor
         return;
     }
-    m_debounce.start();
+    m_typing.typed();
 }
 
 void LabDocument::setTargetText(const QString& text) {
@@ -119,7 +118,7 @@ void LabDocument::setTargetText(const QString& text) {
     m_targetText = text;
     m_targetWritten = false;  // the user's own now
     emit targetTextChanged(m_targetText);
-    if (m_model && m_model->architecture().isEncoderDecoder()) m_debounce.start();
+    if (m_model && m_model->architecture().isEncoderDecoder()) m_typing.typed();
 }
 
 void LabDocument::setAttentionKind(AttentionKind kind) {
@@ -276,18 +275,12 @@ void LabDocument::onBackendFailed(QString choice, QString message) {
     emit backendFailed(choice, message);
 }
 
-void LabDocument::recompute() {
-    m_debounce.stop();
-    submit();
-}
+void LabDocument::recompute() { submit(); }
 
-void LabDocument::computeAllHeads() {
-    m_debounce.stop();
-    submit(true);
-}
+void LabDocument::computeAllHeads() { submit(true); }
 
 void LabDocument::cancelComputation() {
-    m_debounce.stop();
+    m_typing.stopped();
     m_computations.cancel();
     setBusy(false);
     if (m_loading) cancelLoading();
@@ -295,6 +288,7 @@ void LabDocument::cancelComputation() {
 
 void LabDocument::submit(bool captureAll) {
     const LatestRequest::Ticket ticket = m_computations.start();
+    m_typing.stopped();  // this request takes the latest text, and cancelled the running one
     if (!m_model || m_loading) return;
     if (m_text.trimmed().isEmpty()) {
         clearResults();
@@ -316,6 +310,7 @@ void LabDocument::submit(bool captureAll) {
     request.captureAll = captureAll;
     request.cancel = ticket.cancel;
     setBusy(true);
+    m_typing.started();
     QMetaObject::invokeMethod(
         m_worker, [worker = m_worker, request] { worker->compute(request); }, Qt::QueuedConnection);
 }
@@ -353,6 +348,7 @@ void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
         emit targetTextChanged(m_targetText);
     }
     setBusy(false);
+    m_typing.finished();  // text typed meanwhile goes to the worker before this result is drawn
     emit snapshotChanged();
 }
 
@@ -369,6 +365,7 @@ void LabDocument::onComputeFailed(quint64 sequence, QString message) {
     m_metrics.reset();
     m_error = message;
     setBusy(false);
+    m_typing.finished();
     emit snapshotChanged();
     emit metricsChanged();
     emit computeFailed(message);

@@ -1,13 +1,14 @@
 #pragma once
 // The state of one QKV Lab session: the open model, the sentence, the W configuration, the head
 // on screen, what its heatmap shows, and the latest results. Views read from it and react to its
-// signals; they never compute. Slow work goes to a ComputeWorker on its own thread: typing is
-// debounced, each request is numbered, a newer request cancels the running one, and a result that
-// is not the latest request's is dropped.
+// signals; they never compute. Slow work goes to a ComputeWorker on its own thread: each request
+// is numbered, a newer request cancels the running one, and a result that is not the latest
+// request's is dropped. Typing is paced instead (TypingPacer): it computes at once when nothing
+// runs and the last computation was fast, never cancels a running computation, and sends the
+// latest text as soon as that one ends.
 #include <QObject>
 #include <QString>
 #include <QThread>
-#include <QTimer>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "ui/compute/compute_types.h"
 #include "ui/compute/latest_request.h"
 #include "ui/document/head_annotations.h"
+#include "ui/document/typing_pacer.h"
 #include "ui/plot/color_maps.h"
 #include "ui/plot/heatmap_mode.h"
 
@@ -38,8 +40,6 @@ struct PinnedCell {
 class LabDocument : public QObject {
     Q_OBJECT
   public:
-    static constexpr int kDefaultDebounceMs = 150;
-
     explicit LabDocument(QObject* parent = nullptr);
     ~LabDocument() override;
 
@@ -52,7 +52,7 @@ class LabDocument : public QObject {
     QString loadingFolder() const { return m_loadingFolder; }
 
     QString text() const { return m_text; }
-    void setText(const QString& text);  // recomputes after the debounce interval
+    void setText(const QString& text);  // recomputes as TypingPacer says
 
     // Encoder-decoder models: the target sentence the decoder reads (empty: the model writes
     // one, which then appears here), and which of the three attentions the views show.
@@ -66,7 +66,6 @@ class LabDocument : public QObject {
     Architecture shownArchitecture() const;
     // The masks of the shown kind's layer (cross-attention has none).
     KeyMask shownMask(int layer) const;
-    void setDebounceInterval(int ms) { m_debounce.setInterval(ms); }
 
     const WConfiguration& config() const { return m_config; }
     void setConfig(const WConfiguration& config);
@@ -117,9 +116,10 @@ class LabDocument : public QObject {
     QString backendName() const { return m_backendName; }      // what actually runs
     void setBackendChoice(const QString& choice);
 
-    void recompute();        // now, without waiting for the debounce
+    void recompute();        // now, cancelling the running computation
     void computeAllHeads();  // recompute keeping every head (batch export of long sentences)
-    // Stops the running computation, or the opening of a model: the document is idle at once.
+    // Stops the running computation, or the opening of a model: the document is idle at once,
+    // and text typed while it ran is not computed until the next edit or recompute().
     void cancelComputation();
 
     TraceSnapshotPtr snapshot() const { return m_snapshot; }
@@ -169,7 +169,7 @@ class LabDocument : public QObject {
 
     QThread m_thread;
     ComputeWorker* m_worker = nullptr;
-    QTimer m_debounce;
+    TypingPacer m_typing;
 
     std::shared_ptr<const Model> m_model;
     bool m_loading = false;
