@@ -63,20 +63,6 @@ void printUnasserted() {
     std::cout << "[ measure  ] time limits not asserted in a sanitizer or debug build\n";
 }
 
-// Whole sentences of a story until the model's tokenizer gives close to `tokens`.
-QString sentenceOfLength(const Model& model, int tokens) {
-    const QStringList parts{QStringLiteral("Once upon a time there was a little girl named Lily."),
-                            QStringLiteral("She loved to play in the park with her red ball."),
-                            QStringLiteral("One day, a big dog came and took the ball away."),
-                            QStringLiteral("Lily was sad, but her friend Tom helped her find it.")};
-    QString text;
-    for (int i = 0;; ++i) {
-        const QString next = text.isEmpty() ? parts[0] : text + u' ' + parts[i % parts.size()];
-        if (static_cast<int>(model.tokenize(next.toStdString()).size()) > tokens) return text;
-        text = next;
-    }
-}
-
 class ResponsivenessThreadTest : public MainWindowTest {
   protected:
     // stories260K with a sentence of 490-512 tokens, every head kept.
@@ -84,7 +70,7 @@ class ResponsivenessThreadTest : public MainWindowTest {
         const auto shared = ::qkv::test::sharedDir();
         ASSERT_TRUE(shared);
         ASSERT_TRUE(open(modelPath(*shared, "stories260K")));
-        m_text = sentenceOfLength(*doc().model(), doc().model()->architecture().contextLength);
+        m_text = storyOfLength(*doc().model(), doc().model()->architecture().contextLength);
         m_tokens = static_cast<int>(doc().model()->tokenize(m_text.toStdString()).size());
         ASSERT_GE(m_tokens, 490);
         window->sentenceBar()->editor()->setText(m_text);

@@ -1,11 +1,25 @@
 #include "tests/ui/ui_test_support.h"
 
 #include <QLineEdit>
+#include <QStringList>
 
 #include "core/backend/backend.h"
 #include "ui/views/sentence_bar.h"
 
 namespace qkv::ui::test {
+
+QString storyOfLength(const Model& model, int tokens) {
+    const QStringList parts{QStringLiteral("Once upon a time there was a little girl named Lily."),
+                            QStringLiteral("She loved to play in the park with her red ball."),
+                            QStringLiteral("One day, a big dog came and took the ball away."),
+                            QStringLiteral("Lily was sad, but her friend Tom helped her find it.")};
+    QString text;
+    for (int i = 0;; ++i) {
+        const QString next = text.isEmpty() ? parts[0] : text + u' ' + parts[i % parts.size()];
+        if (static_cast<int>(model.tokenize(next.toStdString()).size()) > tokens) return text;
+        text = next;
+    }
+}
 
 Reference referenceTrace(const QString& folder, const QString& text, const WConfiguration& config) {
     Reference ref;

@@ -27,6 +27,9 @@ inline QString modelPath(const std::filesystem::path& shared, const char* name) 
     return QString::fromStdString((shared / "models" / name).string());
 }
 
+// Whole sentences of a story, as many as the model's tokenizer keeps within `tokens`.
+QString storyOfLength(const Model& model, int tokens);
+
 // The core's own answer for a sentence, computed without the UI.
 struct Reference {
     std::unique_ptr<Model> model;
