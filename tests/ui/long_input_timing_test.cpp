@@ -13,14 +13,9 @@
 #include <iostream>
 
 #include "tests/ui/long_input_support.h"
+#include "tests/ui/timing_limits.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-constexpr bool kTimingsMeaningful = false;
-#else
-constexpr bool kTimingsMeaningful = true;
-#endif
 
 namespace qkv::ui::test {
 namespace {
@@ -119,10 +114,7 @@ TEST_F(LongInputDrawThreadTest, HeadViewDrawsA4096TokenHeadAtScreenSpeed) {
     RecordProperty("copied_cells_mb", std::to_string(copiedMb));
     // The figure reads the trace's matrix in place: a copy of the head would be 64 MB as floats.
     EXPECT_LT(copiedMb, 1.0);
-    if (!kTimingsMeaningful) {
-        std::cout << "[ measure  ] time limits not asserted in a sanitizer or debug build\n";
-        return;
-    }
+    if (!kTimingsMeaningful) return printUnasserted();
     EXPECT_LE(redrawMs, kMaxRedrawMs);
     EXPECT_LE(zoomOutMs, kMaxZoomOutMs);
     EXPECT_LE(fullMs, kMaxZoomOutMs);

@@ -11,14 +11,9 @@
 #include <algorithm>
 #include <iostream>
 
+#include "tests/ui/timing_limits.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/sentence_bar.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-constexpr bool kTimingsMeaningful = false;
-#else
-constexpr bool kTimingsMeaningful = true;
-#endif
 
 namespace qkv::ui::test {
 namespace {
@@ -58,10 +53,6 @@ class TickRecorder {
     std::vector<qint64> m_ticks;
     qint64 m_end = 0;
 };
-
-void printUnasserted() {
-    std::cout << "[ measure  ] time limits not asserted in a sanitizer or debug build\n";
-}
 
 class ResponsivenessThreadTest : public MainWindowTest {
   protected:

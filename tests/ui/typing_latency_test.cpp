@@ -23,16 +23,11 @@
 #include <vector>
 
 #include "tests/support/fixture_writer.h"
+#include "tests/ui/timing_limits.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/sentence_bar.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
-constexpr bool kTimingsMeaningful = false;
-#else
-constexpr bool kTimingsMeaningful = true;
-#endif
 
 namespace qkv::ui::test {
 namespace {
@@ -176,10 +171,7 @@ TEST_F(TypingLatencyThreadTest, EachKeystrokeAtTheEndOf1000TokensIsPaintedWithou
     RecordProperty("worker_median_ms", std::to_string(median(recorder.computeMs)));
     RecordProperty("head_view_draw_median_ms", std::to_string(median(recorder.drawMs)));
     RecordProperty("head_view_draw_max_ms", std::to_string(maximum(recorder.drawMs)));
-    if (!kTimingsMeaningful) {
-        std::cout << "[ measure  ] time limits not asserted in a sanitizer or debug build\n";
-        return;
-    }
+    if (!kTimingsMeaningful) return printUnasserted();
     EXPECT_LE(median(latencies), kMaxMedianLatencyMs);
 }
 
