@@ -33,8 +33,11 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
             [this](quint64 sequence, QString stage, int done, int total) {
                 if (m_computations.isCurrent(sequence)) emit progressChanged(stage, done, total);
             });
+    // A backend from the start, for the status bar. Queued before the thread starts, so starting
+    // it orders the call's data before the worker reads it (ThreadSanitizer cannot see the
+    // ordering Qt's event queue gives: Qt is not built with it).
+    setBackendChoice(m_backendChoice);
     m_thread.start();
-    setBackendChoice(m_backendChoice);  // a backend from the start, for the status bar
 }
 
 LabDocument::~LabDocument() {
