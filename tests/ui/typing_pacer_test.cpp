@@ -84,7 +84,9 @@ TEST_F(TypingPacerTest, AfterASlowComputationKeystrokesWaitForAPause) {
     pacer.typed();  // restarts the wait
     EXPECT_EQ(ready, 0);
     ASSERT_TRUE(QTest::qWaitFor([&] { return ready > 0; }, 5000));
-    EXPECT_GE(clock.elapsed(), wait + wait / 2);
+    // The restarted wait ends near 1.5 × wait, not 1 × wait; Qt's coarse timers (the wait's and
+    // qWait's) may each fire up to 5 % early, so the bound sits between the two.
+    EXPECT_GE(clock.elapsed(), wait + wait / 4);
     EXPECT_EQ(ready, 1);
 }
 
