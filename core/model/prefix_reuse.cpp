@@ -9,13 +9,14 @@ struct ReusingForward::Kept {
     ForwardRequest request;
     std::shared_ptr<const ForwardResult> result;
 
-    // Whether `r` asks for the same computation over possibly other ids.
+    // Whether `r` asks for the same computation over possibly other ids (token types, which
+    // rule out reuse, are ForwardPass::canKeepPrefix's to check).
     bool sameComputation(const ForwardRequest& r) const {
         const CaptureSelection& a = request.capture;
         const CaptureSelection& b = r.capture;
         return request.config == r.config && a.layer == b.layer && a.head == b.head &&
                a.scores == b.scores && a.probabilities == b.probabilities &&
-               request.logits == r.logits && request.tokenTypes.empty() && r.tokenTypes.empty();
+               request.logits == r.logits;
     }
 };
 
