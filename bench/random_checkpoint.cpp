@@ -152,8 +152,8 @@ Architecture llama3_8b() {
     c.headDim = 128;
     c.dFF = 14336;
     c.vocabSize = 128256;
-    c.contextLength = 8192;
-    c.ropeTheta = 500000.0f;
+    c.contextLength = 131072;  // Llama-3.1's config: 8192 positions scaled by rope llama3
+    c.rotary.theta = 500000.0;
     c.normEps = 1e-5f;
     return c;
 }
@@ -196,7 +196,13 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
                                    {"vocab_size", c.vocabSize},
                                    {"max_position_embeddings", c.contextLength},
                                    {"rms_norm_eps", c.normEps},
-                                   {"rope_theta", c.ropeTheta},
+                                   {"rope_theta", c.rotary.theta},
+                                   {"rope_scaling",
+                                    {{"rope_type", "llama3"},
+                                     {"factor", 8.0},
+                                     {"low_freq_factor", 1.0},
+                                     {"high_freq_factor", 4.0},
+                                     {"original_max_position_embeddings", 8192}}},
                                    {"hidden_act", "silu"},
                                    {"tie_word_embeddings", false},
                                    {"torch_dtype", "bfloat16"}};

@@ -11,7 +11,7 @@ namespace qkv::bench {
 // GPT-2 small (124M) with 4096 positions: the benchmark's model.
 train::ModelShape gpt2Small();
 
-// Llama-3-8B's shape (meta-llama/Meta-Llama-3-8B's config.json).
+// Llama-3.1-8B's shape and rotary scaling (meta-llama/Llama-3.1-8B's config.json).
 Architecture llama3_8b();
 
 // Writes a Llama checkpoint of `shape` in bf16, sharded (about 4 GB each) with its index, and its

@@ -54,9 +54,13 @@ void TimingBackend::glu(const Tensor& g, Tensor& u, Activation a) {
 void TimingBackend::add(Tensor& acc, const Tensor& x) {
     timed("add", [&] { m_inner->add(acc, x); });
 }
-void TimingBackend::rope(const Tensor& x, int d, int rotary, float theta, int firstPosition,
-                         Tensor& y) {
-    timed("rope", [&] { m_inner->rope(x, d, rotary, theta, firstPosition, y); });
+void TimingBackend::rmsNormHeads(const Tensor& x, int d, const Tensor& g, float eps, Tensor& y) {
+    timed("rmsNormHeads", [&] { m_inner->rmsNormHeads(x, d, g, eps, y); });
+}
+
+void TimingBackend::rope(const Tensor& x, int d, const RotaryFrequencies& frequencies,
+                         int firstPosition, Tensor& y) {
+    timed("rope", [&] { m_inner->rope(x, d, frequencies, firstPosition, y); });
 }
 void TimingBackend::normalizeHeads(const Tensor& x, int headDim, Tensor& y) {
     timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, y); });

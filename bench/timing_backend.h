@@ -31,7 +31,9 @@ class TimingBackend final : public Backend {
     void activate(Tensor& x, Activation activation) override;
     void glu(const Tensor& gate, Tensor& up, Activation gated) override;
     void add(Tensor& accumulator, const Tensor& x) override;
-    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+    void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
+                      Tensor& y) override;
+    void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override;
     void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,

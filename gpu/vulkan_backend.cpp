@@ -142,6 +142,14 @@ class VulkanBackend final : public Backend {
     }
 
     // Row-major heads side by side are rows * heads rows of headDim: the norm kernel's layout.
+    void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
+                      Tensor& y) override {
+        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
+                         x.cols() % headDim == 0 && static_cast<int>(elements(gamma)) == headDim,
+                     "rmsNormHeads");
+        norm(x, x.rows() * (x.cols() / headDim), headDim, &gamma, nullptr, eps, norm::kRms, y);
+    }
+
     void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
         requireShape(
             x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
@@ -183,13 +191,14 @@ class VulkanBackend final : public Backend {
         elementwise(accumulator, &x, eltwise::kAdd, "add");
     }
 
-    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+    void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override {
+        const int rotaryDims = frequencies.rotaryDims();
         requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
-                         rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0 &&
-                         x.cols() % headDim == 0 && firstPosition >= 0,
+                         rotaryDims > 0 && rotaryDims <= headDim && x.cols() % headDim == 0 &&
+                         firstPosition >= 0,
                      "rope");
-        const BufferRegion& table = ropeTable(firstPosition + x.rows(), rotaryDims, theta);
+        const BufferRegion& table = ropeTable(firstPosition + x.rows(), frequencies);
         RopeParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
                      static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims),
                      static_cast<uint32_t>(firstPosition)};
@@ -362,33 +371,37 @@ class VulkanBackend final : public Backend {
                             p, std::min<uint32_t>(ceilDiv(count, workgroup), 65535), 1, 1);
     }
 
-    // cos/sin of float32(pos) * float32(inv_freq) for positions 0..rows-1 over the rotated
-    // dimensions, computed as the CPU backend does and kept until a longer input or another
-    // (rotated width, theta) comes.
-    const BufferRegion& ropeTable(int rows, int headDim, float theta) {
-        if (!m_rope || m_ropeRows < rows || m_ropeHeadDim != headDim || m_ropeTheta != theta) {
-            const int half = headDim / 2;
-            std::vector<float> table(static_cast<size_t>(rows) * half * 2);
-            for (int i = 0; i < half; ++i) {
-                const float inverseFrequency =
-                    static_cast<float>(std::pow(static_cast<double>(theta), -2.0 * i / headDim));
-                for (int pos = 0; pos < rows; ++pos) {
-                    const float angle = static_cast<float>(pos) * inverseFrequency;
-                    table[(static_cast<size_t>(pos) * half + i) * 2] = std::cos(angle);
-                    table[(static_cast<size_t>(pos) * half + i) * 2 + 1] = std::sin(angle);
-                }
-            }
-            m_rope.reset();
-            m_rope = m_allocator->allocate(table.size() * sizeof(float), "the rotary table");
-            m_staging.upload(*m_rope, table.size(), sizeof(float),
-                             [&](void* out, size_t first, size_t count) {
-                                 std::memcpy(out, table.data() + first, count * sizeof(float));
-                             });
-            m_ropeRows = rows;
-            m_ropeHeadDim = headDim;
-            m_ropeTheta = theta;
+    // cos/sin of float32(pos) * inv_freq (times the frequencies' scale) for positions
+    // 0..rows-1 over the rotated pairs, computed as the CPU backend does. A forward may rotate
+    // with two tables (Gemma-3's local and global layers) before its commands run, so recent
+    // tables are kept side by side; one is replaced only by a longer input of its frequencies,
+    // which comes in a later forward.
+    const BufferRegion& ropeTable(int rows, const RotaryFrequencies& frequencies) {
+        auto found = std::find_if(m_ropeTables.begin(), m_ropeTables.end(),
+                                  [&](const RopeTable& t) { return t.frequencies == frequencies; });
+        if (found != m_ropeTables.end() && found->rows >= rows) {
+            std::rotate(m_ropeTables.begin(), found, found + 1);  // most recent first
+            return *m_ropeTables.front().buffer;
         }
-        return *m_rope;
+        if (found != m_ropeTables.end()) m_ropeTables.erase(found);
+        const int half = static_cast<int>(frequencies.inverse.size());
+        std::vector<float> table(static_cast<size_t>(rows) * half * 2);
+        for (int i = 0; i < half; ++i)
+            for (int pos = 0; pos < rows; ++pos) {
+                const float angle = static_cast<float>(pos) * frequencies.inverse[i];
+                table[(static_cast<size_t>(pos) * half + i) * 2] =
+                    std::cos(angle) * frequencies.scale;
+                table[(static_cast<size_t>(pos) * half + i) * 2 + 1] =
+                    std::sin(angle) * frequencies.scale;
+            }
+        auto buffer = m_allocator->allocate(table.size() * sizeof(float), "the rotary table");
+        m_staging.upload(*buffer, table.size(), sizeof(float),
+                         [&](void* out, size_t first, size_t count) {
+                             std::memcpy(out, table.data() + first, count * sizeof(float));
+                         });
+        m_ropeTables.insert(m_ropeTables.begin(), RopeTable{frequencies, rows, std::move(buffer)});
+        if (m_ropeTables.size() > kKeptRopeTables) m_ropeTables.pop_back();
+        return *m_ropeTables.front().buffer;
     }
 
     // Declared first: everything below uses the device and is destroyed before it.
@@ -398,10 +411,13 @@ class VulkanBackend final : public Backend {
     Staging m_staging;
     WeightUploader m_weights;
     std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities;
-    std::shared_ptr<BufferRegion> m_rope;
-    int m_ropeRows = 0;
-    int m_ropeHeadDim = 0;
-    float m_ropeTheta = 0.0f;
+    struct RopeTable {
+        RotaryFrequencies frequencies;
+        int rows = 0;
+        std::shared_ptr<BufferRegion> buffer;
+    };
+    static constexpr size_t kKeptRopeTables = 4;  // a forward uses at most two
+    std::vector<RopeTable> m_ropeTables;          // most recently used first
 };
 
 }  // namespace

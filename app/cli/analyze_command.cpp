@@ -75,6 +75,10 @@ int runAnalyze(const Arguments& args) {
         nlohmann::ordered_json doc =
             input ? inputJson(*model, *input) : nlohmann::ordered_json{{"model", model->name()}};
         addConfigJson(doc, config);
+        if (c.qkNorm != QkNorm::None)
+            doc["bilinear_form"] =
+                "W_Q diag(g_q * g_k) W_K^T: the QK-norm gains are folded in, their per-token "
+                "RMS factors left out";
         if (!c.isEncoderDecoder()) {
             doc.update(metricsJson(metrics.front()));  // decoder- and encoder-only: as before
         } else {
@@ -85,6 +89,10 @@ int runAnalyze(const Arguments& args) {
         return 0;
     }
     std::printf("model %s, config %s\n", model->name().c_str(), config.name().c_str());
+    if (c.qkNorm != QkNorm::None)
+        std::printf(
+            "QK-norm: each head's form is W_Q diag(g_q * g_k) W_K^T (the norms' gains folded "
+            "in, their per-token RMS factors left out)\n");
     for (size_t i = 0; i < blocks.size(); ++i) {
         if (c.isEncoderDecoder()) std::printf("\n%s attention\n", blocks[i].name);
         std::printf("median layer W_QK symmetry %.4f, directionality %.4f\n\n",

@@ -33,6 +33,16 @@ int runInfo(const Arguments& args) {
         {"tokenizer", model->tokenizer() != nullptr},
     };
     if (!model->tokenizer()) doc["tokenizer_error"] = model->tokenizerError();
+    if (c.positions == Positions::Rotary) doc["rotary"] = c.rotary.describe();
+    if (c.qkNorm != QkNorm::None)
+        doc["qk_norm"] = c.qkNorm == QkNorm::PerHead ? "per head" : "whole";
+    // One entry per layer where the layers differ (local / global, NoPE).
+    if (!c.describeLayer(0).empty()) {
+        nlohmann::ordered_json kinds = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l) kinds.push_back(c.describeLayer(l));
+        doc["layer_kinds"] = kinds;
+    }
+    if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
     if (args.flag("json")) {
         printJson(doc);
         return 0;
@@ -51,6 +61,20 @@ int runInfo(const Arguments& args) {
     row("d_ff", std::to_string(c.dFF));
     row("vocab", std::to_string(c.vocabSize));
     row("context", std::to_string(c.contextLength));
+    if (c.positions == Positions::Rotary) row("positions", c.rotary.describe());
+    if (c.qkNorm != QkNorm::None)
+        row("qk-norm", c.qkNorm == QkNorm::PerHead ? "RMSNorm of each head's q and k"
+                                                   : "RMSNorm of the whole q and k projections");
+    if (!c.describeLayer(0).empty()) {
+        int local = 0, nope = 0;
+        for (int l = 0; l < c.layers; ++l) {
+            local += c.windowOf(l) > 0;
+            nope += c.positions == Positions::Rotary && !c.rotaryOf(l);
+        }
+        row("layer kinds", std::to_string(local) + " local, " + std::to_string(c.layers - local) +
+                               " global" + (nope ? ", " + std::to_string(nope) + " NoPE" : ""));
+    }
+    if (!c.notShown.empty()) row("not shown", c.notShown);
     row("parameters", std::to_string(model->parameterCount()));
     char size[32];
     std::snprintf(size, sizeof size, "%.1f MB", model->weightBytes() / 1e6);

@@ -70,6 +70,10 @@ class LayerFactors {
         return it->second;
     }
 
+    std::optional<Eigen::VectorXd> scoreGains(int head) const {
+        return headScoreGains(m_model, m_config, m_layer, head, m_kind, m_pairing);
+    }
+
     // The head's output rows W_O^h (d_k x d_model), which no configuration changes.
     Eigen::MatrixXd outputRows(int head) const {
         return toDouble(headOutputRows(m_model, m_layer, head, m_kind));
@@ -95,10 +99,15 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     const FactorBasis& q = factors.slot(head, Projection::Query);
     const FactorBasis& k = factors.slot(head, Projection::Key);
     const FactorBasis& v = factors.slot(head, Projection::Value);
+    // With QK-norm the bilinear form is W_Q diag(g) W_K^T: the gains join the query factor.
+    std::optional<FactorBasis> gained;
+    if (const auto gains = factors.scoreGains(head))
+        gained.emplace(q.matrix() * gains->asDiagonal());
+    const FactorBasis& form = gained ? *gained : q;
     HeadMetrics m;
-    m.wqkSymmetry = productSymmetryScore(q.matrix(), k.matrix());
-    m.wqkDirectionality = productDirectionality(q.matrix(), k.matrix());
-    ProductSpectrum spectrum = productSpectrum(q, k);
+    m.wqkSymmetry = productSymmetryScore(form.matrix(), k.matrix());
+    m.wqkDirectionality = productDirectionality(form.matrix(), k.matrix());
+    ProductSpectrum spectrum = productSpectrum(form, k);
     m.wqkRank = spectrum.rank;
     m.wqkSingularValues = std::move(spectrum.singularValues);
     m.eigenPositivity = spectrum.eigenPositivity;
@@ -132,7 +141,11 @@ void layerWqkMetrics(LayerFactors& factors, const Architecture& c, ThreadPool& p
             keyBlocks.push_back(key);
             b.middleCols(column, dk) = key->matrix();
         }
-        a.middleCols(column, dk) += factors.slot(head, Projection::Query).matrix();
+        const Eigen::MatrixXd& query = factors.slot(head, Projection::Query).matrix();
+        if (const auto gains = factors.scoreGains(head))  // QK-norm: W_Q diag(g)
+            a.middleCols(column, dk) += query * gains->asDiagonal();
+        else
+            a.middleCols(column, dk) += query;
     }
     const Eigen::Index width = static_cast<Eigen::Index>(keyBlocks.size()) * dk;
     out.wqkSymmetry = productSymmetryScore(a.leftCols(width), b.leftCols(width), pool);
@@ -180,6 +193,31 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
             return (cross ? w.crossValue : w.value).weight.columns(kvHead * c.headDim, c.headDim);
     }
     throw Error("unknown projection");
+}
+
+std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfiguration& config,
+                                              int layer, int head, AttentionKind kind,
+                                              GqaPairing pairing) {
+    const Architecture c = architectureOf(model, kind);
+    checkHead(c, layer, head);
+    if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross) return std::nullopt;
+    const ModelWeights& weights = model.weights();
+    const LayerWeights& w =
+        kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
+    const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
+    const int dk = c.headDim;
+    // The gains a slot filled from `source` carries: per head the norm's d_k weights, over the
+    // whole projection the slice of the head whose projection fills the slot.
+    auto gainsOf = [&](Projection source) -> Eigen::VectorXd {
+        if (source == Projection::Value) return Eigen::VectorXd::Ones(dk);
+        const bool query = source == Projection::Query;
+        const VectorView& gamma = (query ? w.queryNorm : w.keyNorm).gamma;
+        const int first = c.qkNorm == QkNorm::Whole ? (query ? head : kvHead) * dk : 0;
+        Eigen::VectorXd g(dk);
+        for (int i = 0; i < dk; ++i) g(i) = gamma[first + i];
+        return g;
+    };
+    return gainsOf(config.querySource).cwiseProduct(gainsOf(config.keySource));
 }
 
 MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind kind) {

@@ -76,6 +76,15 @@ struct AnalysisOptions {
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
                           Projection slot, AttentionKind kind = AttentionKind::Self,
                           GqaPairing pairing = GqaPairing::HuggingFace);
+// QK-norm (Qwen3, Gemma 3, OLMo 2): the gains g_q ∘ g_k (d_k of them) the norms put between the
+// head's query and key slots under the configuration, so that its bilinear form is
+// W_Q^h diag(g_q ∘ g_k) W_K^h^T. The norms' per-token RMS factors are left out: they scale each
+// score, not the form. A slot filled from W_Q takes q_norm's gains, from W_K k_norm's, from W_V
+// none (1). nullopt for a model without QK-norm.
+std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfiguration& config,
+                                              int layer, int head,
+                                              AttentionKind kind = AttentionKind::Self,
+                                              GqaPairing pairing = GqaPairing::HuggingFace);
 // The d_k x d_model rows of the layer's output projection that read query head `head`.
 MatrixView headOutputRows(const Model& model, int layer, int head,
                           AttentionKind kind = AttentionKind::Self);

@@ -15,6 +15,7 @@
 #include "core/backend/activation.h"
 #include "core/backend/key_mask.h"
 #include "core/backend/matrix_view.h"
+#include "core/backend/rotary_frequencies.h"
 
 namespace qkv {
 
@@ -118,16 +119,20 @@ class Backend {
     virtual void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
                            Tensor& y) = 0;
     virtual void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) = 0;
+    // RMSNorm of each row's each headDim-wide block, scaled by gamma (headDim wide): QK-norm.
+    virtual void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
+                              Tensor& y) = 0;
     // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
     virtual void activate(Tensor& x, Activation activation) = 0;
     // up = act(gate) * up for a gated activation: SwiGlu (silu) or GeluTanhGlu.
     virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
     // Rotary position embedding (Hugging Face rotate_half convention), row i at position
-    // firstPosition + i, on the first rotaryDims of each head (GPT-NeoX's partial rotary); the
-    // rest are copied.
-    virtual void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
-                      Tensor& y) = 0;
+    // firstPosition + i, on the first frequencies.rotaryDims() of each head (partial rotary);
+    // the rest are copied. Pair j of a row at position p turns by the float32 angle
+    // p · inverse[j], with cos and sin multiplied by frequencies.scale.
+    virtual void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies,
+                      int firstPosition, Tensor& y) = 0;
     // Each row's each headDim-wide block divided by its Euclidean norm (Reformer's unit keys);
     // a zero block stays zero.
     virtual void normalizeHeads(const Tensor& x, int headDim, Tensor& y) = 0;

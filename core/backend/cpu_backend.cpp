@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <thread>
 #include <unsupported/Eigen/SpecialFunctions>
 #include <vector>
@@ -26,11 +27,26 @@ std::atomic<int> g_threads{0};  // 0: every core
 // Either owns row-major storage (activations) or views host memory with any layout (weights).
 // Owned storage is left uninitialised: every op overwrites its whole output, and zero-filling
 // megabytes per layer showed up in profiles.
+// Tensor storage starts on a cache line (64 bytes: an AVX-512 vector), wherever the allocating
+// thread's malloc arena happens to be: OpenBLAS's vector kernels split a row into an unaligned
+// head and an aligned body, so the address would decide the order of a dot product's sums, and
+// with it the last bits of the result, from run to run.
+constexpr std::align_val_t kTensorAlignment{64};
+
+struct AlignedFloatsDelete {
+    void operator()(float* p) const { ::operator delete[](p, kTensorAlignment); }
+};
+
+float* alignedFloats(size_t count) {
+    return static_cast<float*>(
+        ::operator new[](std::max<size_t>(count, 1) * sizeof(float), kTensorAlignment));
+}
+
 class CpuTensor final : public Tensor {
   public:
     CpuTensor(int rows, int cols)
         : Tensor(rows, cols),
-          m_storage(new float[static_cast<size_t>(rows) * cols]),
+          m_storage(alignedFloats(static_cast<size_t>(rows) * cols)),
           m_view{m_storage.get(), rows, cols, cols, 1} {}
     explicit CpuTensor(const MatrixView& view) : Tensor(view.rows, view.cols), m_view(view) {}
 
@@ -40,7 +56,7 @@ class CpuTensor final : public Tensor {
     bool contiguous() const { return m_view.colStride == 1 && m_view.rowStride == m_view.cols; }
 
   private:
-    std::unique_ptr<float[]> m_storage;
+    std::unique_ptr<float[], AlignedFloatsDelete> m_storage;
     MatrixView m_view;
 };
 
@@ -164,16 +180,29 @@ class CpuBackend final : public Backend {
 
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override {
         requireShape(x.rows() == y.rows() && x.cols() == y.cols(), "rmsNorm");
-        const int n = x.cols();
+        rmsNormBlocks(x, x.cols(), gamma, eps, y);
+    }
+
+    void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
+                      Tensor& y) override {
+        requireShape(
+            x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
+            "rmsNormHeads");
+        rmsNormBlocks(x, headDim, gamma, eps, y);
+    }
+
+    // RMSNorm of every `width`-wide block of the row-major data, each scaled by gamma.
+    void rmsNormBlocks(const Tensor& x, int width, const Tensor& gamma, float eps, Tensor& y) {
         const float* g = cpu(gamma).data();
-        split(x.rows(), kRowGrain, [&](int first, int last) {
+        const int blocks = static_cast<int>(static_cast<std::int64_t>(x.rows()) * x.cols() / width);
+        split(blocks, kRowGrain, [&](int first, int last) {
             for (int r = first; r < last; ++r) {
-                const float* in = cpu(x).data() + r * n;
-                float* out = cpu(y).data() + r * n;
+                const float* in = cpu(x).data() + static_cast<size_t>(r) * width;
+                float* out = cpu(y).data() + static_cast<size_t>(r) * width;
                 double sumSquares = 0.0;
-                for (int i = 0; i < n; ++i) sumSquares += static_cast<double>(in[i]) * in[i];
-                const float inv = static_cast<float>(1.0 / std::sqrt(sumSquares / n + eps));
-                for (int i = 0; i < n; ++i) out[i] = g[i] * (in[i] * inv);
+                for (int i = 0; i < width; ++i) sumSquares += static_cast<double>(in[i]) * in[i];
+                const float inv = static_cast<float>(1.0 / std::sqrt(sumSquares / width + eps));
+                for (int i = 0; i < width; ++i) out[i] = g[i] * (in[i] * inv);
             }
         });
     }
@@ -230,16 +259,14 @@ class CpuBackend final : public Backend {
         });
     }
 
-    void rope(const Tensor& x, int headDim, int rotaryDims, float theta, int firstPosition,
+    void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && x.cols() % headDim == 0 &&
-                         rotaryDims > 0 && rotaryDims <= headDim && rotaryDims % 2 == 0 &&
+        const int rotaryDims = frequencies.rotaryDims();
+        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
+                         x.cols() % headDim == 0 && rotaryDims > 0 && rotaryDims <= headDim &&
                          firstPosition >= 0,
                      "rope");
         const int half = rotaryDims / 2;
-        std::vector<double> inverseFrequency(half);
-        for (int i = 0; i < half; ++i)
-            inverseFrequency[i] = std::pow(static_cast<double>(theta), -2.0 * i / rotaryDims);
         const int cols = x.cols();
         for (int row = 0; row < x.rows(); ++row) {
             const int pos = firstPosition + row;
@@ -249,9 +276,9 @@ class CpuBackend final : public Backend {
                 std::copy(in + h + rotaryDims, in + h + headDim, out + h + rotaryDims);
             for (int i = 0; i < half; ++i) {
                 // HF computes the angle in float32 before cos/sin; match it.
-                const float angle =
-                    static_cast<float>(pos) * static_cast<float>(inverseFrequency[i]);
-                const float c = std::cos(angle), s = std::sin(angle);
+                const float angle = static_cast<float>(pos) * frequencies.inverse[i];
+                const float c = std::cos(angle) * frequencies.scale;
+                const float s = std::sin(angle) * frequencies.scale;
                 for (int h = 0; h < cols; h += headDim) {
                     const float a = in[h + i], b = in[h + i + half];
                     out[h + i] = a * c - b * s;

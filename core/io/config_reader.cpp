@@ -1,5 +1,7 @@
 #include "core/io/config_reader.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "core/util/error.h"
@@ -7,8 +9,8 @@
 namespace qkv {
 
 const nlohmann::json* ConfigReader::find(const char* key) const {
-    auto it = m_doc.find(key);
-    return it == m_doc.end() || it->is_null() ? nullptr : &*it;
+    auto it = m_doc->find(key);
+    return it == m_doc->end() || it->is_null() ? nullptr : &*it;
 }
 
 void ConfigReader::fail(const std::string& message) const { throw Error(m_where + ": " + message); }
@@ -67,6 +69,50 @@ std::string ConfigReader::stringOr(const char* key, const std::string& fallback)
     if (!v) return fallback;
     if (!v->is_string()) fail(std::string("\"") + key + "\" must be a string");
     return v->get<std::string>();
+}
+
+std::optional<ConfigReader> ConfigReader::object(const char* key) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return std::nullopt;
+    if (!v->is_object()) fail(std::string("\"") + key + "\" must be an object");
+    return ConfigReader(*v, m_where + ": \"" + key + "\"");
+}
+
+namespace {
+
+// The elements of a JSON list that `accepts`; throws through `reader` naming the key otherwise.
+template <typename T, typename Accepts>
+std::vector<T> listOf(const ConfigReader& reader, const nlohmann::json* v, const char* key,
+                      const char* what, Accepts accepts) {
+    if (!v) reader.fail(std::string("missing \"") + key + "\"");
+    if (!v->is_array()) reader.fail(std::string("\"") + key + "\" must be a list of " + what);
+    if (v->size() > static_cast<std::size_t>(ConfigReader::kMaxWidth))
+        reader.fail(std::string("\"") + key + "\" is too long");
+    std::vector<T> out;
+    for (const nlohmann::json& e : *v) {
+        if (!accepts(e)) reader.fail(std::string("\"") + key + "\" must be a list of " + what);
+        out.push_back(e.get<T>());
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<double> ConfigReader::numbers(const char* key) const {
+    return listOf<double>(*this, find(key), key, "numbers", [](const nlohmann::json& e) {
+        return e.is_number() && std::isfinite(e.get<double>());
+    });
+}
+
+std::vector<int> ConfigReader::integers(const char* key) const {
+    return listOf<int>(*this, find(key), key, "integers", [](const nlohmann::json& e) {
+        return e.is_number_integer() && std::llabs(e.get<std::int64_t>()) <= kMaxCount;
+    });
+}
+
+std::vector<std::string> ConfigReader::strings(const char* key) const {
+    return listOf<std::string>(*this, find(key), key, "strings",
+                               [](const nlohmann::json& e) { return e.is_string(); });
 }
 
 void ConfigReader::requireNull(const char* key, const std::string& what) const {

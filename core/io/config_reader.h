@@ -3,7 +3,9 @@
 // model family's reader uses to fill a Architecture.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace qkv {
 
@@ -15,7 +17,7 @@ class ConfigReader {
     static constexpr std::int64_t kMaxWidth = std::int64_t{1} << 24;
 
     ConfigReader(const nlohmann::json& doc, std::string where)
-        : m_doc(doc), m_where(std::move(where)) {}
+        : m_doc(&doc), m_where(std::move(where)) {}
 
     bool has(const char* key) const;
     int positiveInt(const char* key, std::int64_t limit = kMaxCount) const;
@@ -29,6 +31,12 @@ class ConfigReader {
     float numberOr(const char* key, float fallback) const;
     bool boolOr(const char* key, bool fallback) const;
     std::string stringOr(const char* key, const std::string& fallback) const;
+    // A nested object ("rope_scaling", "text_config") as a reader of its own whose errors name
+    // the key; nullopt when absent or null. It refers to this reader's document.
+    std::optional<ConfigReader> object(const char* key) const;
+    std::vector<double> numbers(const char* key) const;       // a list of numbers
+    std::vector<int> integers(const char* key) const;         // a list of integers
+    std::vector<std::string> strings(const char* key) const;  // a list of strings
     // The key is absent or null ("rope_scaling": null); otherwise throws naming `what`.
     void requireNull(const char* key, const std::string& what) const;
 
@@ -38,7 +46,7 @@ class ConfigReader {
   private:
     const nlohmann::json* find(const char* key) const;  // null when absent or null
 
-    const nlohmann::json& m_doc;
+    const nlohmann::json* m_doc;  // a pointer, so readers can be assigned
     std::string m_where;
 };
 

@@ -3,19 +3,34 @@
 // kind and placement, residual style, positions, score scale, soft-caps, windows, activations.
 // A model family's reader (core/model/families/) fills it from config.json; nothing downstream
 // looks at the family's name.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/backend/activation.h"
 #include "core/backend/key_mask.h"
+#include "core/model/rotary.h"
 
 namespace qkv {
 
 enum class NormKind { LayerNorm, RmsNorm };
 enum class Positions { Learned, Rotary };
+// QK-norm: an RMSNorm of the queries and keys after their projection, before rotary positions —
+// over each head (Qwen3, Gemma-3) or over the whole projection (OLMo 2).
+enum class QkNorm { None, PerHead, Whole };
+
+// What one layer's attention is where a family mixes kinds.
+struct LayerKind {
+    bool local = false;  // sliding-window attention (Architecture::slidingWindow)
+    bool rotary = true;  // false: NoPE, queries and keys are not rotated (SmolLM3)
+};
 
 struct Architecture {
     std::string family;     // the reader that filled this: gpt2, bert, llama, gpt_neox, ...
     std::string modelType;  // config.json "model_type" as written
+    // What of the checkpoint is not shown, for the user ("image inputs are not shown" for a
+    // multimodal model read as its text model); empty when everything is.
+    std::string notShown;
     int layers = 0;
     int heads = 0;    // query heads
     int kvHeads = 0;  // key/value heads (= heads unless grouped-query attention)
@@ -29,9 +44,9 @@ struct Architecture {
     // Embeddings: token embedding · embeddingScale (+ learned position row i + positionOffset).
     float embeddingScale = 1.0f;
     Positions positions = Positions::Learned;
-    int positionOffset = 0;  // OPT: 2; RoBERTa: padding_idx + 1
-    float ropeTheta = 10000.0f;
-    int rotaryDims = 0;  // leading dimensions of each head that rotate (GPT-NeoX rotary_pct)
+    int positionOffset = 0;             // OPT: 2; RoBERTa: padding_idx + 1
+    Rotary rotary;                      // with rotary positions: global layers' (or every layer's)
+    std::optional<Rotary> localRotary;  // local layers' own (Gemma-3, ModernBERT); else rotary
 
     // Blocks.
     NormKind norm = NormKind::LayerNorm;
@@ -45,8 +60,11 @@ struct Architecture {
     bool causal = true;
     float attentionScale = 0.0f;    // multiplies q·k; 0: 1/sqrt(d_k) (AttentionOptions::scaleFor)
     float attentionSoftCap = 0.0f;  // scores := cap·tanh(scores/cap) before masking; 0: none
-    int slidingWindow = 0;          // keys i-window < j <= i; 0: none
-    int slidingWindowPeriod = 1;    // layers l with l % period == 0 use the window
+    int slidingWindow = 0;          // local layers' keys i-window < j <= i; 0: none
+    QkNorm qkNorm = QkNorm::None;
+    // One per layer once read (validation fills it from slidingWindow when a reader left it
+    // empty: every layer local when a window is set).
+    std::vector<LayerKind> layerKinds;
 
     // Output.
     bool tiedEmbeddings = true;    // output projection = token embedding matrix
@@ -68,10 +86,39 @@ struct Architecture {
     int relativeMaxDistance = 0;
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
-    int windowOf(int layer) const {
-        return slidingWindow > 0 && layer % slidingWindowPeriod == 0 ? slidingWindow : 0;
+    // A description no reader filled (a test's, the benchmark's) has every layer alike.
+    LayerKind kindOf(int layer) const {
+        if (layer >= 0 && layer < static_cast<int>(layerKinds.size())) return layerKinds[layer];
+        return {slidingWindow > 0, true};
     }
-    int rotaryWidth() const { return rotaryDims > 0 ? rotaryDims : headDim; }
+    int windowOf(int layer) const { return kindOf(layer).local ? slidingWindow : 0; }
+    // The rotary embedding of a layer; null without rotary positions or in a NoPE layer.
+    const Rotary* rotaryOf(int layer) const {
+        if (positions != Positions::Rotary || !kindOf(layer).rotary) return nullptr;
+        return kindOf(layer).local && localRotary ? &*localRotary : &rotary;
+    }
+    // What kind a layer is where a model mixes kinds or windows them: "local, window 512,
+    // rotary θ=10000", "global, rotary θ=1000000, linear ×8", "global, NoPE"; "" where every
+    // layer is a plain global one (GPT-2, Llama).
+    std::string describeLayer(int layer) const {
+        bool mixed = localRotary.has_value();
+        for (int l = 0; l < layers; ++l)
+            mixed |= windowOf(l) > 0 || (positions == Positions::Rotary && !kindOf(l).rotary);
+        if (!mixed) return {};
+        std::string text = windowOf(layer) > 0 ? "local, window " + std::to_string(windowOf(layer))
+                                               : std::string("global");
+        if (positions == Positions::Rotary)
+            text += rotaryOf(layer) ? ", " + rotaryOf(layer)->describe() : std::string(", NoPE");
+        return text;
+    }
+    // Whether inputs of a and b tokens rotate every position alike (dynamic and longrope
+    // scalings change with the length): what prefix reuse needs.
+    bool rotationsAgree(int a, int b) const {
+        if (positions != Positions::Rotary) return true;
+        for (const Rotary* r : {&rotary, localRotary ? &*localRotary : &rotary})
+            if (r->dependsOnLength() && !(r->frequencies(a) == r->frequencies(b))) return false;
+        return true;
+    }
     KeyMask keyMask(int layer) const { return {causal, windowOf(layer)}; }
     bool isEncoderDecoder() const { return decoderLayers > 0; }
     // The decoder's stack as a description of its own: causal, with the decoder's sizes.
@@ -83,6 +130,7 @@ struct Architecture {
         d.dFF = decoderFF;
         d.causal = true;
         d.decoderLayers = 0;
+        d.layerKinds.assign(decoderLayers, LayerKind{});
         return d;
     }
 };

@@ -25,6 +25,8 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
     d.key = bindLinear(layer.key, backend);
     d.value = bindLinear(layer.value, backend);
     d.output = bindLinear(layer.output, backend);
+    d.queryNorm = bindNorm(layer.queryNorm, backend);
+    d.keyNorm = bindNorm(layer.keyNorm, backend);
     d.mlpNorm = bindNorm(layer.mlpNorm, backend);
     d.mlpOutputNorm = bindNorm(layer.mlpOutputNorm, backend);
     d.mlpIn = bindLinear(layer.mlpIn, backend);

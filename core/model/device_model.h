@@ -22,6 +22,7 @@ struct DeviceNorm {
 struct DeviceLayer {
     DeviceNorm attentionNorm, attentionOutputNorm;
     DeviceLinear query, key, value, output;
+    DeviceNorm queryNorm, keyNorm;
     DeviceNorm mlpNorm, mlpOutputNorm;
     DeviceLinear mlpIn, mlpGate, mlpOut;
     DeviceNorm crossNorm;

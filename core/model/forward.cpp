@@ -183,7 +183,8 @@ ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const Forward
                                     int kept) const {
     const int n = static_cast<int>(request.ids.size());
     if (kept < 0 || kept >= n || kept > earlier.trace.tokens() ||
-        (kept > 0 && !canKeepPrefix(request)))
+        (kept > 0 && (!canKeepPrefix(request) ||
+                      !m_model.architecture().rotationsAgree(earlier.trace.tokens(), n))))
         throw Error("internal error: no prefix of " + std::to_string(kept) + " tokens to keep");
     return compute(request, kept > 0 ? &earlier : nullptr, kept);
 }

@@ -16,13 +16,25 @@ struct AttentionBlock {
     const DeviceLinear& key;
     const DeviceLinear& value;
     const DeviceLinear& output;
+    const DeviceNorm* queryNorm = nullptr;  // QK-norm; cross-attention has none
+    const DeviceNorm* keyNorm = nullptr;
 
-    static AttentionBlock self(const DeviceLayer& l) { return {l.query, l.key, l.value, l.output}; }
+    static AttentionBlock self(const DeviceLayer& l) {
+        return {l.query, l.key, l.value, l.output, &l.queryNorm, &l.keyNorm};
+    }
     static AttentionBlock cross(const DeviceLayer& l) {
         return {l.crossQuery, l.crossKey, l.crossValue, l.crossOutput};
     }
     const DeviceLinear& projection(Projection p) const {
         return p == Projection::Query ? query : p == Projection::Key ? key : value;
+    }
+    // The QK-norm that follows a projection wherever a configuration puts it: a key slot filled
+    // from W_Q is normed with q_norm. Values are never normed. Null where there is none.
+    const DeviceNorm* normAfter(Projection p) const {
+        const DeviceNorm* n = p == Projection::Query ? queryNorm
+                              : p == Projection::Key ? keyNorm
+                                                     : nullptr;
+        return n && n->gamma ? n : nullptr;
     }
 };
 
@@ -76,15 +88,15 @@ class LayerRunner {
             m_be.add(x, *mlp(layer, h));
             m_be.add(x, *attention);
         } else if (m_c.preNorm) {  // x + out(attn(norm x)), then the same for the MLP
-            norm(layer.attentionNorm, x, h);
-            addResidual(x, *attend(l, self, h, h, mask, m_positionBias, traced),
+            // A sublayer without an input norm (OLMo 2, ModernBERT's first layer) reads x.
+            const Tensor& in = normedOrSame(layer.attentionNorm, x, h);
+            addResidual(x, *attend(l, self, in, in, mask, m_positionBias, traced),
                         layer.attentionOutputNorm, h);
             if (encoded) {
                 norm(layer.crossNorm, x, h);
                 m_be.add(x, *attend(l, cross, h, *encoded, kUnmasked, nullptr, *crossTraced));
             }
-            norm(layer.mlpNorm, x, h);
-            addResidual(x, *mlp(layer, h), layer.mlpOutputNorm, h);
+            addResidual(x, *mlp(layer, normedOrSame(layer.mlpNorm, x, h)), layer.mlpOutputNorm, h);
         } else {  // norm(x + attn(x)), then norm(x + mlp(x))
             postNormed(layer.attentionNorm, x, attend(l, self, x, x, mask, m_positionBias, traced));
             if (encoded)
@@ -99,10 +111,7 @@ class LayerRunner {
     void traceOnly(int l, const DeviceLayer& layer, const Tensor& x, Tensor& h,
                    LayerTrace& traced) const {
         const Tensor* input = &x;
-        if (m_c.preNorm || m_c.parallelResidual) {
-            norm(layer.attentionNorm, x, h);
-            input = &h;
-        }
+        if (m_c.preNorm || m_c.parallelResidual) input = &normedOrSame(layer.attentionNorm, x, h);
         attend(l, AttentionBlock::self(layer), *input, *input, m_c.keyMask(l), m_positionBias,
                traced, false);
     }
@@ -121,6 +130,13 @@ class LayerRunner {
     }
 
   private:
+    // y := norm(x) where the layer has the norm, and x itself where it has none.
+    const Tensor& normedOrSame(const DeviceNorm& n, const Tensor& x, Tensor& y) const {
+        if (!n.gamma) return x;
+        norm(n, x, y);
+        return y;
+    }
+
     // x := norm(x + out), the post-norm residual.
     void postNormed(const DeviceNorm& n, Tensor& x, std::unique_ptr<Tensor> out) const {
         m_be.add(*out, x);
@@ -156,21 +172,38 @@ class LayerRunner {
         const WConfiguration& config = m_request.config;
         const bool cross = &queries != &keys;
         const int kept = cross ? 0 : m_kept.tokens;  // the rows of queries and keys start there
-        // One projection per distinct (weights, input); rotary embedding on the Q and K slots
-        // only (a V slot filled from W_Q keeps the un-rotated projection).
-        std::unique_ptr<Tensor> projected[3][2], rotated[3][2];
+        // One projection per distinct (weights, input); QK-norm and rotary embedding on the Q
+        // and K slots only (a V slot filled from W_Q keeps the raw projection).
+        std::unique_ptr<Tensor> projected[3][2], normed[3][2], rotated[3][2];
         auto source = [&](Projection p, const Tensor& input) -> Tensor& {
             auto& slot = projected[static_cast<int>(p)][&input == &keys];
             if (!slot) slot = linear(block.projection(p), input);
             return *slot;
         };
-        auto positioned = [&](Projection p, const Tensor& input) -> Tensor& {
+        auto qkNormed = [&](Projection p, const Tensor& input) -> Tensor& {
             Tensor& raw = source(p, input);
-            if (m_c.positions != Positions::Rotary) return raw;
-            auto& slot = rotated[static_cast<int>(p)][&input == &keys];
+            const DeviceNorm* n = block.normAfter(p);
+            if (!n) return raw;
+            auto& slot = normed[static_cast<int>(p)][&input == &keys];
             if (!slot) {
                 slot = m_be.create(raw.rows(), raw.cols());
-                m_be.rope(raw, m_c.headDim, m_c.rotaryWidth(), m_c.ropeTheta, kept, *slot);
+                if (m_c.qkNorm == QkNorm::PerHead)
+                    m_be.rmsNormHeads(raw, m_c.headDim, *n->gamma, m_c.normEps, *slot);
+                else
+                    m_be.rmsNorm(raw, *n->gamma, m_c.normEps, *slot);
+            }
+            return *slot;
+        };
+        const Rotary* rotary = cross ? nullptr : m_c.rotaryOf(l);
+        auto positioned = [&](Projection p, const Tensor& input) -> Tensor& {
+            Tensor& plain = qkNormed(p, input);
+            if (!rotary) return plain;
+            auto& slot = rotated[static_cast<int>(p)][&input == &keys];
+            if (!slot) {
+                slot = m_be.create(plain.rows(), plain.cols());
+                // Frequencies of the whole input's length (dynamic and longrope depend on it).
+                m_be.rope(plain, m_c.headDim, rotary->frequencies(kept + plain.rows()), kept,
+                          *slot);
             }
             return *slot;
         };

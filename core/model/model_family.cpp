@@ -22,12 +22,22 @@ void validate(Architecture& c, const std::string& where) {
         throw Error(where + ": " + std::to_string(c.heads) + " query heads are not a " +
                     "multiple of " + std::to_string(c.kvHeads) + " key/value heads");
     if (c.positions == Positions::Rotary) {
-        if (c.rotaryDims < 0 || c.rotaryDims > c.headDim || c.rotaryWidth() % 2 != 0)
-            throw Error(where +
-                        ": rotary embeddings need an even number of rotated dimensions "
-                        "(at most the head dimension " +
-                        std::to_string(c.headDim) + ")");
+        if (c.rotary.dims == 0) c.rotary.dims = c.headDim;
+        if (c.rotary.context == 0) c.rotary.context = c.contextLength;
+        for (const Rotary* r : {&c.rotary, c.localRotary ? &*c.localRotary : &c.rotary})
+            if (r->dims < 2 || r->dims > c.headDim || r->dims % 2 != 0)
+                throw Error(where +
+                            ": rotary embeddings need an even number of rotated dimensions "
+                            "(at most the head dimension " +
+                            std::to_string(c.headDim) + ")");
     }
+    if (c.layerKinds.empty()) c.layerKinds.assign(c.layers, LayerKind{c.slidingWindow > 0, true});
+    if (c.slidingWindow == 0)  // a layer type without a window to use is a global layer
+        for (LayerKind& kind : c.layerKinds) kind.local = false;
+    if (static_cast<int>(c.layerKinds.size()) != c.layers)
+        throw Error(where + ": internal error: layer kinds for " +
+                    std::to_string(c.layerKinds.size()) + " of " + std::to_string(c.layers) +
+                    " layers");
 }
 
 }  // namespace
@@ -41,10 +51,11 @@ int headDimFromWidth(const Architecture& c, const std::string& where) {
 
 const std::vector<ModelFamily>& modelFamilies() {
     static const std::vector<ModelFamily> all = {
-        families::gpt2(),    families::bert(),  families::roberta(), families::distilbert(),
-        families::llama(),   families::qwen2(), families::gemma2(),  families::phi3(),
-        families::gptNeox(), families::opt(),   families::marian(),  families::bart(),
-        families::t5(),
+        families::gpt2(),    families::bert(),    families::roberta(), families::distilbert(),
+        families::llama(),   families::qwen2(),   families::gemma2(),  families::phi3(),
+        families::gptNeox(), families::opt(),     families::marian(),  families::bart(),
+        families::t5(),      families::qwen3(),   families::gemma3(),  families::gemma3Multimodal(),
+        families::olmo2(),   families::smollm3(),
     };
     return all;
 }

@@ -52,6 +52,11 @@ ModelFamily opt();
 ModelFamily marian();
 ModelFamily bart();
 ModelFamily t5();
+ModelFamily qwen3();
+ModelFamily gemma3();
+ModelFamily gemma3Multimodal();
+ModelFamily olmo2();
+ModelFamily smollm3();
 }  // namespace families
 
 }  // namespace qkv

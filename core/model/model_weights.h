@@ -26,6 +26,7 @@ struct LayerWeights {
     LinearWeights key;                // d_model x kvHeads*d_k
     LinearWeights value;              // d_model x kvHeads*d_k
     LinearWeights output;             // heads*d_k x d_model
+    NormWeights queryNorm, keyNorm;   // QK-norm (Qwen3, Gemma-3, OLMo 2); empty otherwise
     NormWeights mlpNorm;
     NormWeights mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
     LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj

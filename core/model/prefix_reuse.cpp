@@ -42,7 +42,12 @@ std::shared_ptr<const ForwardResult> ReusingForward::run(const ForwardRequest& r
     Kept* earlier = found != m_kept.end() ? found->get() : nullptr;
     // At least the last token is computed: it gives the logits (and a shortened text's rows).
     int reused = 0;
-    if (earlier && m_pass.canKeepPrefix(request))
+    // Dynamic and longrope scalings rotate every position by the input's length: an input on the
+    // other side of their threshold computes whole.
+    const Architecture& c = m_pass.model().architecture();
+    if (earlier && m_pass.canKeepPrefix(request) &&
+        c.rotationsAgree(static_cast<int>(earlier->request.ids.size()),
+                         static_cast<int>(request.ids.size())))
         reused = std::min(commonPrefix(earlier->request.ids, request.ids),
                           static_cast<int>(request.ids.size()) - 1);
     auto result = std::make_shared<const ForwardResult>(

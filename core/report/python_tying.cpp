@@ -97,6 +97,14 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
         reasons.push_back(std::string("masking each token's attention to itself") + notWeights);
     if (config.normalizeKeys)
         reasons.push_back(std::string("unit-length keys, k / |k|,") + notWeights);
+    // transformers norms whatever q_proj and k_proj give; QKV Lab norms what W_Q and W_K give.
+    if (a.qkNorm != QkNorm::None)
+        for (Slot s : movedSlots(config))
+            if (s.source == P::Value && s.slot != P::Value)
+                reasons.push_back(std::string(1, letter(s.slot)) +
+                                  " := V does not fit: transformers would put the " +
+                                  (s.slot == P::Query ? "query" : "key") +
+                                  " path's QK-norm on the values, which QKV Lab leaves un-normed");
     if (groupedQuery(a))
         for (Slot s : movedSlots(config))
             if (s.source == P::Query && s.slot != P::Query)
@@ -158,6 +166,9 @@ void writeTying(std::ostream& out, const WConfiguration& config, const Architect
         cloned[i] = true;
         out << "        learned_" << lower(s.source) << " = [t.clone() for t in " << lower(s.source)
             << "]\n";
+        if (a.qkNorm != QkNorm::None && s.source != P::Value)
+            out << "        learned_" << lower(s.source) << "_norm = block." << lower(s.source)
+                << "_norm.weight.clone()\n";
     }
     for (Slot s : moved) {
         const std::string source = std::string("learned_") + lower(s.source);
@@ -165,6 +176,11 @@ void writeTying(std::ostream& out, const WConfiguration& config, const Architect
         out << "        assign(" << lower(s.slot) << ", "
             << (expand ? "per_query_head(" + source + ")" : source) << ")  # " << letter(s.slot)
             << " := " << letter(s.source) << "\n";
+        // QK-norm follows its projection: a key path that is the query path has q_norm.
+        if (a.qkNorm != QkNorm::None && s.slot != P::Value && s.source != P::Value)
+            out << "        block." << lower(s.slot) << "_norm.weight.copy_(learned_"
+                << lower(s.source) << "_norm)  # " << lower(s.slot)
+                << "_norm := " << lower(s.source) << "_norm\n";
     }
     out << "\n";
 }

@@ -259,6 +259,28 @@ void expectHeadMatches(const nlohmann::json& layers, const test::ReferenceMatrix
     }
 }
 
+// info names what each layer is where a model mixes kinds, its rotary scaling and QK-norm, and
+// what a multimodal checkpoint read as its text model leaves out.
+TEST(CliShared, InfoDescribesLayerKindsRotaryAndQkNorm) {
+    QKV_REQUIRE_SHARED(shared);
+    CliRun r =
+        cli({"info", "--model", (shared / "models" / "gemma3mm-random-tiny").string(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json kinds = r.json()["layer_kinds"];
+    ASSERT_EQ(kinds.size(), 3u);
+    EXPECT_EQ(kinds[0], "local, window 4, rotary θ=10000");
+    EXPECT_EQ(kinds[2], "global, rotary θ=1000000, linear ×8");
+    EXPECT_EQ(r.json()["qk_norm"], "per head");
+    EXPECT_NE(r.json()["not_shown"].get<std::string>().find("image inputs"), std::string::npos);
+    r = cli({"info", "--model", (shared / "models" / "smollm3-random-tiny").string()});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("0 local, 4 global, 1 NoPE"), std::string::npos) << r.out;
+    r = cli({"analyze", "--model", (shared / "models" / "olmo2-random-tiny").string(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.json()["bilinear_form"].get<std::string>().find("diag(g_q * g_k)"),
+              std::string::npos);
+}
+
 TEST(CliShared, EveryFamilyRunsAttentionAndAnalyzeByIds) {
     QKV_REQUIRE_SHARED(shared);
     for (const std::string& name : test::supportedSharedModelNames(shared)) {

@@ -238,6 +238,53 @@ TEST_P(SharedModelAnalysis, LearnedMetricsAreInRangeAndMatchExplicitProducts) {
     EXPECT_DOUBLE_EQ(metrics.medianLayerWqkSymmetry, median);
 }
 
+// QK-norm folds its gains into the head's form: M_h = W_Q^h diag(g_q ∘ g_k) W_K^h^T, written out
+// here in float64 from the weight and norm tensors (per head: the d_k-wide q_norm/k_norm; OLMo 2:
+// the head's slice of the full-width ones; Gemma: the stored 1 + w).
+class QkNormAnalysis : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(QkNormAnalysis, FormsFoldTheNormGainsAsTheExplicitProduct) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto model = Model::open(shared / "models" / GetParam());
+    const Architecture& c = model->architecture();
+    ASSERT_NE(c.qkNorm, QkNorm::None);
+    const WConfiguration learned = WConfiguration::parse("learned");
+    const ModelMetrics metrics = analyzeModel(*model, learned);
+    const int dk = c.headDim;
+    for (int l = 0; l < c.layers; ++l) {
+        const LayerWeights& w = model->weights().layers[l];
+        Eigen::MatrixXd layerForm = Eigen::MatrixXd::Zero(c.dModel, c.dModel);
+        for (int h = 0; h < c.heads; ++h) {
+            const int kv = h / c.kvGroup();
+            const bool whole = c.qkNorm == QkNorm::Whole;
+            Eigen::VectorXd gains(dk);
+            for (int i = 0; i < dk; ++i)
+                gains(i) = static_cast<double>(w.queryNorm.gamma[(whole ? h * dk : 0) + i]) *
+                           w.keyNorm.gamma[(whole ? kv * dk : 0) + i];
+            const Eigen::MatrixXd form = elementwise(w.query.weight.columns(h * dk, dk)) *
+                                         gains.asDiagonal() *
+                                         elementwise(w.key.weight.columns(kv * dk, dk)).transpose();
+            layerForm += form;
+            const HeadMetrics& head = metrics.layers[l].heads[h];
+            // Double-precision reductions over d_model x d_model: 1e-10 leaves room for order.
+            EXPECT_NEAR(head.wqkSymmetry, symmetryScore(form), 1e-10);
+            Eigen::JacobiSVD<Eigen::MatrixXd> svd(form);
+            for (int i = 0; i < dk; ++i)
+                EXPECT_NEAR(head.wqkSingularValues[i], svd.singularValues()(i),
+                            1e-9 * svd.singularValues()(0));
+        }
+        EXPECT_NEAR(metrics.layers[l].wqkSymmetry, symmetryScore(layerForm), 1e-10);
+    }
+    // shared-qk copies q_norm onto the keys too: every form is W_Q diag(g_q²) W_Q^T, symmetric.
+    for (const LayerMetrics& layer :
+         analyzeModel(*model, WConfiguration::parse("shared-qk")).layers)
+        for (const HeadMetrics& head : layer.heads) EXPECT_NEAR(head.wqkSymmetry, 1.0, 1e-9);
+}
+
+INSTANTIATE_TEST_SUITE_P(QkNormCheckpoints, QkNormAnalysis,
+                         ::testing::Values("qwen3-random-tiny", "gemma3-random-tiny",
+                                           "olmo2-random-tiny"));
+
 TEST_P(SharedModelAnalysis, ScoreSymmetryOfSymmetrisedAndSkewScores) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);

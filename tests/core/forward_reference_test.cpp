@@ -109,10 +109,13 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
 std::vector<Case> allCases() {
     std::vector<Case> cases;
     for (const char* model :
-         {"gpt2-random-tiny", "gpt-nano-sort", "bert-random-tiny", "llama-random-gqa",
-          "stories260K", "gpt_neox-random-tiny", "qwen2-random-tiny", "gemma2-random-tiny",
-          "phi3-random-tiny", "opt-random-tiny", "roberta-random-tiny", "distilbert-random-tiny",
-          "marian-random-tiny", "t5-random-tiny"})
+         {"gpt2-random-tiny",         "gpt-nano-sort",       "bert-random-tiny",
+          "llama-random-gqa",         "stories260K",         "gpt_neox-random-tiny",
+          "qwen2-random-tiny",        "gemma2-random-tiny",  "phi3-random-tiny",
+          "opt-random-tiny",          "roberta-random-tiny", "distilbert-random-tiny",
+          "marian-random-tiny",       "t5-random-tiny",      "llama3rope-random-tiny",
+          "phi3longrope-random-tiny", "qwen3-random-tiny",   "gemma3-random-tiny",
+          "gemma3mm-random-tiny",     "olmo2-random-tiny",   "smollm3-random-tiny"})
         for (const char* configuration : {"original", "shared-qk", "tied-kv", "single-w"})
             cases.push_back({model, configuration});
     return cases;

@@ -111,6 +111,31 @@ TEST(PrefixReuse, EqualsTheWholeForwardOnTheTinyFixtures) {
     }
 }
 
+// LongRoPE rotates every position with the short factors up to original_max_position_embeddings
+// (16 here) and with the long ones beyond: an input that crosses it computes whole, one that stays
+// on the same side reuses its prefix. The results equal whole forwards either way.
+TEST(PrefixReuse, LengthDependentRotaryKeepsNothingAcrossItsThreshold) {
+    QKV_REQUIRE_SHARED(shared);
+    auto model = Model::open(shared / "models" / "phi3longrope-random-tiny");
+    ASSERT_EQ(model->architecture().rotary.scaling.type, RopeType::LongRope);
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ReusingForward reusing(pass);
+    ForwardRequest request;
+    auto runWith = [&](int tokens) {
+        request.ids.resize(tokens);
+        for (int i = 0; i < tokens; ++i) request.ids[i] = 20 + 7 * i;
+        const auto result = reusing.run(request);
+        EXPECT_LE(test::worstRelativeDifference(*result, pass.run(request)), kTolerance);
+        return reusing.reusedTokens();
+    };
+    runWith(10);
+    EXPECT_EQ(runWith(12), 10);  // both short: the first 10 tokens are kept
+    EXPECT_EQ(runWith(20), 0);   // short -> long
+    EXPECT_EQ(runWith(24), 20);  // both long
+    EXPECT_EQ(runWith(14), 0);   // long -> short
+}
+
 TEST(PrefixReuse, ABidirectionalModelKeepsNothing) {
     test::TempDir bert;
     test::writeTinyBert(bert.path(), {.context = 32});

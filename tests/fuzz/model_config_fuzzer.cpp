@@ -10,5 +10,6 @@ QKV_FUZZ_TARGET(model_config) {
     FUZZ_CHECK(c.dFF > 0 && c.vocabSize > 0 && c.contextLength > 0);
     FUZZ_CHECK(c.heads % c.kvHeads == 0 && c.kvGroup() >= 1);
     FUZZ_CHECK(c.positions == Positions::Learned ||
-               (c.rotaryWidth() % 2 == 0 && c.rotaryWidth() <= c.headDim));
+               (c.rotary.dims % 2 == 0 && c.rotary.dims > 0 && c.rotary.dims <= c.headDim));
+    FUZZ_CHECK(static_cast<int>(c.layerKinds.size()) == c.layers);
 }

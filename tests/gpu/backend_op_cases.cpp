@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/model/rotary.h"
 #include "core/util/error.h"
 #include "core/util/half.h"
 #include "tests/gpu/gpu_test_support.h"
@@ -287,6 +288,34 @@ void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
         }
 }
 
+// QK-norm's per-head RMSNorm: each head's block normed and scaled by the same head_dim gains.
+void addRmsNormHeadsCases(std::vector<OpCase>& cases) {
+    unsigned seed = 170;
+    for (int rows : {1, 9})
+        for (auto [headDim, heads] : {std::pair{8, 4}, std::pair{37, 3}, std::pair{128, 2}}) {
+            const unsigned xSeed = seed++, gSeed = seed++;
+            const int cols = headDim * heads;
+            OpCase c;
+            c.name = "RmsNormHeads_" + std::to_string(rows) + "x" + std::to_string(heads) +
+                     "heads_d" + std::to_string(headDim);
+            c.description = "rmsNormHeads: " + std::to_string(rows) + " rows of " +
+                            std::to_string(heads) + " heads of " + std::to_string(headDim) +
+                            ", eps 1e-6, x in [-2.5, 3.5]; seeds x " + std::to_string(xSeed) +
+                            ", gamma " + std::to_string(gSeed);
+            c.run = [=](Backend& be) {
+                const auto x = normInput(rows, cols, xSeed);
+                const auto g = randomValues(headDim, gSeed);
+                auto xt = be.upload(x.data(), rows, cols);
+                auto gt = be.vector({g.data(), headDim});
+                auto y = be.create(rows, cols);
+                be.rmsNormHeads(*xt, headDim, *gt, 1e-6f, *y);
+                return download(be, *y);
+            };
+            c.tolerance = kNorm;  // the same reductions as rmsNorm, over each head
+            cases.push_back(std::move(c));
+        }
+}
+
 // ---- activations, glu, add
 
 // A dense sweep of [-10, 10] plus large magnitudes where a naive tanh overflows.
@@ -362,10 +391,11 @@ void addRopeCases(std::vector<OpCase>& cases) {
         OpCase c;
         c.name = "Rope_" + std::to_string(s.rows) + "rows_d" + std::to_string(s.headDim) + "_x" +
                  std::to_string(s.heads) + "heads_rotary" + std::to_string(s.rotaryDims) +
-                 "_theta" + tag(s.theta);
+                 "_theta" + tag(s.theta) + (s.scale != 1.0f ? "_scale" + tag(s.scale) : "");
         c.description = "rope: " + std::to_string(s.rows) + " rows, " + std::to_string(s.heads) +
                         " heads of " + std::to_string(s.headDim) + ", rotary dims " +
-                        std::to_string(s.rotaryDims) + ", theta " + text(s.theta) + "; seed " +
+                        std::to_string(s.rotaryDims) + ", theta " + text(s.theta) +
+                        ", cos/sin scale " + text(s.scale) + "; seed " +
                         std::to_string(31 + s.rows);
         c.run = [s](Backend& be) { return runRope(be, s); };
         c.tolerance = kRope;
@@ -606,6 +636,7 @@ std::vector<OpCase> buildCases() {
     addSplitWeightCases(cases);
     addNormCases(cases);
     addNormalizeHeadsCases(cases);
+    addRmsNormHeadsCases(cases);
     addActivationCases(cases);
     addGluAndAddCases(cases);
     addRopeCases(cases);
@@ -721,9 +752,24 @@ MatrixView weightView(WeightLayout layout, const std::vector<float>& storage, in
 
 const std::vector<RopeShape>& ropeShapes() {
     static const std::vector<RopeShape> shapes = {
-        {1, 8, 4, 10000.0f, 8},       {37, 8, 3, 10000.0f, 8},  {300, 64, 2, 10000.0f, 64},
-        {45, 128, 1, 500000.0f, 128}, {29, 16, 4, 10000.0f, 4}, {70, 64, 3, 10000.0f, 16}};
+        {1, 8, 4, 10000.0f, 8},
+        {37, 8, 3, 10000.0f, 8},
+        {300, 64, 2, 10000.0f, 64},
+        {45, 128, 1, 500000.0f, 128},
+        {29, 16, 4, 10000.0f, 4},
+        {70, 64, 3, 10000.0f, 16},
+        {50, 16, 4, 10000.0f, 12, 1.2247449f}};  // LongRoPE-like: partial, scaled cos/sin
     return shapes;
+}
+
+RotaryFrequencies ropeFrequencies(const RopeShape& s) {
+    Rotary rotary;
+    rotary.theta = s.theta;
+    rotary.dims = s.rotaryDims;
+    rotary.context = s.rows;
+    RotaryFrequencies f = rotary.frequencies(s.rows);
+    f.scale = s.scale;
+    return f;
 }
 
 std::vector<float> ropeInput(const RopeShape& s) {
@@ -735,7 +781,7 @@ std::vector<float> runRope(Backend& be, const RopeShape& s) {
     const auto x = ropeInput(s);
     auto t = be.upload(x.data(), s.rows, cols);
     auto y = be.create(s.rows, cols);
-    be.rope(*t, s.headDim, s.rotaryDims, s.theta, 0, *y);
+    be.rope(*t, s.headDim, ropeFrequencies(s), 0, *y);
     return download(be, *y);
 }
 

@@ -68,11 +68,13 @@ MatrixView weightView(WeightLayout layout, const std::vector<float>& storage, in
 struct RopeShape {
     int rows, headDim, heads;
     float theta;
-    int rotaryDims;  // partial rotary (GPT-NeoX) when below headDim
+    int rotaryDims;      // partial rotary (GPT-NeoX) when below headDim
+    float scale = 1.0f;  // on cos and sin (YaRN's, LongRoPE's attention factor)
 };
 
 const std::vector<RopeShape>& ropeShapes();
 std::vector<float> ropeInput(const RopeShape& s);  // rows x (headDim * heads)
 std::vector<float> runRope(Backend& backend, const RopeShape& s);
+RotaryFrequencies ropeFrequencies(const RopeShape& s);  // HF's default frequencies, s.scale
 
 }  // namespace qkv::test

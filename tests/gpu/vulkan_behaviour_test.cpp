@@ -196,8 +196,10 @@ TEST(VulkanBehaviour, ShapeMismatchesAreErrors) {
     auto y = gpu.create(3, 6);
     EXPECT_THROW(gpu.linear(*x, *w, nullptr, *y), Error);
     EXPECT_THROW(gpu.add(*x, *y), Error);
-    EXPECT_THROW(gpu.rope(*x, 3, 3, 10000.0f, 0, *x), Error);
-    EXPECT_THROW(gpu.rope(*x, 4, 6, 10000.0f, 0, *x), Error);
+    const RotaryFrequencies threeDims{{1.0f, 0.5f}, 1.0f};   // 4 rotated dims
+    EXPECT_THROW(gpu.rope(*x, 3, threeDims, 0, *x), Error);  // more than the head's 3
+    const RotaryFrequencies sixDims{{1.0f, 0.5f, 0.25f}, 1.0f};
+    EXPECT_THROW(gpu.rope(*x, 4, sixDims, 0, *x), Error);
     auto out = gpu.create(3, 8);
     EXPECT_THROW(gpu.attention(*x, *x, *x, {2, 4, 1, 1, 1}, {}, *out, nullptr), Error);
 }

@@ -142,6 +142,11 @@ KeyMask LabDocument::shownMask(int layer) const {
     return shownArchitecture().keyMask(layer);
 }
 
+QString LabDocument::shownLayerKind(int layer) const {
+    if (m_kind != AttentionKind::Self) return {};
+    return QString::fromStdString(shownArchitecture().describeLayer(layer));
+}
+
 Architecture LabDocument::shownArchitecture() const {
     if (!m_model) return {};
     return architectureOf(*m_model, m_kind);

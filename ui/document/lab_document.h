@@ -66,6 +66,9 @@ class LabDocument : public QObject {
     Architecture shownArchitecture() const;
     // The masks of the shown kind's layer (cross-attention has none).
     KeyMask shownMask(int layer) const;
+    // The shown stack's layer kind where its layers differ ("local, window 4, rotary θ=10000");
+    // empty otherwise and for an encoder-decoder's stacks.
+    QString shownLayerKind(int layer) const;
 
     const WConfiguration& config() const { return m_config; }
     void setConfig(const WConfiguration& config);

@@ -102,8 +102,9 @@ void ExportAllJob::renderNext() {
             return;
         }
         const int layer = m_next / heads;
-        const HeadFigureInput input = headFigureInput(
-            *m_snapshot, layer, m_next % heads, m_document.mode(), m_document.shownMask(layer));
+        HeadFigureInput input = headFigureInput(*m_snapshot, layer, m_next % heads,
+                                                m_document.mode(), m_document.shownMask(layer));
+        input.layerKind = m_document.shownLayerKind(layer);
         m_figure->setColorScheme(m_document.colorScheme());
         m_figure->show(headFigure(input));
         FigureProvenance provenance = m_provenance;

@@ -62,7 +62,9 @@ QString attentionKindTitle(AttentionKind kind) {
 QString headTitle(const HeadFigureInput& input) {
     const QString kind =
         input.kindName.isEmpty() ? QString() : input.kindName + QStringLiteral(" · ");
-    return kind + headLabel(input) +
+    const QString layerKind =
+        input.layerKind.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(input.layerKind);
+    return kind + headLabel(input) + layerKind +
            QStringLiteral(" · %1 · %2")
                .arg(configTitle(input.config), heatmapModeName(input.mode)) +
            truncationNote(input);

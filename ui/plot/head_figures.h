@@ -31,6 +31,7 @@ struct HeadFigureInput {
     std::optional<int> truncatedFrom;  // the sentence's token count before cutting to the context
     bool sharedScale = true;  // compare figure: learned and configuration on one colour scale
     QString headName;         // the user's name of the head ("induction"), in the title
+    QString layerKind;        // "local, window 4, rotary θ=10000" where layers differ; else empty
 };
 
 struct TraceSnapshot;

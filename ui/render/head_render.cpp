@@ -48,6 +48,7 @@ HeadRenderResult renderHeadToFile(const Model& model, Backend& backend,
     input.head = request.head;
     input.mode = request.mode;
     input.mask = c.keyMask(request.layer);
+    input.layerKind = QString::fromStdString(c.describeLayer(request.layer));
     input.headName = request.headName;
 
     QCustomPlot plot;

@@ -42,6 +42,7 @@ void HeadFigureView::refresh() {
     HeadFigureInput input =
         headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(), d.shownMask(d.layer()));
     input.headName = d.annotation(d.layer(), d.head());
+    input.layerKind = d.shownLayerKind(d.layer());
     const PinnedCell pin = d.pinnedCell();
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d), pin.row,
                           pin.column);

@@ -120,8 +120,15 @@ void OverviewView::refresh() {
         (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) + configTitle(metrics->config) +
         (metrics->pairing == GqaPairing::Modulo ? tr(" · GQA pairing h mod n_kv (as published)")
                                                 : QString());
-    FigureSpec spec =
-        overviewFigure(*metrics->metrics, metric(), subtitle, d.shownArchitecture().headDim);
+    const Architecture c = d.shownArchitecture();
+    FigureSpec spec = overviewFigure(*metrics->metrics, metric(), subtitle, c.headDim);
+    // Where layers differ (local / global, NoPE), each row says which it is.
+    QStringList& rows = spec.panels.at(0).data.rowLabels;
+    if (metrics->kind == AttentionKind::Self && !c.describeLayer(0).empty())
+        for (int l = 0; l < rows.size() && l < c.layers; ++l)
+            rows[l] +=
+                (c.windowOf(l) > 0 ? tr(" local") : tr(" global")) +
+                (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE") : QString());
     for (const auto& [key, name] : d.annotations())
         if (key.kind == metrics->kind)
             spec.panels.at(0).notes.push_back({key.layer, key.head, name});
@@ -197,6 +204,8 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
     QStringList lines{QStringLiteral("<b>Layer %1 · Head %2</b>").arg(cell.row).arg(cell.col)};
     if (const QString name = document().annotation(cell.row, cell.col); !name.isEmpty())
         lines.back() += QStringLiteral(" — <i>%1</i>").arg(name.toHtmlEscaped());
+    if (const QString kind = document().shownLayerKind(cell.row); !kind.isEmpty())
+        lines << kind.toHtmlEscaped();
     for (const HeadMetricInfo& info : headMetricInfos()) {
         const auto v = headMetricValue(head, info.metric);
         const QString absent = info.metric == HeadMetric::ScoreSymmetry

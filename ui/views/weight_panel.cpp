@@ -36,7 +36,14 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     auto* layout = new QVBoxLayout(m_body);
     layout->setContentsMargins(0, 0, 0, 0);
 
-    layout->addWidget(sectionLabel(tr("Bilinear form M = W_Q W_Kᵀ"), this));
+    m_formTitle = sectionLabel(tr("Bilinear form M = W_Q W_Kᵀ"), this);
+    layout->addWidget(m_formTitle);
+    m_qkNormNote =
+        new QLabel(tr("QK-norm: the norms' gains g_q, g_k are folded into M; their per-token RMS "
+                      "factors, which rescale each score, are left out."),
+                   this);
+    m_qkNormNote->setWordWrap(true);
+    layout->addWidget(m_qkNormNote);
     m_spectrum = new QCustomPlot(this);
     m_spectrum->setMinimumHeight(150);
     m_spectrum->setMaximumHeight(190);
@@ -123,9 +130,16 @@ void WeightPanel::refresh() {
         return;
     }
     const QString kind = attentionKindTitle(d.attentionKind());
+    const QString layerKind = d.shownLayerKind(d.layer());
     m_title->setText(
         (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
-        tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())));
+        tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())) +
+        (layerKind.isEmpty() ? QString() : QStringLiteral("\n") + layerKind));
+    const bool qkNorm =
+        d.attentionKind() != AttentionKind::Cross && d.shownArchitecture().qkNorm != QkNorm::None;
+    m_formTitle->setText(qkNorm ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
+                                : tr("Bilinear form M = W_Q W_Kᵀ"));
+    m_qkNormNote->setVisible(qkNorm);
     showHeadMetrics();
     showTokenPair();
 }

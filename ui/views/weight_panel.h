@@ -37,7 +37,9 @@ class WeightPanel : public DocumentView {
     void showSpectrum(const std::vector<double>& singularValues);
 
     QLabel* m_title;
-    QWidget* m_body;  // hidden while no model is open
+    QLabel* m_formTitle;   // "Bilinear form M = W_Q W_Kᵀ", with diag(g) under QK-norm
+    QLabel* m_qkNormNote;  // what folding the QK-norm gains leaves out
+    QWidget* m_body;       // hidden while no model is open
     QCustomPlot* m_spectrum;
     QLabel* m_pairHint;
     QLabel* m_pairVerdict;

@@ -341,7 +341,14 @@ void MainWindow::onModelChanged() {
                                .arg(c.heads)
                                .arg(c.dModel));
     m_modelStatus->setToolTip(QString::fromStdString(model.folder().string()));
-    statusBar()->showMessage(tr("Opened %1").arg(name), 4000);
+    if (c.notShown.empty()) {
+        statusBar()->showMessage(tr("Opened %1").arg(name), 4000);
+    } else {  // a multimodal model read as its text model says so where the user looks
+        const QString note = QString::fromStdString(c.notShown);
+        m_modelStatus->setText(m_modelStatus->text() + tr(" · text only"));
+        m_modelStatus->setToolTip(m_modelStatus->toolTip() + QStringLiteral("\n") + note);
+        statusBar()->showMessage(tr("Opened %1 — %2").arg(name, note), 15000);
+    }
     if (!model.tokenizer())
         m_sink->information(tr("No tokenizer"),
                             tr("%1 opened, but its tokenizer could not be loaded, so typed text "

@@ -60,11 +60,27 @@ void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext,
                      int defaultHeadDim) {
     readStandardShape(r, c, defaultContext);
     c.headDim = r.widthOr("head_dim", defaultHeadDim);  // 0: d_model / heads
+    if (c.headDim == 0) c.headDim = headDimFromWidth(c, r.where());
     c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
-    c.ropeTheta = r.numberOr("rope_theta", 10000.0f);
     c.norm = NormKind::RmsNorm;
     c.positions = Positions::Rotary;
-    r.requireNull("rope_scaling", "rope_scaling (scaled rotary positions)");
+    c.rotary = readRotary(r, c.headDim, c.contextLength);
+    c.contextLength = c.rotary.longestInput();
+}
+
+void readLayerTypes(const ConfigReader& r, Architecture& c) {
+    if (!r.has("layer_types")) return;
+    const std::vector<std::string> types = r.strings("layer_types");
+    if (static_cast<int>(types.size()) != c.layers)
+        r.fail("\"layer_types\" lists " + std::to_string(types.size()) + " layers; the model has " +
+               std::to_string(c.layers));
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; ++l) {
+        if (types[l] != "full_attention" && types[l] != "sliding_attention")
+            r.fail("\"layer_types\" entry \"" + types[l] +
+                   "\" is not supported (only full_attention and sliding_attention)");
+        c.layerKinds[l].local = types[l] == "sliding_attention";
+    }
 }
 
 void readRotaryDecoder(const ConfigReader& r, Architecture& c) {
@@ -73,19 +89,32 @@ void readRotaryDecoder(const ConfigReader& r, Architecture& c) {
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);
     const std::string act = r.stringOr("hidden_act", "silu");
     if (act != "silu") r.fail("hidden_act \"" + act + "\" is not supported (only \"silu\")");
-    if (r.positiveIntOr("pretraining_tp", 1) != 1)
-        r.fail("pretraining_tp other than 1 is not supported");
+    // pretraining_tp (SmolLM3-3B has 2) split the MLP only in training code; transformers'
+    // forward no longer reads it, and neither does this one.
 }
 
 void bindLlamaAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool qkvBias,
-                        LayerWeights& layer) {
+                        LayerWeights& layer, bool outputBias) {
     const int d = c.dModel;
     const int qWidth = c.heads * c.headDim;
     const int kvWidth = c.kvHeads * c.headDim;
     layer.query = linearLayer(b, p + "q_proj", d, qWidth, qkvBias);
     layer.key = linearLayer(b, p + "k_proj", d, kvWidth, qkvBias);
     layer.value = linearLayer(b, p + "v_proj", d, kvWidth, qkvBias);
-    layer.output = linearLayer(b, p + "o_proj", qWidth, d, false);
+    layer.output = linearLayer(b, p + "o_proj", qWidth, d, outputBias);
+}
+
+void bindQkNorm(TensorBinder& b, const Architecture& c, const std::string& p, LayerWeights& layer,
+                bool unitOffset) {
+    const bool whole = c.qkNorm == QkNorm::Whole;
+    const int qWidth = whole ? c.heads * c.headDim : c.headDim;
+    const int kWidth = whole ? c.kvHeads * c.headDim : c.headDim;
+    auto norm = [&](const std::string& module, int width) -> NormWeights {
+        return {unitOffset ? b.unitOffsetNormWeight(module, width) : b.normWeight(module, width),
+                {}};
+    };
+    layer.queryNorm = norm(p + "q_norm", qWidth);
+    layer.keyNorm = norm(p + "k_norm", kWidth);
 }
 
 void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,

@@ -40,18 +40,36 @@ struct ShapeKeys {
 };
 void readStandardShape(const ConfigReader& r, Architecture& c, int defaultContext,
                        const ShapeKeys& keys = {});
-// readStandardShape plus head_dim, rms_norm_eps, rope_theta: pre-RMSNorm with full-head rotary
-// positions and no rope_scaling.
+// readStandardShape plus head_dim, rms_norm_eps and the rotary embedding (rope_theta,
+// partial_rotary_factor, rope_scaling or rope_parameters): pre-RMSNorm with rotary positions.
+// A dynamic rope scaling extends the context by its factor.
 void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext,
                      int defaultHeadDim);
 // The Llama shape most rotary decoders share (keys num_hidden_layers, num_attention_heads,
 // num_key_value_heads, hidden_size, intermediate_size, head_dim, rms_norm_eps, rope_theta):
-// pre-RMSNorm, full-head rotary, SwiGLU, no rope_scaling.
+// pre-RMSNorm, rotary, SwiGLU.
 void readRotaryDecoder(const ConfigReader& r, Architecture& c);
+// layer_types (transformers >= 4.53): "full_attention" or "sliding_attention" per layer; absent,
+// the kinds are left as they are. Throws naming the key for a wrong length or an unknown type.
+void readLayerTypes(const ConfigReader& r, Architecture& c);
 // Llama-named attention projections under `p` ("layers.N.self_attn."): q_proj, k_proj, v_proj
-// (with biases when `qkvBias`) and o_proj.
+// (with biases when `qkvBias`) and o_proj (with a bias when `outputBias`).
 void bindLlamaAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool qkvBias,
-                        LayerWeights& layer);
+                        LayerWeights& layer, bool outputBias = false);
+// q_norm and k_norm under `p` for the architecture's QK-norm (per head: head_dim wide; whole:
+// the projection's width), stored as offsets from one when `unitOffset` (Gemma).
+void bindQkNorm(TensorBinder& b, const Architecture& c, const std::string& p, LayerWeights& layer,
+                bool unitOffset = false);
+// Llama's decoder as its checkpoints hold it (embed_tokens; per layer input_layernorm,
+// self_attn, post_attention_layernorm, mlp; norm; lm_head unless tied): Llama, Mistral, Qwen2,
+// Qwen3, SmolLM3. Biases on q/k/v with `qkvBias`, on o_proj with `outputBias`; q_norm and k_norm
+// where the architecture has QK-norm.
+ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias,
+                              bool outputBias = false);
+// Gemma's decoder: Llama's names with four (1 + w) RMSNorms per layer (input, post_attention,
+// pre_feedforward, post_feedforward) and q_norm/k_norm where the architecture has QK-norm
+// (Gemma 3).
+ModelWeights bindGemmaDecoder(TensorBinder& b, const Architecture& c);
 // gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), without biases.
 void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer);

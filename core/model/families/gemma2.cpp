@@ -27,33 +27,37 @@ void read(const ConfigReader& r, Architecture& c) {
     c.attentionSoftCap = r.numberOr("attn_logit_softcapping", 0.0f);
     c.logitSoftCap = r.numberOr("final_logit_softcapping", 0.0f);
     c.slidingWindow = r.positiveIntOr("sliding_window", 0);
-    c.slidingWindowPeriod = 2;  // layers 0, 2, 4, ... are the local ones
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; l += 2) c.layerKinds[l].local = true;
+    readLayerTypes(r, c);  // transformers >= 4.53 writes the same pattern out
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
     if (r.boolOr("attention_bias", false)) r.fail("attention_bias is not supported for Gemma-2");
 }
 
-NormWeights gemmaNorm(TensorBinder& b, const std::string& module, int size) {
-    return {b.unitOffsetNormWeight(module, size), {}};
-}
+ModelWeights bind(TensorBinder& b, const Architecture& c) { return bindGemmaDecoder(b, c); }
 
-ModelWeights bind(TensorBinder& b, const Architecture& c) {
+}  // namespace
+
+ModelWeights bindGemmaDecoder(TensorBinder& b, const Architecture& c) {
+    auto gemmaNorm = [&](const std::string& module, int size) -> NormWeights {
+        return {b.unitOffsetNormWeight(module, size), {}};
+    };
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
     w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
-        layer.attentionNorm = gemmaNorm(b, p + "input_layernorm", d);
+        layer.attentionNorm = gemmaNorm(p + "input_layernorm", d);
         bindLlamaAttention(b, c, p + "self_attn.", false, layer);
-        layer.attentionOutputNorm = gemmaNorm(b, p + "post_attention_layernorm", d);
-        layer.mlpNorm = gemmaNorm(b, p + "pre_feedforward_layernorm", d);
+        if (c.qkNorm != QkNorm::None) bindQkNorm(b, c, p + "self_attn.", layer, true);
+        layer.attentionOutputNorm = gemmaNorm(p + "post_attention_layernorm", d);
+        layer.mlpNorm = gemmaNorm(p + "pre_feedforward_layernorm", d);
         bindGatedMlp(b, c, p + "mlp.", layer);
-        layer.mlpOutputNorm = gemmaNorm(b, p + "post_feedforward_layernorm", d);
+        layer.mlpOutputNorm = gemmaNorm(p + "post_feedforward_layernorm", d);
     });
-    w.finalNorm = gemmaNorm(b, "norm", d);
+    w.finalNorm = gemmaNorm("norm", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;
 }
-
-}  // namespace
 
 ModelFamily gemma2() { return {"gemma2", {"gemma2"}, {"model.", ""}, read, bind}; }
 

@@ -14,7 +14,6 @@ void read(const ConfigReader& r, Architecture& c) {
     c.normEps = r.numberOr("layer_norm_eps", 1e-5f);
     c.activation = activationNamed(r, "hidden_act", "gelu");
     c.positions = Positions::Rotary;
-    c.ropeTheta = r.numberOr("rotary_emb_base", r.numberOr("rope_theta", 10000.0f));
     c.parallelResidual = r.boolOr("use_parallel_residual", true);
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);
     r.requireNull("rope_scaling", "rope_scaling (scaled rotary positions)");
@@ -23,8 +22,10 @@ void read(const ConfigReader& r, Architecture& c) {
     c.headDim = headDimFromWidth(c, r.where());  // rotary_pct is a fraction of it
     const double fraction = r.numberOr("rotary_pct", 1.0f);
     if (fraction > 1.0) r.fail("\"rotary_pct\" must be at most 1");
-    c.rotaryDims = static_cast<int>(c.headDim * fraction);  // HF: int(head_size * rotary_pct)
-    if (c.rotaryDims == 0)
+    c.rotary.theta = r.numberOr("rotary_emb_base", r.numberOr("rope_theta", 10000.0f));
+    c.rotary.context = c.contextLength;
+    c.rotary.dims = static_cast<int>(c.headDim * fraction);  // HF: int(head_size * rotary_pct)
+    if (c.rotary.dims == 0)
         r.fail("\"rotary_pct\" must rotate between 1 and " + std::to_string(c.headDim) +
                " dimensions of each head");
 }

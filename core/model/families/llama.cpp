@@ -1,7 +1,7 @@
 // Llama and Mistral (keys under "model."): pre-RMSNorm, rotary positions in Hugging Face's
-// rotate_half order (q_proj/k_proj rows as HF's conversion permutes them), SwiGLU, grouped-query
-// attention. Mistral's sliding_window applies in every
-// layer. Qwen2 is the same with q/k/v biases.
+// rotate_half order (q_proj/k_proj rows as HF's conversion permutes them) with any rope_scaling
+// transformers defines (Llama 3.x: llama3), SwiGLU, grouped-query attention. Mistral's
+// sliding_window applies in every layer. Qwen2 is the same with q/k/v biases.
 #include "core/model/families/binding.h"
 
 namespace qkv::families {
@@ -20,13 +20,24 @@ void readQwen2(const ConfigReader& r, Architecture& c) {
         r.fail("\"use_sliding_window\": true (Qwen2's windowed layers) is not supported");
 }
 
-ModelWeights bindDecoder(TensorBinder& b, const Architecture& c, bool qkvBias) {
+ModelWeights bindLlama(TensorBinder& b, const Architecture& c) {
+    return bindLlamaDecoder(b, c, false);
+}
+ModelWeights bindQwen2(TensorBinder& b, const Architecture& c) {
+    return bindLlamaDecoder(b, c, true);
+}
+
+}  // namespace
+
+ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias,
+                              bool outputBias) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
     w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
-        bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer);
+        bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer, outputBias);
+        if (c.qkNorm != QkNorm::None) bindQkNorm(b, c, p + "self_attn.", layer);
         layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
         bindGatedMlp(b, c, p + "mlp.", layer);
     });
@@ -34,11 +45,6 @@ ModelWeights bindDecoder(TensorBinder& b, const Architecture& c, bool qkvBias) {
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;
 }
-
-ModelWeights bindLlama(TensorBinder& b, const Architecture& c) { return bindDecoder(b, c, false); }
-ModelWeights bindQwen2(TensorBinder& b, const Architecture& c) { return bindDecoder(b, c, true); }
-
-}  // namespace
 
 ModelFamily llama() {
     return {"llama", {"llama", "mistral"}, {"model.", ""}, readLlama, bindLlama};

@@ -1,6 +1,8 @@
 // Phi-3 (keys under "model."): the rotary decoder with fused projections stored as row blocks,
 // qkv_proj = [Q (heads·d_k) | K (kv·d_k) | V (kv·d_k)] and gate_up_proj = [gate | up], viewed in
-// place. rope_scaling (longrope) is refused; sliding_window, when set, applies in every layer.
+// place. Phi-3.5 and Phi-4-mini rotate the first partial_rotary_factor of each head with
+// LongRoPE (rope_scaling longrope: short or long factors by the input's length against
+// original_max_position_embeddings); sliding_window, when set, applies in every layer.
 #include "core/model/families/binding.h"
 
 namespace qkv::families {
@@ -9,8 +11,6 @@ namespace {
 void read(const ConfigReader& r, Architecture& c) {
     readRotaryDecoder(r, c);
     c.slidingWindow = r.positiveIntOr("sliding_window", 0);
-    if (r.has("partial_rotary_factor") && r.number("partial_rotary_factor") != 1.0f)
-        r.fail("partial_rotary_factor other than 1 is not supported for Phi-3");
 }
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) {

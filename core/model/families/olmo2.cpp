@@ -1,0 +1,36 @@
+// OLMo 2 (keys under "model."): Llama's decoder with the norms after each sublayer instead of
+// before it — x + post_attention_layernorm(attn(x)), then x + post_feedforward_layernorm(mlp(x))
+// — and QK-norm over the whole projection: q_norm (heads·d_k wide) and k_norm (kv·d_k) norm a
+// token's full query and key vectors before they are split into heads and rotated.
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void read(const ConfigReader& r, Architecture& c) {
+    readRotaryDecoder(r, c);
+    c.qkNorm = QkNorm::Whole;
+    if (r.boolOr("attention_bias", false)) r.fail("attention_bias is not supported for OLMo 2");
+}
+
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
+    const int d = c.dModel;
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
+        bindLlamaAttention(b, c, p + "self_attn.", false, layer);
+        bindQkNorm(b, c, p + "self_attn.", layer);
+        layer.attentionOutputNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        bindGatedMlp(b, c, p + "mlp.", layer);
+        layer.mlpOutputNorm = rmsNorm(b, p + "post_feedforward_layernorm", d);
+    });
+    w.finalNorm = rmsNorm(b, "norm", d);
+    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
+}  // namespace
+
+ModelFamily olmo2() { return {"olmo2", {"olmo2"}, {"model.", ""}, read, bind}; }
+
+}  // namespace qkv::families

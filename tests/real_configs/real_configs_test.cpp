@@ -1,0 +1,166 @@
+// The config.json files of today's popular models as the Hub writes them (tests/data/real-configs;
+// Phi-4-mini's LongRoPE factor lists are placeholders of the Hub's length, 48), each opened with
+// its full shapes: a safetensors file of bfloat16 zeros whose data is a hole (no disk), then
+// described and run on 4 tokens. What is checked is that the reader takes every key as
+// transformers does: shapes, layer kinds, rotary scaling, QK-norm and the tensors it binds.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/model/forward.h"
+#include "core/model/model_family.h"
+#include "tests/support/fixture_writer.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+struct TensorShape {
+    std::string name;
+    std::vector<std::int64_t> shape;
+};
+
+// The tensors a Hub checkpoint of the family holds for its text model, under `prefix`.
+std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& prefix) {
+    const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
+                       kv = std::int64_t{c.kvHeads} * c.headDim, ff = c.dFF;
+    const std::string& type = c.modelType;
+    const bool gemma = type == "gemma3_text" || type == "gemma3";
+    std::vector<TensorShape> t = {{prefix + "embed_tokens.weight", {c.vocabSize, d}},
+                                  {prefix + "norm.weight", {d}}};
+    if (!c.tiedEmbeddings) t.push_back({"lm_head.weight", {c.vocabSize, d}});
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = prefix + "layers." + std::to_string(l) + ".";
+        auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+            t.push_back({p + name, std::move(shape)});
+        };
+        if (type == "phi3") {
+            add("self_attn.qkv_proj.weight", {q + 2 * kv, d});
+            add("mlp.gate_up_proj.weight", {2 * ff, d});
+        } else {
+            add("self_attn.q_proj.weight", {q, d});
+            add("self_attn.k_proj.weight", {kv, d});
+            add("self_attn.v_proj.weight", {kv, d});
+            add("mlp.gate_proj.weight", {ff, d});
+            add("mlp.up_proj.weight", {ff, d});
+        }
+        add("self_attn.o_proj.weight", {d, q});
+        add("mlp.down_proj.weight", {d, ff});
+        if (type == "olmo2") {
+            add("self_attn.q_norm.weight", {q});
+            add("self_attn.k_norm.weight", {kv});
+            add("post_attention_layernorm.weight", {d});
+            add("post_feedforward_layernorm.weight", {d});
+            continue;
+        }
+        add("input_layernorm.weight", {d});
+        add("post_attention_layernorm.weight", {d});
+        if (type == "qwen3" || gemma) {
+            add("self_attn.q_norm.weight", {c.headDim});
+            add("self_attn.k_norm.weight", {c.headDim});
+        }
+        if (gemma) {
+            add("pre_feedforward_layernorm.weight", {d});
+            add("post_feedforward_layernorm.weight", {d});
+        }
+    }
+    return t;
+}
+
+// A safetensors file whose tensors are all zeros: the header, then a hole of the data's size.
+void writeZeroBf16(const std::filesystem::path& file, const std::vector<TensorShape>& tensors) {
+    nlohmann::json header = nlohmann::json::object();
+    std::int64_t offset = 0;
+    for (const TensorShape& t : tensors) {
+        std::int64_t bytes = 2;
+        for (std::int64_t n : t.shape) bytes *= n;
+        header[t.name] = {
+            {"dtype", "BF16"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+        offset += bytes;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    {
+        std::ofstream out(file, std::ios::binary);
+        const std::uint64_t length = text.size();
+        out.write(reinterpret_cast<const char*>(&length), 8);
+        out << text;
+    }
+    std::filesystem::resize_file(file, 8 + text.size() + offset);  // zeros, as a hole
+}
+
+struct Expected {
+    const char* name;
+    const char* prefix;  // of the text model's tensors
+    int layers, heads, kvHeads, headDim;
+    QkNorm qkNorm;
+    RopeType rope;
+    int rotaryDims;
+    int localLayers;  // layers with a sliding window
+    int noRopeLayers;
+};
+
+class RealConfig : public testing::TestWithParam<Expected> {};
+
+TEST_P(RealConfig, OpensDescribesAndRunsFourTokens) {
+    const Expected& e = GetParam();
+    test::TempDir dir;
+    std::filesystem::copy_file(
+        test::testDataDir() / "real-configs" / (std::string(e.name) + ".json"),
+        dir.path() / "config.json");
+    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    EXPECT_EQ(c.layers, e.layers);
+    EXPECT_EQ(c.heads, e.heads);
+    EXPECT_EQ(c.kvHeads, e.kvHeads);
+    EXPECT_EQ(c.headDim, e.headDim);
+    EXPECT_EQ(c.qkNorm, e.qkNorm);
+    EXPECT_EQ(c.rotary.scaling.type, e.rope);
+    EXPECT_EQ(c.rotary.dims, e.rotaryDims);
+    int local = 0, noRope = 0;
+    for (int l = 0; l < c.layers; ++l) {
+        local += c.windowOf(l) > 0;
+        noRope += c.rotaryOf(l) == nullptr;
+    }
+    EXPECT_EQ(local, e.localLayers);
+    EXPECT_EQ(noRope, e.noRopeLayers);
+
+    writeZeroBf16(dir.path() / "model.safetensors", hubTensors(c, e.prefix));
+    const auto model = Model::open(dir.path());
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ForwardRequest request;
+    request.ids = {1, 2, 3, 4};
+    request.capture.layer = c.layers - 1;  // one layer's heads: the forward runs every layer
+    const ForwardResult result = pass.run(request);
+    ASSERT_EQ(result.trace.layerCount(), c.layers);
+    // Zero weights give zero scores: every allowed key weighs the same.
+    EXPECT_FLOAT_EQ(result.trace.probabilities(c.layers - 1, 0)(3, 0), 0.25f);
+    EXPECT_EQ(result.logits.cols(), c.vocabSize);
+}
+
+INSTANTIATE_TEST_SUITE_P(HubModels, RealConfig,
+                         testing::Values(Expected{"Llama-3.2-1B", "model.", 16, 32, 8, 64,
+                                                  QkNorm::None, RopeType::Llama3, 64, 0, 0},
+                                         Expected{"Qwen3-0.6B", "model.", 28, 16, 8, 128,
+                                                  QkNorm::PerHead, RopeType::Default, 128, 0, 0},
+                                         Expected{"gemma-3-1b-it", "model.", 26, 4, 1, 256,
+                                                  QkNorm::PerHead, RopeType::Default, 256, 22, 0},
+                                         Expected{"gemma-3-4b-it", "language_model.model.", 34, 8,
+                                                  4, 256, QkNorm::PerHead, RopeType::Linear, 256,
+                                                  29, 0},
+                                         Expected{"OLMo-2-1124-7B", "model.", 32, 32, 32, 128,
+                                                  QkNorm::Whole, RopeType::Default, 128, 0, 0},
+                                         Expected{"Phi-4-mini-instruct", "model.", 32, 24, 8, 128,
+                                                  QkNorm::None, RopeType::LongRope, 96, 32, 0},
+                                         Expected{"SmolLM3-3B", "model.", 36, 16, 4, 128,
+                                                  QkNorm::None, RopeType::Default, 128, 0, 9}),
+                         [](const testing::TestParamInfo<Expected>& info) {
+                             std::string name = info.param.name;
+                             for (char& ch : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return name;
+                         });
+
+}  // namespace
+}  // namespace qkv
