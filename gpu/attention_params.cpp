@@ -69,6 +69,7 @@ SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptio
     p.postScale = options.scaleOutside ? options.scaleFor(shape.layout.headDim) : 1.0f;
     p.softCap = options.softCap;
     p.window = static_cast<uint32_t>(options.window);
+    p.reach = static_cast<uint32_t>(options.reach);
     return p;
 }
 

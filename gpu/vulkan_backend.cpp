@@ -175,6 +175,7 @@ class VulkanBackend final : public Backend {
                 break;
             case Activation::SwiGlu:
             case Activation::GeluTanhGlu:
+            case Activation::GeluGlu:
                 throw Error("internal error: a gated activation is a two-input op (glu)");
         }
         elementwise(x, nullptr, op, "activate");
@@ -183,7 +184,10 @@ class VulkanBackend final : public Backend {
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
         requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() && isGated(gated), "glu");
         elementwise(up, &gate,
-                    gated == Activation::SwiGlu ? eltwise::kSwiGlu : eltwise::kGeluTanhGlu, "glu");
+                    gated == Activation::SwiGlu    ? eltwise::kSwiGlu
+                    : gated == Activation::GeluGlu ? eltwise::kGeluGlu
+                                                   : eltwise::kGeluTanhGlu,
+                    "glu");
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {

@@ -56,7 +56,8 @@ struct EltwiseParams {
 namespace eltwise {
 constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_GELU_EXACT,
                    kRelu = QKV_ELTWISE_RELU, kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
-                   kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU;
+                   kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU,
+                   kGeluGlu = QKV_ELTWISE_GELU_GLU;
 }
 
 struct RopeParams {
@@ -64,7 +65,7 @@ struct RopeParams {
 };
 
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
-static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SoftmaxParams) == 11 * 4 &&
+static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SoftmaxParams) == 12 * 4 &&
               sizeof(NormParams) == 5 * 4 && sizeof(EltwiseParams) == 2 * 4 &&
               sizeof(RopeParams) == 5 * 4);
 static_assert(sizeof(float) == 4);

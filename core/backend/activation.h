@@ -3,10 +3,10 @@
 // (Backend::glu); the others apply in place (Backend::activate).
 namespace qkv {
 
-enum class Activation { GeluTanh, GeluExact, Relu, Silu, SwiGlu, GeluTanhGlu };
+enum class Activation { GeluTanh, GeluExact, Relu, Silu, SwiGlu, GeluTanhGlu, GeluGlu };
 
 inline bool isGated(Activation a) {
-    return a == Activation::SwiGlu || a == Activation::GeluTanhGlu;
+    return a == Activation::SwiGlu || a == Activation::GeluTanhGlu || a == Activation::GeluGlu;
 }
 
 }  // namespace qkv

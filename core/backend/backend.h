@@ -58,6 +58,7 @@ struct AttentionOptions {
     float scale = 0.0f;                               // multiplies q·k; 0: 1/sqrt(headDim)
     float softCap = 0.0f;  // after the transform: s := cap·tanh(s/cap) (Gemma-2); 0: none
     int window = 0;        // query i sees keys i-window < j (sliding window); 0: all
+    int reach = 0;         // query i sees keys |i - j| <= reach (bidirectional local); 0: all
     // Added to each head's scores before the mask (T5's relative position bias): heads·n_q rows
     // of n_k, head h's rows first. Not part of the captured scores. Null: none.
     const Tensor* positionBias = nullptr;
@@ -69,7 +70,7 @@ struct AttentionOptions {
     float scaleFor(int headDim) const {
         return scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
     }
-    KeyMask keyMask() const { return {causal, window}; }
+    KeyMask keyMask() const { return {causal, window, reach}; }
 };
 
 // Whether an attention's shapes suit its options: n_q and n_k differ only without a mask or a
@@ -77,8 +78,8 @@ struct AttentionOptions {
 // A query offset needs a causal mask and no position bias.
 inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int keys, int heads) {
     const bool square = queries == keys;
-    const bool unmasked =
-        !o.causal && !o.maskSelf && o.window == 0 && o.transform == ScoreTransform::None;
+    const bool unmasked = !o.causal && !o.maskSelf && o.window == 0 && o.reach == 0 &&
+                          o.transform == ScoreTransform::None;
     const bool bias = !o.positionBias ||
                       (o.positionBias->rows() == heads * queries && o.positionBias->cols() == keys);
     const bool offset = o.firstQuery == 0 ||
@@ -124,7 +125,7 @@ class Backend {
                               Tensor& y) = 0;
     // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
     virtual void activate(Tensor& x, Activation activation) = 0;
-    // up = act(gate) * up for a gated activation: SwiGlu (silu) or GeluTanhGlu.
+    // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu or GeluGlu (exact).
     virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
     // Rotary position embedding (Hugging Face rotate_half convention), row i at position

@@ -71,7 +71,7 @@ class HeadAttention {
             const int r1 = std::min(r0 + kAttentionQueryBlock, m_o.queries);
             // The keys some row of the block sees (firstVisible grows with the row).
             const int keyBegin = m_mask.firstVisible(r0);
-            const int keyEnd = m_options.causal ? r1 : m_o.keys;
+            const int keyEnd = m_mask.lastVisible(r1 - 1, m_o.keys) + 1;
             const int rows = r1 - r0, width = keyEnd - keyBegin;
             Block s{scratch.data(), width, keyBegin, keyEnd};
             if (m_scores) {  // captured: every key's score, masked or not
@@ -149,7 +149,7 @@ class HeadAttention {
     // post-scale; query is the row's index among all queries.
     void softmaxRow(const Block& s, const Block& p, int r, int query) const {
         const int first = m_mask.firstVisible(query);
-        const int end = m_options.causal ? query + 1 : m_o.keys;  // keys first..end-1 visible
+        const int end = m_mask.lastVisible(query, m_o.keys) + 1;  // keys first..end-1 visible
         float* in = s.at(r, first);
         float* row = p.at(r, first);
         if (row != in) std::memcpy(row, in, sizeof(float) * (end - first));

@@ -232,6 +232,7 @@ class CpuBackend final : public Backend {
                 break;
             case Activation::SwiGlu:
             case Activation::GeluTanhGlu:
+            case Activation::GeluGlu:
                 break;
         }
     }
@@ -246,7 +247,9 @@ class CpuBackend final : public Backend {
                 return;
             }
             Eigen::ArrayXf g = gs;
-            activateRange(ArrayMap(g.data(), g.size()), Activation::GeluTanh);
+            activateRange(ArrayMap(g.data(), g.size()), gated == Activation::GeluGlu
+                                                            ? Activation::GeluExact
+                                                            : Activation::GeluTanh);
             u *= g;
         });
     }

@@ -60,7 +60,9 @@ struct Architecture {
     bool causal = true;
     float attentionScale = 0.0f;    // multiplies q·k; 0: 1/sqrt(d_k) (AttentionOptions::scaleFor)
     float attentionSoftCap = 0.0f;  // scores := cap·tanh(scores/cap) before masking; 0: none
-    int slidingWindow = 0;          // local layers' keys i-window < j <= i; 0: none
+    // Local layers' keys: i-window < j <= i in a causal stack; |i - j| <= window in a
+    // bidirectional one (ModernBERT's local_attention / 2). 0: none.
+    int slidingWindow = 0;
     QkNorm qkNorm = QkNorm::None;
     // One per layer once read (validation fills it from slidingWindow when a reader left it
     // empty: every layer local when a window is set).
@@ -119,7 +121,10 @@ struct Architecture {
             if (r->dependsOnLength() && !(r->frequencies(a) == r->frequencies(b))) return false;
         return true;
     }
-    KeyMask keyMask(int layer) const { return {causal, windowOf(layer)}; }
+    KeyMask keyMask(int layer) const {
+        if (!causal) return {false, 0, windowOf(layer)};
+        return {true, windowOf(layer)};
+    }
     bool isEncoderDecoder() const { return decoderLayers > 0; }
     // The decoder's stack as a description of its own: causal, with the decoder's sizes.
     Architecture decoderArchitecture() const {

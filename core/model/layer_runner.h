@@ -235,6 +235,7 @@ class LayerRunner {
             options.maskSelf = false;
             options.transform = ScoreTransform::None;
         }
+        options.reach = mask.reach;
         options.positionBias = bias;
         options.firstQuery = kept;
         auto attended = m_be.create(n - kept, m_c.heads * m_c.headDim);

@@ -51,11 +51,16 @@ int headDimFromWidth(const Architecture& c, const std::string& where) {
 
 const std::vector<ModelFamily>& modelFamilies() {
     static const std::vector<ModelFamily> all = {
-        families::gpt2(),    families::bert(),    families::roberta(), families::distilbert(),
-        families::llama(),   families::qwen2(),   families::gemma2(),  families::phi3(),
-        families::gptNeox(), families::opt(),     families::marian(),  families::bart(),
-        families::t5(),      families::qwen3(),   families::gemma3(),  families::gemma3Multimodal(),
-        families::olmo2(),   families::smollm3(),
+        families::gpt2(),       families::bert(),
+        families::roberta(),    families::distilbert(),
+        families::llama(),      families::qwen2(),
+        families::gemma2(),     families::phi3(),
+        families::gptNeox(),    families::opt(),
+        families::marian(),     families::bart(),
+        families::t5(),         families::qwen3(),
+        families::gemma3(),     families::gemma3Multimodal(),
+        families::olmo2(),      families::smollm3(),
+        families::modernbert(),
     };
     return all;
 }

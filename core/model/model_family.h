@@ -57,6 +57,7 @@ ModelFamily gemma3();
 ModelFamily gemma3Multimodal();
 ModelFamily olmo2();
 ModelFamily smollm3();
+ModelFamily modernbert();
 }  // namespace families
 
 }  // namespace qkv

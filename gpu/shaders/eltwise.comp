@@ -16,6 +16,7 @@ const uint kRelu = QKV_ELTWISE_RELU;
 const uint kSwiGlu = QKV_ELTWISE_SWIGLU;
 const uint kAdd = QKV_ELTWISE_ADD;
 const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
+const uint kGeluGlu = QKV_ELTWISE_GELU_GLU;
 const uint kSilu = QKV_ELTWISE_SILU;
 
 // tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
@@ -64,6 +65,10 @@ float apply(float v, uint index) {
         }
         case kGeluTanhGlu:
             return v * geluTanh(y[index]);
+        case kGeluGlu: {
+            const float g = y[index];
+            return v * (0.5 * g * (1.0 + accurateErf(g * 0.7071067811865476)));
+        }
         default:
             return v + y[index];
     }

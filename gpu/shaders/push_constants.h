@@ -36,6 +36,7 @@
     float postScale;                                                        \
     float softCap;  /* 0: none */                                           \
     uint window;    /* 0: none */                                           \
+    uint reach;     /* bidirectional: keys within reach of the query; 0: all */ \
     uint keys;      /* n_k: row length (= n but in cross-attention) */      \
     uint firstHead; /* the chunk's first head, to find its position bias */ \
     uint hasBias;   /* a position bias is bound (heads x n x keys) */
@@ -65,6 +66,7 @@
 #define QKV_ELTWISE_ADD 4u
 #define QKV_ELTWISE_GELU_TANH_GLU 5u
 #define QKV_ELTWISE_SILU 6u
+#define QKV_ELTWISE_GELU_GLU 7u  /* exact (erf) GELU of the gate */
 
 // rope.comp: rotary embedding on the first rotaryDims of each head, row i at position
 // firstPosition + i.

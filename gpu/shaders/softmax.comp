@@ -7,7 +7,8 @@
 // one n x keys matrix per head (keys = n but in cross-attention, which has no mask or transform). With a score transform the row is first replaced by (S + S^T) / 2 or
 // (S - S^T) / 2 (reading the head's column too), then soft-capped (cap·tanh(s/cap)) when a cap is
 // set; either way the result is written to `scores` for capture. Masking follows the CPU backend:
-// causal rows see keys 0..i, a sliding window only keys past i - window; with maskSelf a token
+// causal rows see keys 0..i, a sliding window only keys past i - window, a bidirectional local
+// layer the keys within reach of i; with maskSelf a token
 // does not see itself unless nothing else is visible. A position bias (T5), when bound, is added
 // before the mask; the captured scores exclude it. Probabilities are multiplied by
 // `postScale` (the scale when it sits outside, else 1) and written to `probabilities`.
@@ -59,8 +60,10 @@ void main() {
     const uint row = head + i * p.keys;
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
-    const uint first = p.window > 0u && i + 1u > p.window ? i + 1u - p.window : 0u;
-    const uint last = p.causal != 0u ? i : p.keys - 1u;  // keys first..last are visible
+    uint first = p.window > 0u && i + 1u > p.window ? i + 1u - p.window : 0u;
+    uint last = p.causal != 0u ? i : p.keys - 1u;  // keys first..last are visible
+    first = p.reach > 0u && i > p.reach ? max(first, i - p.reach) : first;
+    last = p.reach > 0u ? min(last, i + p.reach) : last;
     const bool maskDiagonal = p.maskSelf != 0u && last > first;
     const bool rewritten = p.transform != QKV_TRANSFORM_NONE || p.softCap > 0.0;
 

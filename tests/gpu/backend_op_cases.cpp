@@ -81,6 +81,8 @@ const char* activationName(Activation a) {
             return "SwiGlu";
         case Activation::GeluTanhGlu:
             return "GeluTanhGlu";
+        case Activation::GeluGlu:
+            return "GeluGlu";
     }
     return "";
 }
@@ -363,7 +365,7 @@ std::pair<std::vector<float>, std::vector<float>> runGluAndAdd(Backend& be, Acti
 void addGluAndAddCases(std::vector<OpCase>& cases) {
     const std::string inputs =
         "gate 7 x 173 in [-12, 12] with gate[0] = -200 (seed 21), up 7 x 173 in [-2, 2] (seed 22)";
-    for (Activation gated : {Activation::SwiGlu, Activation::GeluTanhGlu}) {
+    for (Activation gated : {Activation::SwiGlu, Activation::GeluTanhGlu, Activation::GeluGlu}) {
         OpCase glu;
         glu.name = std::string("Glu_") + activationName(gated);
         glu.description =

@@ -21,8 +21,30 @@ struct TensorShape {
     std::vector<std::int64_t> shape;
 };
 
+// ModernBERT's masked-LM checkpoint: fused Wqkv and Wi, bias-free norms, no attn_norm in layer 0.
+std::vector<TensorShape> modernBertTensors(const Architecture& c) {
+    const std::int64_t d = c.dModel, ff = c.dFF;
+    std::vector<TensorShape> t = {{"model.embeddings.tok_embeddings.weight", {c.vocabSize, d}},
+                                  {"model.embeddings.norm.weight", {d}},
+                                  {"model.final_norm.weight", {d}},
+                                  {"head.dense.weight", {d, d}},
+                                  {"head.norm.weight", {d}},
+                                  {"decoder.bias", {c.vocabSize}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        if (l > 0) t.push_back({p + "attn_norm.weight", {d}});
+        t.push_back({p + "attn.Wqkv.weight", {3 * d, d}});
+        t.push_back({p + "attn.Wo.weight", {d, d}});
+        t.push_back({p + "mlp_norm.weight", {d}});
+        t.push_back({p + "mlp.Wi.weight", {2 * ff, d}});
+        t.push_back({p + "mlp.Wo.weight", {d, ff}});
+    }
+    return t;
+}
+
 // The tensors a Hub checkpoint of the family holds for its text model, under `prefix`.
 std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& prefix) {
+    if (c.modelType == "modernbert") return modernBertTensors(c);
     const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
                        kv = std::int64_t{c.kvHeads} * c.headDim, ff = c.dFF;
     const std::string& type = c.modelType;
@@ -134,7 +156,8 @@ TEST_P(RealConfig, OpensDescribesAndRunsFourTokens) {
     request.capture.layer = c.layers - 1;  // one layer's heads: the forward runs every layer
     const ForwardResult result = pass.run(request);
     ASSERT_EQ(result.trace.layerCount(), c.layers);
-    // Zero weights give zero scores: every allowed key weighs the same.
+    // Zero weights give zero scores: every allowed key weighs the same (4 of them: the fourth
+    // token's in a causal model, every token's in ModernBERT's global last layer).
     EXPECT_FLOAT_EQ(result.trace.probabilities(c.layers - 1, 0)(3, 0), 0.25f);
     EXPECT_EQ(result.logits.cols(), c.vocabSize);
 }
@@ -154,7 +177,9 @@ INSTANTIATE_TEST_SUITE_P(HubModels, RealConfig,
                                          Expected{"Phi-4-mini-instruct", "model.", 32, 24, 8, 128,
                                                   QkNorm::None, RopeType::LongRope, 96, 32, 0},
                                          Expected{"SmolLM3-3B", "model.", 36, 16, 4, 128,
-                                                  QkNorm::None, RopeType::Default, 128, 0, 9}),
+                                                  QkNorm::None, RopeType::Default, 128, 0, 9},
+                                         Expected{"ModernBERT-base", "model.", 22, 12, 12, 64,
+                                                  QkNorm::None, RopeType::Default, 64, 14, 0}),
                          [](const testing::TestParamInfo<Expected>& info) {
                              std::string name = info.param.name;
                              for (char& ch : name)

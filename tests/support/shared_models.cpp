@@ -18,8 +18,6 @@ struct PendingFamily {
 
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
-    // The current generation: ModernBERT's bidirectional local windows are still to come.
-    {"modernbert", "unsupported architecture \"modernbert\""},
     // Mixture of experts, sinks, latent attention, K = V by design.
     {"qwen3_moe", "unsupported architecture \"qwen3_moe\""},
     {"mixtral", "unsupported architecture \"mixtral\""},

@@ -27,12 +27,17 @@ QString headCellValues(const AttentionTrace& trace, int layer, int head, int que
     QStringList lines;
     if (trace.hasProbabilities(layer, head)) {
         const double a = trace.probabilities(layer, head)(query, key);
+        QString masked;
+        if (mask.causal && key > query)
+            masked = QStringLiteral("a token sees only earlier ones");
+        else if (mask.reach > 0)
+            masked = QStringLiteral("outside the layer's local window of %1 tokens on either side")
+                         .arg(mask.reach);
+        else
+            masked =
+                QStringLiteral("outside the layer's sliding window of %1 tokens").arg(mask.window);
         lines << (mask.hides(query, key)
-                      ? (key > query ? QStringLiteral("A<sub>ij</sub> = 0 (masked: a token sees "
-                                                      "only earlier ones)")
-                                     : QStringLiteral("A<sub>ij</sub> = 0 (masked: outside the "
-                                                      "layer's sliding window of %1 tokens)")
-                                           .arg(mask.window))
+                      ? QStringLiteral("A<sub>ij</sub> = 0 (masked: %1)").arg(masked)
                       : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
     }
     if (trace.hasScores(layer, head) && trace.tokens() != trace.keyTokens()) {  // cross
