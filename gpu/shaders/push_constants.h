@@ -27,18 +27,18 @@
 #define QKV_B_BF16 2u /* bfloat16, likewise */
 
 // softmax.comp: masked softmax of one n x n score matrix per head.
-#define QKV_SOFTMAX_PARAMS                                                  \
-    uint n;                                                                 \
-    uint headStride; /* floats between consecutive heads' matrices */       \
-    uint causal;                                                            \
-    uint maskSelf;                                                          \
-    uint transform; /* QKV_TRANSFORM_* */                                   \
-    float postScale;                                                        \
-    float softCap;  /* 0: none */                                           \
-    uint window;    /* 0: none */                                           \
+#define QKV_SOFTMAX_PARAMS                                                      \
+    uint n;                                                                     \
+    uint headStride; /* floats between consecutive heads' matrices */           \
+    uint causal;                                                                \
+    uint maskSelf;                                                              \
+    uint transform; /* QKV_TRANSFORM_* */                                       \
+    float postScale;                                                            \
+    float softCap;  /* 0: none */                                               \
+    uint window;    /* 0: none */                                               \
     uint reach;     /* bidirectional: keys within reach of the query; 0: all */ \
-    uint keys;      /* n_k: row length (= n but in cross-attention) */      \
-    uint firstHead; /* the chunk's first head, to find its position bias */ \
+    uint keys;      /* n_k: row length (= n but in cross-attention) */          \
+    uint firstHead; /* the chunk's first head, to find its position bias */     \
     uint hasBias;   /* a position bias is bound (heads x n x keys) */
 #define QKV_TRANSFORM_NONE 0u
 #define QKV_TRANSFORM_SYMMETRIC 1u
@@ -66,7 +66,7 @@
 #define QKV_ELTWISE_ADD 4u
 #define QKV_ELTWISE_GELU_TANH_GLU 5u
 #define QKV_ELTWISE_SILU 6u
-#define QKV_ELTWISE_GELU_GLU 7u  /* exact (erf) GELU of the gate */
+#define QKV_ELTWISE_GELU_GLU 7u /* exact (erf) GELU of the gate */
 
 // rope.comp: rotary embedding on the first rotaryDims of each head, row i at position
 // firstPosition + i.
