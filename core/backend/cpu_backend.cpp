@@ -24,9 +24,6 @@ namespace {
 
 std::atomic<int> g_threads{0};  // 0: every core
 
-// Either owns row-major storage (activations) or views host memory with any layout (weights).
-// Owned storage is left uninitialised: every op overwrites its whole output, and zero-filling
-// megabytes per layer showed up in profiles.
 // Tensor storage starts on a cache line (64 bytes: an AVX-512 vector), wherever the allocating
 // thread's malloc arena happens to be: OpenBLAS's vector kernels split a row into an unaligned
 // head and an aligned body, so the address would decide the order of a dot product's sums, and
@@ -42,6 +39,9 @@ float* alignedFloats(size_t count) {
         ::operator new[](std::max<size_t>(count, 1) * sizeof(float), kTensorAlignment));
 }
 
+// Either owns row-major storage (activations) or views host memory with any layout (weights).
+// Owned storage is left uninitialised: every op overwrites its whole output, and zero-filling
+// megabytes per layer showed up in profiles.
 class CpuTensor final : public Tensor {
   public:
     CpuTensor(int rows, int cols)

@@ -49,12 +49,14 @@ float geluTanh(float v) {
     return 0.5 * v * (1.0 + safeTanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));
 }
 
+float geluExact(float v) { return 0.5 * v * (1.0 + accurateErf(v * 0.7071067811865476)); }
+
 float apply(float v, uint index) {
     switch (p.op) {
         case kGeluTanh:
             return geluTanh(v);
         case kGeluExact:
-            return 0.5 * v * (1.0 + accurateErf(v * 0.7071067811865476));
+            return geluExact(v);
         case kRelu:
             return max(v, 0.0);
         case kSilu:
@@ -65,10 +67,8 @@ float apply(float v, uint index) {
         }
         case kGeluTanhGlu:
             return v * geluTanh(y[index]);
-        case kGeluGlu: {
-            const float g = y[index];
-            return v * (0.5 * g * (1.0 + accurateErf(g * 0.7071067811865476)));
-        }
+        case kGeluGlu:
+            return v * geluExact(y[index]);
         default:
             return v + y[index];
     }

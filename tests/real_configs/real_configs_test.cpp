@@ -5,7 +5,6 @@
 // transformers does: shapes, layer kinds, rotary scaling, QK-norm and the tensors it binds.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/model/forward.h"
@@ -103,12 +102,7 @@ void writeZeroBf16(const std::filesystem::path& file, const std::vector<TensorSh
     }
     std::string text = header.dump();
     text.append((8 - text.size() % 8) % 8, ' ');
-    {
-        std::ofstream out(file, std::ios::binary);
-        const std::uint64_t length = text.size();
-        out.write(reinterpret_cast<const char*>(&length), 8);
-        out << text;
-    }
+    test::writeRawSafetensors(file, text, {});
     std::filesystem::resize_file(file, 8 + text.size() + offset);  // zeros, as a hole
 }
 

