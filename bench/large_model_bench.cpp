@@ -86,7 +86,9 @@ double torchForward(const LargeModelOptions& o, const std::string& dir) {
     const std::string command =
         o.python + " " + script + " " + dir + " --tokens " + std::to_string(o.tokens) + " 2>&1";
     const nlohmann::json result = runReferenceScript(command);
-    return result.is_object() ? result.at("forward_seconds").get<double>() : -1.0;
+    return result.is_object()
+               ? result.at("forward_seconds").at(std::to_string(o.tokens)).get<double>()
+               : -1.0;
 }
 
 std::string gb(std::uint64_t bytes) {

@@ -18,6 +18,7 @@
 #include "bench/forward_bench.h"
 #include "bench/forward_table.h"
 #include "bench/large_model_bench.h"
+#include "bench/llama_forward_bench.h"
 #include "bench/long_input_bench.h"
 #include "bench/random_checkpoint.h"
 #include "bench/timing_backend.h"
@@ -134,6 +135,15 @@ int main(int argc, char** argv) {
             large.torch = o.torch;
             large.tokens = o.tokens.size() == 1 ? o.tokens.front() : 64;
             return runLargeModelBench(large);
+        }
+        if (o.shape == "llama3.2-1b") {
+            LlamaForwardOptions llama;
+            llama.checkpoint = o.checkpoint;
+            llama.python = o.python;
+            llama.torch = o.torch;
+            if (o.tokens != Options{}.tokens) llama.tokens = o.tokens;
+            llama.rounds = o.rounds;
+            return runLlamaForwardBench(llama);
         }
         qkv::train::ModelShape shape = gpt2Small();
         shape.vocab = o.vocab;

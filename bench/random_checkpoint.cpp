@@ -71,7 +71,7 @@ std::vector<Entry> llamaEntries(const Architecture& c) {
         e.push_back({p + "mlp.down_proj.weight", {d, ff}, 0.02f});
     }
     e.push_back({"model.norm.weight", {d}, 0.0f});
-    e.push_back({"lm_head.weight", {c.vocabSize, d}, 0.02f});
+    if (!c.tiedEmbeddings) e.push_back({"lm_head.weight", {c.vocabSize, d}, 0.02f});
     return e;
 }
 
@@ -154,7 +154,22 @@ Architecture llama3_8b() {
     c.vocabSize = 128256;
     c.contextLength = 131072;  // Llama-3.1's config: 8192 positions scaled by rope llama3
     c.rotary.theta = 500000.0;
+    c.rotary.scaling.type = RopeType::Llama3;
+    c.rotary.scaling.factor = 8.0;
+    c.rotary.scaling.originalContext = 8192;
     c.normEps = 1e-5f;
+    c.tiedEmbeddings = false;
+    return c;
+}
+
+Architecture llama3_2_1b() {
+    Architecture c = llama3_8b();
+    c.layers = 16;
+    c.dModel = 2048;
+    c.headDim = 64;
+    c.dFF = 8192;
+    c.rotary.scaling.factor = 32.0;
+    c.tiedEmbeddings = true;
     return c;
 }
 
@@ -185,27 +200,28 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
     std::ofstream(dir / "model.safetensors.index.json")
         << nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", weightMap}}.dump(
                2);
-    const nlohmann::json config = {{"architectures", {"LlamaForCausalLM"}},
-                                   {"model_type", "llama"},
-                                   {"num_hidden_layers", c.layers},
-                                   {"num_attention_heads", c.heads},
-                                   {"num_key_value_heads", c.kvHeads},
-                                   {"hidden_size", c.dModel},
-                                   {"head_dim", c.headDim},
-                                   {"intermediate_size", c.dFF},
-                                   {"vocab_size", c.vocabSize},
-                                   {"max_position_embeddings", c.contextLength},
-                                   {"rms_norm_eps", c.normEps},
-                                   {"rope_theta", c.rotary.theta},
-                                   {"rope_scaling",
-                                    {{"rope_type", "llama3"},
-                                     {"factor", 8.0},
-                                     {"low_freq_factor", 1.0},
-                                     {"high_freq_factor", 4.0},
-                                     {"original_max_position_embeddings", 8192}}},
-                                   {"hidden_act", "silu"},
-                                   {"tie_word_embeddings", false},
-                                   {"torch_dtype", "bfloat16"}};
+    const nlohmann::json config = {
+        {"architectures", {"LlamaForCausalLM"}},
+        {"model_type", "llama"},
+        {"num_hidden_layers", c.layers},
+        {"num_attention_heads", c.heads},
+        {"num_key_value_heads", c.kvHeads},
+        {"hidden_size", c.dModel},
+        {"head_dim", c.headDim},
+        {"intermediate_size", c.dFF},
+        {"vocab_size", c.vocabSize},
+        {"max_position_embeddings", c.contextLength},
+        {"rms_norm_eps", c.normEps},
+        {"rope_theta", c.rotary.theta},
+        {"rope_scaling",
+         {{"rope_type", "llama3"},
+          {"factor", c.rotary.scaling.factor},
+          {"low_freq_factor", c.rotary.scaling.lowFrequencyFactor},
+          {"high_freq_factor", c.rotary.scaling.highFrequencyFactor},
+          {"original_max_position_embeddings", c.rotary.scaling.originalContext}}},
+        {"hidden_act", "silu"},
+        {"tie_word_embeddings", c.tiedEmbeddings},
+        {"torch_dtype", "bfloat16"}};
     std::ofstream configFile(dir / "config.json");
     configFile << config.dump(2);
     if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");

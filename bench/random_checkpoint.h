@@ -13,9 +13,12 @@ train::ModelShape gpt2Small();
 
 // Llama-3.1-8B's shape and rotary scaling (meta-llama/Llama-3.1-8B's config.json).
 Architecture llama3_8b();
+// Llama-3.2-1B's (meta-llama/Llama-3.2-1B's config.json): rope llama3 ×32, tied embeddings.
+Architecture llama3_2_1b();
 
-// Writes a Llama checkpoint of `shape` in bf16, sharded (about 4 GB each) with its index, and its
-// config.json. Random weights with std 0.02 and unit norm scales.
+// Writes a Llama checkpoint of `shape` (its rope llama3 scaling and embedding tie) in bf16,
+// sharded (about 4 GB each) with its index, and its config.json. Random weights with std 0.02 and
+// unit norm scales.
 void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& shape,
                           unsigned seed);
 

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Plain PyTorch bfloat16 forward of a Llama safetensors checkpoint (sharded, with its index):
-the peer qkvlab-bench --shape llama3-8b compares against. The shards are memory-mapped and
-viewed in place (torch.frombuffer), so the 16 GB of an 8B model are not copied; the forward runs
-in bfloat16 as the weights are stored, returning every head's attention of every layer as
-attn_implementation="eager" with output_attentions does.
+the peer qkvlab-bench --shape llama3.2-1b and llama3-8b compare against. The shards are
+memory-mapped and viewed in place (torch.frombuffer), so the 16 GB of an 8B model are not
+copied; the forward runs in bfloat16 as the weights are stored, with the rope llama3 frequencies
+and the embedding tie of config.json, returning every head's attention of every layer as
+attn_implementation="eager" with output_attentions does, and the last position's logits.
 
-Usage: torch_llama.py MODEL_DIR --tokens 64
-Prints one JSON object: load seconds and forward seconds (the second of two forwards).
+Usage: torch_llama.py MODEL_DIR --tokens 64,1024 [--float32]
+Prints one JSON object: load seconds and, per token count, the forward seconds (the second of
+two forwards). --float32 widens the weights once after loading (a float32 copy of the model,
+not timed) and computes in float32, as qkvlab does: the peer of the same arithmetic.
 """
 import argparse
 import json
+import math
 import mmap
 import os
 import struct
@@ -41,9 +45,22 @@ def load_shards(folder):
     return tensors, maps
 
 
-def rope(x, theta):
+def inverse_frequencies(cfg, dk):
+    """theta^(-2i/d_k), with rope llama3's scaling: long wavelengths divided by the factor,
+    short ones kept, the band between interpolated (Llama 3.1's published recipe)."""
+    inv = cfg["rope_theta"] ** (-torch.arange(0, dk, 2, dtype=torch.float32) / dk)
+    scaling = cfg.get("rope_scaling") or {}
+    if scaling.get("rope_type") != "llama3":
+        return inv
+    factor, old = scaling["factor"], scaling["original_max_position_embeddings"]
+    low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
+    wavelength = 2 * math.pi / inv
+    smooth = ((old / wavelength - low) / (high - low)).clamp(0, 1)
+    return (1 - smooth) * inv / factor + smooth * inv
+
+
+def rope(x, inv):
     n, heads, dk = x.shape
-    inv = theta ** (-torch.arange(0, dk, 2, dtype=torch.float32) / dk)
     angles = torch.outer(torch.arange(n, dtype=torch.float32), inv)
     cos = torch.cat([angles.cos(), angles.cos()], dim=-1).to(x.dtype)[:, None, :]
     sin = torch.cat([angles.sin(), angles.sin()], dim=-1).to(x.dtype)[:, None, :]
@@ -60,7 +77,7 @@ def forward(w, cfg, ids):
     layers, heads, kv = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["num_key_value_heads"]
     d = cfg["hidden_size"]
     dk = cfg.get("head_dim", d // heads)
-    eps, theta = cfg["rms_norm_eps"], cfg["rope_theta"]
+    eps, inv = cfg["rms_norm_eps"], inverse_frequencies(cfg, dk)
     n = ids.shape[0]
     x = w["model.embed_tokens.weight"][ids]
     mask = torch.ones(n, n, dtype=torch.bool).tril()
@@ -71,7 +88,7 @@ def forward(w, cfg, ids):
         q = F.linear(h, w[p + "self_attn.q_proj.weight"]).view(n, heads, dk)
         k = F.linear(h, w[p + "self_attn.k_proj.weight"]).view(n, kv, dk)
         v = F.linear(h, w[p + "self_attn.v_proj.weight"]).view(n, kv, dk)
-        q, k = rope(q, theta), rope(k, theta)
+        q, k = rope(q, inv), rope(k, inv)
         k = k.repeat_interleave(heads // kv, dim=1)
         v = v.repeat_interleave(heads // kv, dim=1)
         scores = (q.transpose(0, 1) @ k.transpose(0, 1).transpose(1, 2)) / (dk ** 0.5)
@@ -82,13 +99,16 @@ def forward(w, cfg, ids):
         h = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
         gate = F.silu(F.linear(h, w[p + "mlp.gate_proj.weight"]))
         x = x + F.linear(gate * F.linear(h, w[p + "mlp.up_proj.weight"]), w[p + "mlp.down_proj.weight"])
-    return attentions
+    head = w.get("lm_head.weight", w["model.embed_tokens.weight"])  # tied when absent
+    logits = F.linear(rms_norm(x[-1:], w["model.norm.weight"], eps), head)
+    return attentions, logits
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("model")
-    parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--tokens", default="64", help="token counts, comma-separated")
+    parser.add_argument("--float32", action="store_true", help="compute in float32")
     args = parser.parse_args()
     torch.set_num_threads(os.cpu_count())
     with open(os.path.join(args.model, "config.json")) as f:
@@ -96,13 +116,17 @@ def main():
     start = time.perf_counter()
     weights, maps = load_shards(args.model)
     load = time.perf_counter() - start
-    ids = torch.randint(0, cfg["vocab_size"], (args.tokens,), generator=torch.Generator().manual_seed(0))
-    with torch.inference_mode():
-        forward(weights, cfg, ids)  # first touch of the mapped weights
-        start = time.perf_counter()
-        forward(weights, cfg, ids)
-        seconds = time.perf_counter() - start
-    print(json.dumps({"load_seconds": load, "forward_seconds": seconds, "tokens": args.tokens}))
+    if args.float32:
+        weights = {name: t.float() for name, t in weights.items()}
+    seconds = {}
+    for n in [int(t) for t in args.tokens.split(",")]:
+        ids = torch.randint(0, cfg["vocab_size"], (n,), generator=torch.Generator().manual_seed(0))
+        with torch.inference_mode():
+            forward(weights, cfg, ids)  # first touch of the mapped weights, warm caches
+            start = time.perf_counter()
+            forward(weights, cfg, ids)
+            seconds[str(n)] = time.perf_counter() - start
+    print(json.dumps({"load_seconds": load, "forward_seconds": seconds}))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ int runInfo(const Arguments& args) {
         {"tokenizer", model->tokenizer() != nullptr},
     };
     if (!model->tokenizer()) doc["tokenizer_error"] = model->tokenizerError();
+    if (c.embeddingWidth > 0) doc["embedding_width"] = c.embeddingWidth;
     if (c.positions == Positions::Rotary) doc["rotary"] = c.rotary.describe();
     if (c.qkNorm != QkNorm::None)
         doc["qk_norm"] = c.qkNorm == QkNorm::PerHead ? "per head" : "whole";
@@ -59,6 +60,10 @@ int runInfo(const Arguments& args) {
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim));
     row("d_ff", std::to_string(c.dFF));
+    if (c.embeddingWidth > 0)
+        row("embeddings", std::to_string(c.embeddingWidth) +
+                              " wide, projected to d_model after the lookup and back before "
+                              "the output");
     row("vocab", std::to_string(c.vocabSize));
     row("context", std::to_string(c.contextLength));
     if (c.positions == Positions::Rotary) row("positions", c.rotary.describe());

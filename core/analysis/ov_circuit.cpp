@@ -7,11 +7,11 @@
 namespace qkv {
 std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool) {
     const ModelWeights& w = model.weights();
-    const MatrixView& unembedding = w.lmHead.weight;  // d_model x vocab
+    const MatrixView& unembedding = w.lmHead.weight;  // token width x vocab
     if (unembedding.empty() || w.tokenEmbedding.empty()) return std::nullopt;
-    const MatrixView unembeddingT = unembedding.transposed();  // vocab x d_model
+    const MatrixView unembeddingT = unembedding.transposed();  // vocab x token width
     const int vocab = w.tokenEmbedding.rows, d = w.tokenEmbedding.cols;
-    constexpr int kBlock = 2048;  // rows converted at a time: 2048 x d_model doubles per thread
+    constexpr int kBlock = 2048;  // rows converted at a time: 2048 x width doubles per thread
     const int blocks = (vocab + kBlock - 1) / kBlock;
     std::vector<Eigen::MatrixXd> partial(pool.chunks(blocks), Eigen::MatrixXd::Zero(d, d));
     pool.parallelFor(blocks, [&](int chunk, int first, int last) {
@@ -24,6 +24,10 @@ std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPoo
     });
     Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(d, d);
     for (const Eigen::MatrixXd& p : partial) sum += p;
+    // Narrow token embeddings (OPT-350m) enter through project_in and leave through project_out:
+    // the round trip through d_model is project_out · sum · project_in.
+    if (!w.embeddingProjection.weight.empty())
+        return toDouble(w.outputProjection.weight) * sum * toDouble(w.embeddingProjection.weight);
     return sum;
 }
 

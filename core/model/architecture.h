@@ -43,6 +43,9 @@ struct Architecture {
 
     // Embeddings: token embedding · embeddingScale (+ learned position row i + positionOffset).
     float embeddingScale = 1.0f;
+    // Token embeddings narrower than d_model, projected up after the lookup and back down before
+    // the output head (OPT-350m's word_embed_proj_dim); 0: d_model wide, no projections.
+    int embeddingWidth = 0;
     Positions positions = Positions::Learned;
     int positionOffset = 0;             // OPT: 2; RoBERTa: padding_idx + 1
     Rotary rotary;                      // with rotary positions: global layers' (or every layer's)
@@ -88,6 +91,7 @@ struct Architecture {
     int relativeMaxDistance = 0;
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
+    int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
     LayerKind kindOf(int layer) const {
         if (layer >= 0 && layer < static_cast<int>(layerKinds.size())) return layerKinds[layer];

@@ -43,11 +43,13 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
 }  // namespace
 
 DeviceModel::DeviceModel(const ModelWeights& weights, Backend& backend) {
+    embeddingProjection = bindLinear(weights.embeddingProjection, backend);
     embeddingNorm = bindNorm(weights.embeddingNorm, backend);
     for (const LayerWeights& layer : weights.layers) layers.push_back(bindLayer(layer, backend));
     finalNorm = bindNorm(weights.finalNorm, backend);
     headTransform = bindLinear(weights.headTransform, backend);
     headTransformNorm = bindNorm(weights.headTransformNorm, backend);
+    outputProjection = bindLinear(weights.outputProjection, backend);
     lmHead = bindLinear(weights.lmHead, backend);
     for (const LayerWeights& layer : weights.decoderLayers)
         decoderLayers.push_back(bindLayer(layer, backend));

@@ -32,11 +32,13 @@ struct DeviceLayer {
 struct DeviceModel {
     DeviceModel(const ModelWeights& weights, Backend& backend);
 
+    DeviceLinear embeddingProjection;
     DeviceNorm embeddingNorm;
     std::vector<DeviceLayer> layers;
     DeviceNorm finalNorm;
     DeviceLinear headTransform;
     DeviceNorm headTransformNorm;
+    DeviceLinear outputProjection;
     DeviceLinear lmHead;
     std::vector<DeviceLayer> decoderLayers;
     DeviceNorm decoderEmbeddingNorm;

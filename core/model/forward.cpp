@@ -13,23 +13,29 @@
 namespace qkv {
 namespace {
 
-// Embeddings of the tokens from `first` on, computed on the host (a gather from the mapped
-// tables), then uploaded.
-RowMatrixXf embed(const ModelWeights& w, const MatrixView& positions, const Architecture& c,
-                  const std::vector<int>& ids, const std::vector<int>& tokenTypes, int first) {
-    const int n = static_cast<int>(ids.size()) - first;
-    RowMatrixXf x(n, c.dModel);
-    for (int row = 0; row < n; ++row) {
-        const int i = first + row;
+// The scaled token embeddings of the tokens from `first` on, gathered on the host from the
+// mapped table: token width wide.
+RowMatrixXf tokenRows(const ModelWeights& w, const Architecture& c, const std::vector<int>& ids,
+                      int first) {
+    const int n = static_cast<int>(ids.size()) - first, width = c.tokenWidth();
+    RowMatrixXf x(n, width);
+    for (int row = 0; row < n; ++row)
+        for (int j = 0; j < width; ++j)
+            x(row, j) = w.tokenEmbedding.at(ids[first + row], j) * c.embeddingScale;
+    return x;
+}
+
+// Adds the position and token-type rows of the tokens from `first` on to x (d_model wide).
+void addPositionRows(RowMatrixXf& x, const ModelWeights& w, const MatrixView& positions,
+                     const Architecture& c, const std::vector<int>& tokenTypes, int first) {
+    for (Eigen::Index row = 0; row < x.rows(); ++row) {
+        const int i = first + static_cast<int>(row);
         const int type = tokenTypes.empty() ? 0 : tokenTypes[i];
         for (int j = 0; j < c.dModel; ++j) {
-            float v = w.tokenEmbedding.at(ids[i], j) * c.embeddingScale;
-            if (!positions.empty()) v += positions.at(i + c.positionOffset, j);
-            if (!w.tokenTypeEmbedding.empty()) v += w.tokenTypeEmbedding.at(type, j);
-            x(row, j) = v;
+            if (!positions.empty()) x(row, j) += positions.at(i + c.positionOffset, j);
+            if (!w.tokenTypeEmbedding.empty()) x(row, j) += w.tokenTypeEmbedding.at(type, j);
         }
     }
-    return x;
 }
 
 int capturedHeads(const Architecture& c, const CaptureSelection& capture) {
@@ -64,6 +70,7 @@ void queueLogits(const LayerRunner& runner, const DeviceModel& device, const Dev
         runner.norm(device.headTransformNorm, *rows, *normed);
         rows = std::move(normed);
     }
+    if (device.outputProjection.weight) rows = runner.linear(device.outputProjection, *rows);
     auto logits = runner.linear(device.lmHead, *rows);
     out.resize(logits->rows(), logits->cols());
     be.enqueueDownload(*logits, out.data());
@@ -142,16 +149,25 @@ ForwardPass::ForwardPass(const Model& model, Backend& backend)
 
 namespace {
 
-// A stack's input from token `first` on: token embeddings (and the stack's positions, token
-// types), normed where the family norms them.
+// A stack's input from token `first` on: token embeddings (projected to d_model where the family
+// projects them) and the stack's positions and token types, normed where the family norms them.
 std::unique_ptr<Tensor> embedded(const LayerRunner& runner, const ModelWeights& weights,
-                                 const MatrixView& positions, const DeviceNorm& embeddingNorm,
-                                 const std::vector<int>& ids, const std::vector<int>& tokenTypes,
-                                 int first = 0) {
+                                 const MatrixView& positions, const DeviceLinear& projection,
+                                 const DeviceNorm& embeddingNorm, const std::vector<int>& ids,
+                                 const std::vector<int>& tokenTypes, int first = 0) {
     Backend& be = runner.backend();
     const Architecture& c = runner.architecture();
-    const RowMatrixXf host = embed(weights, positions, c, ids, tokenTypes, first);
-    auto x = be.upload(host.data(), host.rows(), c.dModel);
+    RowMatrixXf host = tokenRows(weights, c, ids, first);
+    std::unique_ptr<Tensor> x;
+    if (projection.weight) {
+        x = runner.linear(projection, *be.upload(host.data(), host.rows(), host.cols()));
+        host.setZero(host.rows(), c.dModel);
+        addPositionRows(host, weights, positions, c, tokenTypes, first);
+        be.add(*x, *be.upload(host.data(), host.rows(), c.dModel));
+    } else {
+        addPositionRows(host, weights, positions, c, tokenTypes, first);
+        x = be.upload(host.data(), host.rows(), c.dModel);
+    }
     if (!embeddingNorm.gamma) return x;
     auto normed = be.create(x->rows(), c.dModel);
     runner.norm(embeddingNorm, *x, *normed);
@@ -222,8 +238,8 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);
     // With a kept prefix, x holds the later tokens' rows only.
-    auto x = embedded(runner, weights, weights.positionEmbedding, m_device.embeddingNorm,
-                      request.ids, request.tokenTypes, kept);
+    auto x = embedded(runner, weights, weights.positionEmbedding, m_device.embeddingProjection,
+                      m_device.embeddingNorm, request.ids, request.tokenTypes, kept);
     auto h = be.create(x->rows(), c.dModel);
     // Without logits nothing reads a (decoder-only) model's last layer's output.
     const bool outputRead =
@@ -254,7 +270,7 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
         result.crossTrace = AttentionTrace(t, decoding.layout(), n);
         result.decoderTrace.layers().reserve(decoder.layers);
         result.crossTrace.layers().reserve(decoder.layers);
-        auto y = embedded(decoding, weights, weights.decoderPositionEmbedding,
+        auto y = embedded(decoding, weights, weights.decoderPositionEmbedding, {},
                           m_device.decoderEmbeddingNorm, targets, {});
         auto hy = be.create(t, c.dModel);
         for (int l = 0; l < decoder.layers; ++l) {

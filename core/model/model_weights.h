@@ -39,7 +39,10 @@ struct LayerWeights {
 };
 
 struct ModelWeights {
-    MatrixView tokenEmbedding;      // vocab x d_model, row-major
+    MatrixView tokenEmbedding;  // vocab x token width (d_model unless projected), row-major
+    // Architecture::embeddingWidth set: token width x d_model after the lookup, d_model x token
+    // width before the output head (OPT-350m's project_in, project_out). Empty otherwise.
+    LinearWeights embeddingProjection, outputProjection;
     MatrixView positionEmbedding;   // context x d_model (empty with rotary positions)
     MatrixView tokenTypeEmbedding;  // BERT-style segments (empty when the family has none)
     NormWeights embeddingNorm;      // BERT family, BART
@@ -47,7 +50,7 @@ struct ModelWeights {
     NormWeights finalNorm;        // pre-norm models' last norm (empty for post-norm ones)
     LinearWeights headTransform;  // masked-LM heads: dense + activation + LayerNorm first
     NormWeights headTransformNorm;
-    LinearWeights lmHead;  // d_model x vocab (tied: the token embedding transposed)
+    LinearWeights lmHead;  // token width x vocab (tied: the token embedding transposed)
 
     // Encoder-decoder models: `layers`, `positionEmbedding`, `embeddingNorm` and `finalNorm` are
     // the encoder's; the decoder shares the token embedding and feeds the output head.

@@ -5,88 +5,15 @@
 // shares with Marian is checked against Hugging Face's own outputs by forward_reference_test.
 #include <gtest/gtest.h>
 
-#include <Eigen/Dense>
-#include <cmath>
-
 #include "core/model/forward.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/textbook.h"
 
 namespace qkv {
 namespace {
 
 using Eigen::MatrixXd;
-using Eigen::RowVectorXd;
-using Tensors = std::map<std::string, test::FixtureTensor>;
-
-MatrixXd matrix(const Tensors& t, const std::string& name) {
-    const test::FixtureTensor& f = t.at(name);
-    MatrixXd m(f.shape[0], f.values.size() / f.shape[0]);
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = f.values[r * m.cols() + c];
-    return m;
-}
-
-RowVectorXd row(const Tensors& t, const std::string& name) {
-    const test::FixtureTensor& f = t.at(name);
-    RowVectorXd v(f.values.size());
-    for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = f.values[i];
-    return v;
-}
-
-// nn.Linear: weight [out, in].
-MatrixXd linear(const Tensors& t, const std::string& name, const MatrixXd& x) {
-    MatrixXd y = x * matrix(t, name + ".weight").transpose();
-    y.rowwise() += row(t, name + ".bias");
-    return y;
-}
-
-MatrixXd layerNorm(const Tensors& t, const std::string& name, const MatrixXd& x) {
-    MatrixXd y(x.rows(), x.cols());
-    for (Eigen::Index i = 0; i < x.rows(); ++i) {
-        const double mean = x.row(i).mean();
-        const double var = (x.row(i).array() - mean).square().mean();
-        y.row(i) = ((x.row(i).array() - mean) / std::sqrt(var + 1e-5)).matrix();
-    }
-    return (y.array().rowwise() * row(t, name + ".weight").array()).rowwise() +
-           row(t, name + ".bias").array();
-}
-
-struct Attention {
-    MatrixXd output;
-    std::vector<MatrixXd> probabilities;  // per head, queries x keys
-};
-
-// BartAttention: q scaled by d_k^-1/2 before q·k, the decoder's self-attention causal.
-Attention attend(const Tensors& t, const std::string& p, const MatrixXd& queries,
-                 const MatrixXd& keysValues, int heads, bool causal) {
-    const MatrixXd q = linear(t, p + "q_proj", queries), k = linear(t, p + "k_proj", keysValues),
-                   v = linear(t, p + "v_proj", keysValues);
-    const int dk = static_cast<int>(q.cols()) / heads;
-    MatrixXd merged(q.rows(), q.cols());
-    Attention result;
-    for (int h = 0; h < heads; ++h) {
-        MatrixXd a = q.middleCols(h * dk, dk) * k.middleCols(h * dk, dk).transpose() /
-                     std::sqrt(static_cast<double>(dk));
-        for (Eigen::Index i = 0; i < a.rows(); ++i) {
-            const Eigen::Index visible = causal ? i + 1 : a.cols();
-            const double m = a.row(i).head(visible).maxCoeff();
-            for (Eigen::Index j = 0; j < a.cols(); ++j)
-                a(i, j) = j < visible ? std::exp(a(i, j) - m) : 0.0;
-            a.row(i) /= a.row(i).sum();
-        }
-        merged.middleCols(h * dk, dk) = a * v.middleCols(h * dk, dk);
-        result.probabilities.push_back(a);
-    }
-    result.output = linear(t, p + "out_proj", merged);
-    return result;
-}
-
-MatrixXd feedForward(const Tensors& t, const std::string& p, const MatrixXd& x) {
-    const MatrixXd h = linear(t, p + "fc1", x).unaryExpr([](double z) {
-        return 0.5 * z * (1 + std::erf(z / std::sqrt(2.0)));
-    });
-    return linear(t, p + "fc2", h);
-}
+using namespace test::textbook;
 
 // Token embedding + the stack's position row p + 2, then the stack's embedding LayerNorm.
 MatrixXd embed(const Tensors& t, const std::string& stack, const std::vector<int>& ids) {
@@ -111,7 +38,7 @@ Reference referenceBart(const Tensors& t, const test::TinyModelSpec& s,
         const Attention a = attend(t, p + "self_attn.", x, x, s.heads, false);
         r.encoder.push_back(a.probabilities);
         x = layerNorm(t, p + "self_attn_layer_norm", x + a.output);
-        x = layerNorm(t, p + "final_layer_norm", x + feedForward(t, p, x));
+        x = layerNorm(t, p + "final_layer_norm", x + feedForward(t, p, x, gelu));
     }
     MatrixXd y = embed(t, "decoder", target);
     for (int l = 0; l < s.layers; ++l) {
@@ -122,7 +49,7 @@ Reference referenceBart(const Tensors& t, const test::TinyModelSpec& s,
         const Attention cross = attend(t, p + "encoder_attn.", y, x, s.heads, false);
         r.cross.push_back(cross.probabilities);
         y = layerNorm(t, p + "encoder_attn_layer_norm", y + cross.output);
-        y = layerNorm(t, p + "final_layer_norm", y + feedForward(t, p, y));
+        y = layerNorm(t, p + "final_layer_norm", y + feedForward(t, p, y, gelu));
     }
     r.logits = y * matrix(t, "model.shared.weight").transpose();
     r.logits.rowwise() += row(t, "final_logits_bias");
@@ -134,13 +61,6 @@ Reference referenceBart(const Tensors& t, const test::TinyModelSpec& s,
 // activation changes (order 0.1 in these peaky random weights).
 constexpr double kProbabilityTolerance = 1e-5;
 constexpr double kLogitTolerance = 1e-4;
-
-double maxDiff(const RowMatrixXf& actual, const MatrixXd& expected) {
-    EXPECT_EQ(actual.rows(), expected.rows());
-    EXPECT_EQ(actual.cols(), expected.cols());
-    if (actual.rows() != expected.rows() || actual.cols() != expected.cols()) return INFINITY;
-    return (actual.cast<double>() - expected).cwiseAbs().maxCoeff();
-}
 
 TEST(ForwardBart, MatchesIndependentReference) {
     test::TempDir dir;

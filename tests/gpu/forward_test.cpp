@@ -181,18 +181,15 @@ TEST_P(VulkanForward, MatchesCpuAndReference) {
     }
 }
 
-// BART has no shared reference folder: its own tiny checkpoint (checked against a textbook
-// BART in core_tests) runs on both backends, every variant, all three attention kinds.
-TEST(VulkanForwardFixture, BartMatchesCpu) {
-    QKV_REQUIRE_VULKAN(gpu);
-    test::TempDir dir;
-    test::writeTinyBart(dir.path());
-    const auto model = Model::open(dir.path());
+// Every variant of a fixture checkpoint (no shared reference folder; checked against a textbook
+// forward in core_tests) on both backends, all attention kinds it has.
+void expectFixtureMatchesCpu(Backend& gpu, const std::filesystem::path& dir,
+                             const std::vector<int>& ids, const std::vector<int>& targets) {
+    const auto model = Model::open(dir);
     const ForwardPass onCpu(*model, test::sharedCpuBackend()), onGpu(*model, gpu);
     for (const Variant& variant : kVariants) {
         SCOPED_TRACE(variantName(variant));
-        const ForwardRequest request =
-            variantRequest(variant, {0, 17, 42, 5, 5, 11, 2}, {2, 0, 23, 9, 31});
+        const ForwardRequest request = variantRequest(variant, ids, targets);
         const ForwardResult expected = onCpu.run(request);
         const ForwardResult actual = onGpu.run(request);
         Differences d;
@@ -205,6 +202,21 @@ TEST(VulkanForwardFixture, BartMatchesCpu) {
         EXPECT_LE(maxDifference(actual.logits, expected.logits) / scaleOf(expected.logits),
                   kRelativeTolerance);
     }
+}
+
+TEST(VulkanForwardFixture, BartMatchesCpu) {
+    QKV_REQUIRE_VULKAN(gpu);
+    test::TempDir dir;
+    test::writeTinyBart(dir.path());
+    expectFixtureMatchesCpu(gpu, dir.path(), {0, 17, 42, 5, 5, 11, 2}, {2, 0, 23, 9, 31});
+}
+
+// OPT-350m's project_in/project_out and post-LayerNorm layers.
+TEST(VulkanForwardFixture, Opt350MatchesCpu) {
+    QKV_REQUIRE_VULKAN(gpu);
+    test::TempDir dir;
+    test::writeTinyOpt350(dir.path());
+    expectFixtureMatchesCpu(gpu, dir.path(), {2, 17, 42, 5, 5, 11, 30}, {});
 }
 
 TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {

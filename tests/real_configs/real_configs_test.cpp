@@ -41,9 +41,36 @@ std::vector<TensorShape> modernBertTensors(const Architecture& c) {
     return t;
 }
 
+// OPT-350m: narrow token embeddings with project_in/out, biases everywhere, post-LayerNorm
+// layers and no final norm; positions have 2 extra rows.
+std::vector<TensorShape> opt350Tensors(const Architecture& c, const std::string& prefix) {
+    const std::int64_t d = c.dModel, ff = c.dFF, words = c.tokenWidth();
+    std::vector<TensorShape> t = {{prefix + "embed_tokens.weight", {c.vocabSize, words}},
+                                  {prefix + "embed_positions.weight", {c.contextLength + 2, d}},
+                                  {prefix + "project_in.weight", {d, words}},
+                                  {prefix + "project_out.weight", {words, d}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = prefix + "layers." + std::to_string(l) + ".";
+        for (const char* linear : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+            t.push_back({p + "self_attn." + linear + ".weight", {d, d}});
+            t.push_back({p + "self_attn." + linear + ".bias", {d}});
+        }
+        t.push_back({p + "fc1.weight", {ff, d}});
+        t.push_back({p + "fc1.bias", {ff}});
+        t.push_back({p + "fc2.weight", {d, ff}});
+        t.push_back({p + "fc2.bias", {d}});
+        for (const char* norm : {"self_attn_layer_norm", "final_layer_norm"}) {
+            t.push_back({p + norm + ".weight", {d}});
+            t.push_back({p + norm + ".bias", {d}});
+        }
+    }
+    return t;
+}
+
 // The tensors a Hub checkpoint of the family holds for its text model, under `prefix`.
 std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& prefix) {
     if (c.modelType == "modernbert") return modernBertTensors(c);
+    if (c.modelType == "opt") return opt350Tensors(c, prefix);
     const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
                        kv = std::int64_t{c.kvHeads} * c.headDim, ff = c.dFF;
     const std::string& type = c.modelType;
@@ -113,9 +140,11 @@ struct Expected {
     QkNorm qkNorm;
     RopeType rope;
     int rotaryDims;
-    int localLayers;  // layers with a sliding window
-    int noRopeLayers;
+    int localLayers;   // layers with a sliding window
+    int noRopeLayers;  // layers without rotary: NoPE ones, or all with learned positions
 };
+
+void PrintTo(const Expected& e, std::ostream* out) { *out << e.name; }
 
 class RealConfig : public testing::TestWithParam<Expected> {};
 
@@ -173,7 +202,9 @@ INSTANTIATE_TEST_SUITE_P(HubModels, RealConfig,
                                          Expected{"SmolLM3-3B", "model.", 36, 16, 4, 128,
                                                   QkNorm::None, RopeType::Default, 128, 0, 9},
                                          Expected{"ModernBERT-base", "model.", 22, 12, 12, 64,
-                                                  QkNorm::None, RopeType::Default, 64, 14, 0}),
+                                                  QkNorm::None, RopeType::Default, 64, 14, 0},
+                                         Expected{"opt-350m", "model.decoder.", 24, 16, 16, 64,
+                                                  QkNorm::None, RopeType::Default, 0, 0, 24}),
                          [](const testing::TestParamInfo<Expected>& info) {
                              std::string name = info.param.name;
                              for (char& ch : name)

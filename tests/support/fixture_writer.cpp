@@ -78,6 +78,29 @@ class RandomTensors {
 constexpr float kWeight = 0.2f;
 constexpr float kQueryKeyWeight = 0.6f;
 
+// BART's and OPT's modules (fairseq's names): Linear layers and LayerNorms with biases, and
+// attention blocks of q/k/v/out_proj, drawn from `r` into `t`.
+struct FairseqLayers {
+    RandomTensors& r;
+    std::map<std::string, FixtureTensor>& t;
+    std::int64_t d;
+
+    void linear(const std::string& name, std::int64_t in, std::int64_t out, float stddev) const {
+        t[name + ".weight"] = r.normal({out, in}, stddev);
+        t[name + ".bias"] = r.normal({out}, 0.1f);
+    }
+    void norm(const std::string& name) const {
+        t[name + ".weight"] = r.normal({d}, 0.1f, 1.0f);
+        t[name + ".bias"] = r.normal({d}, 0.1f);
+    }
+    void attention(const std::string& p) const {
+        linear(p + "q_proj", d, d, kQueryKeyWeight);
+        linear(p + "k_proj", d, d, kQueryKeyWeight);
+        linear(p + "v_proj", d, d, kWeight);
+        linear(p + "out_proj", d, d, kWeight);
+    }
+};
+
 }  // namespace
 
 std::map<std::string, FixtureTensor> tinyGpt2Tensors(const TinyModelSpec& s) {
@@ -200,38 +223,24 @@ std::map<std::string, FixtureTensor> tinyBartTensors(const TinyModelSpec& s) {
     RandomTensors r(s.seed);
     const std::int64_t d = s.dModel;
     std::map<std::string, FixtureTensor> t;
-    const auto linear = [&](const std::string& name, std::int64_t in, std::int64_t out,
-                            float stddev) {
-        t[name + ".weight"] = r.normal({out, in}, stddev);
-        t[name + ".bias"] = r.normal({out}, 0.1f);
-    };
-    const auto norm = [&](const std::string& name) {
-        t[name + ".weight"] = r.normal({d}, 0.1f, 1.0f);
-        t[name + ".bias"] = r.normal({d}, 0.1f);
-    };
-    const auto attention = [&](const std::string& p) {
-        linear(p + "q_proj", d, d, kQueryKeyWeight);
-        linear(p + "k_proj", d, d, kQueryKeyWeight);
-        linear(p + "v_proj", d, d, kWeight);
-        linear(p + "out_proj", d, d, kWeight);
-    };
+    const FairseqLayers layers{r, t, d};
     t["model.shared.weight"] = r.normal({s.vocab, d}, 0.5f);
     for (const std::string stack : {"encoder", "decoder"}) {
         const std::string p = "model." + stack + ".";
         t[p + "embed_positions.weight"] = r.normal({s.context + 2, d}, 0.5f);
-        norm(p + "layernorm_embedding");
+        layers.norm(p + "layernorm_embedding");
         const std::int64_t ff = stack == "encoder" ? 2 * d : 3 * d;
         for (int l = 0; l < s.layers; ++l) {
             const std::string lp = p + "layers." + std::to_string(l) + ".";
-            attention(lp + "self_attn.");
-            norm(lp + "self_attn_layer_norm");
+            layers.attention(lp + "self_attn.");
+            layers.norm(lp + "self_attn_layer_norm");
             if (stack == "decoder") {
-                attention(lp + "encoder_attn.");
-                norm(lp + "encoder_attn_layer_norm");
+                layers.attention(lp + "encoder_attn.");
+                layers.norm(lp + "encoder_attn_layer_norm");
             }
-            linear(lp + "fc1", d, ff, kWeight);
-            linear(lp + "fc2", ff, d, kWeight);
-            norm(lp + "final_layer_norm");
+            layers.linear(lp + "fc1", d, ff, kWeight);
+            layers.linear(lp + "fc2", ff, d, kWeight);
+            layers.norm(lp + "final_layer_norm");
         }
     }
     t["final_logits_bias"] = r.normal({1, s.vocab}, 0.1f);
@@ -256,6 +265,46 @@ void writeTinyBart(const std::filesystem::path& dir, const TinyModelSpec& s) {
                                                   {"bos_token_id", 0},
                                                   {"eos_token_id", 2},
                                                   {"decoder_start_token_id", 2}}
+                                       .dump());
+}
+
+std::map<std::string, FixtureTensor> tinyOpt350Tensors(const TinyModelSpec& s) {
+    RandomTensors r(s.seed);
+    const std::int64_t d = s.dModel, words = s.dModel / 2, ff = 3 * s.dModel;
+    std::map<std::string, FixtureTensor> t;
+    const FairseqLayers layers{r, t, d};
+    const std::string p = "model.decoder.";
+    t[p + "embed_tokens.weight"] = r.normal({s.vocab, words}, 0.5f);
+    t[p + "embed_positions.weight"] = r.normal({s.context + 2, d}, 0.5f);
+    t[p + "project_in.weight"] = r.normal({d, words}, 0.4f);
+    t[p + "project_out.weight"] = r.normal({words, d}, 0.4f);
+    for (int l = 0; l < s.layers; ++l) {
+        const std::string lp = p + "layers." + std::to_string(l) + ".";
+        layers.attention(lp + "self_attn.");
+        layers.norm(lp + "self_attn_layer_norm");
+        layers.linear(lp + "fc1", d, ff, kWeight);
+        layers.linear(lp + "fc2", ff, d, kWeight);
+        layers.norm(lp + "final_layer_norm");
+    }
+    return t;
+}
+
+void writeTinyOpt350(const std::filesystem::path& dir, const TinyModelSpec& s) {
+    std::filesystem::create_directories(dir);
+    writeSafetensors(dir / "model.safetensors", tinyOpt350Tensors(s));
+    writeText(dir / "config.json", nlohmann::json{{"model_type", "opt"},
+                                                  {"hidden_size", s.dModel},
+                                                  {"word_embed_proj_dim", s.dModel / 2},
+                                                  {"num_hidden_layers", s.layers},
+                                                  {"num_attention_heads", s.heads},
+                                                  {"ffn_dim", 3 * s.dModel},
+                                                  {"max_position_embeddings", s.context},
+                                                  {"vocab_size", s.vocab},
+                                                  {"activation_function", "relu"},
+                                                  {"do_layer_norm_before", false},
+                                                  {"pad_token_id", 1},
+                                                  {"bos_token_id", 2},
+                                                  {"eos_token_id", 2}}
                                        .dump());
 }
 

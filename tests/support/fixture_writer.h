@@ -54,6 +54,11 @@ void writeTinyLlama(const std::filesystem::path& dir, const TinyModelSpec& spec 
 // width 2·d_model, decoder 3·d_model (so a mix-up of the two shows), gelu, tied head.
 std::map<std::string, FixtureTensor> tinyBartTensors(const TinyModelSpec& spec);
 void writeTinyBart(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
+// OPT-350m's layout under "model.decoder.": token embeddings d_model/2 wide with project_in and
+// project_out, post-LayerNorm layers (do_layer_norm_before: false), no final norm, MLP width
+// 3·d_model, ReLU, tied head.
+std::map<std::string, FixtureTensor> tinyOpt350Tensors(const TinyModelSpec& spec);
+void writeTinyOpt350(const std::filesystem::path& dir, const TinyModelSpec& spec = {});
 
 enum class Stored { F16, BF16 };
 

@@ -17,8 +17,8 @@ NormWeights rmsNorm(TensorBinder& b, const std::string& module, int size) {
 
 MatrixView outputProjection(TensorBinder& b, const Architecture& c, const std::string& name,
                             const MatrixView& tokenEmbedding) {
-    if (c.tiedEmbeddings) return tokenEmbedding.transposed();   // a stored copy would be equal
-    return b.matrix(name, c.vocabSize, c.dModel).transposed();  // throws naming it when missing
+    if (c.tiedEmbeddings) return tokenEmbedding.transposed();  // a stored copy would be equal
+    return b.matrix(name, c.vocabSize, c.tokenWidth()).transposed();  // throws naming it if missing
 }
 
 void bindMaskedLmHead(TensorBinder& b, const Architecture& c, ModelWeights& w,
