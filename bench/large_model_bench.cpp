@@ -113,20 +113,9 @@ void printRow(const char* what, const Stage& s, double limitSeconds, std::uint64
 
 int runLargeModelBench(const LargeModelOptions& o) {
     const Architecture shape = llama3_8b();
-    std::string dir = o.checkpoint;
     TemporaryFolder temporary;
-    if (dir.empty()) {
-        temporary.path = std::filesystem::temp_directory_path() /
-                         ("qkvlab-bench-8b-" + std::to_string(std::random_device()()));
-        dir = temporary.path.string();
-    }
-    if (!std::filesystem::exists(std::filesystem::path(dir) / "config.json")) {
-        // A --checkpoint folder that does not exist yet is written and kept for the next run.
-        std::cerr << "writing a Llama-3-8B-shaped bf16 checkpoint (16 GB) to " << dir << " ...\n";
-        const auto start = Clock::now();
-        writeRandomLlamaBf16(dir, shape, 42);
-        std::cerr << "  written in " << seconds(start) << " s\n";
-    }
+    const std::string dir =
+        llamaCheckpointFolder(o.checkpoint, shape, "Llama-3-8B-shaped (16 GB)", temporary);
     const std::vector<int> ids = randomIds(o.tokens, shape.vocabSize);
 
     std::cerr << "open + info ...\n";

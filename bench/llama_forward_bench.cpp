@@ -41,18 +41,9 @@ nlohmann::json torchRound(const LlamaForwardOptions& o, const std::string& dir, 
 
 int runLlamaForwardBench(const LlamaForwardOptions& o) {
     const Architecture shape = llama3_2_1b();
-    std::string dir = o.checkpoint;
     TemporaryFolder temporary;
-    if (dir.empty()) {
-        temporary.path = std::filesystem::temp_directory_path() /
-                         ("qkvlab-bench-1b-" + std::to_string(std::random_device()()));
-        dir = temporary.path.string();
-    }
-    if (!std::filesystem::exists(std::filesystem::path(dir) / "config.json")) {
-        std::cerr << "writing a Llama-3.2-1B-shaped bf16 checkpoint (2.5 GB) to " << dir
-                  << " ...\n";
-        writeRandomLlamaBf16(dir, shape, 42);
-    }
+    const std::string dir =
+        llamaCheckpointFolder(o.checkpoint, shape, "Llama-3.2-1B-shaped (2.5 GB)", temporary);
     const auto model = Model::open(dir);
     const auto backend = createCpuBackend();
     const ForwardPass pass(*model, *backend);

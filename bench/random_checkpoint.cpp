@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <vector>
@@ -225,6 +226,23 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
     std::ofstream configFile(dir / "config.json");
     configFile << config.dump(2);
     if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
+}
+
+std::string llamaCheckpointFolder(const std::string& checkpoint, const Architecture& shape,
+                                  const std::string& description, TemporaryFolder& temporary) {
+    std::string dir = checkpoint;
+    if (dir.empty()) {
+        temporary.path = std::filesystem::temp_directory_path() /
+                         ("qkvlab-bench-llama-" + std::to_string(std::random_device()()));
+        dir = temporary.path.string();
+    }
+    if (!std::filesystem::exists(std::filesystem::path(dir) / "config.json")) {
+        std::cerr << "writing a " << description << " bf16 checkpoint to " << dir << " ...\n";
+        const auto start = Clock::now();
+        writeRandomLlamaBf16(dir, shape, 42);
+        std::cerr << "  written in " << seconds(start) << " s\n";
+    }
+    return dir;
 }
 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& s, unsigned seed) {

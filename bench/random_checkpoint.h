@@ -2,7 +2,9 @@
 // Random checkpoints for the benchmark. A GPT-2 with float32 weights (streamed, so a 500 MB model
 // needs no 500 MB buffer), keyed like the Hub's gpt2 file.
 #include <filesystem>
+#include <string>
 
+#include "bench/bench_common.h"
 #include "core/model/architecture.h"
 #include "core/train/model_shape.h"
 
@@ -21,6 +23,11 @@ Architecture llama3_2_1b();
 // unit norm scales.
 void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& shape,
                           unsigned seed);
+// The folder of a Llama-shaped benchmark checkpoint: `checkpoint` (written there first when it
+// holds no model, and kept for later runs), else a new folder that `temporary` removes on exit.
+// `description` ("Llama-3-8B-shaped (16 GB)") names it on the progress line.
+std::string llamaCheckpointFolder(const std::string& checkpoint, const Architecture& shape,
+                                  const std::string& description, TemporaryFolder& temporary);
 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& shape,
                      unsigned seed);

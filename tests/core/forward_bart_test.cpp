@@ -98,12 +98,8 @@ TEST(ForwardBart, RefusesACheckpointWithoutItsEmbeddingNorm) {
     Tensors tensors = test::tinyBartTensors(spec);
     tensors.erase("model.decoder.layernorm_embedding.weight");
     test::writeSafetensors(dir.path() / "model.safetensors", tensors);
-    try {
-        Model::open(dir.path());
-        FAIL() << "opened a BART without decoder.layernorm_embedding";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("layernorm_embedding"), std::string::npos) << e.what();
-    }
+    const std::string error = test::openingError(dir.path());
+    EXPECT_NE(error.find("layernorm_embedding"), std::string::npos) << error;
 }
 
 }  // namespace

@@ -86,12 +86,7 @@ std::string openErrorWithConfig(const std::filesystem::path& source, const std::
         config[key] = value;
     test::writeText(dir.path() / "config.json", config.dump());
     std::filesystem::create_symlink(source / "model.safetensors", dir.path() / "model.safetensors");
-    try {
-        Model::open(dir.path());
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(opened)";
+    return test::openingError(dir.path());
 }
 
 TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {

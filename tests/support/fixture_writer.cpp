@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "core/io/safetensors.h"
+#include "core/model/model.h"
+#include "core/util/error.h"
 #include "core/util/half.h"
 
 namespace qkv::test {
@@ -53,6 +55,15 @@ void writeText(const std::filesystem::path& file, const std::string& text) {
     std::ofstream out(file, std::ios::binary);
     out << text;
     if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+std::string openingError(const std::filesystem::path& dir) {
+    try {
+        Model::open(dir);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(opened)";
 }
 
 namespace {

@@ -35,6 +35,10 @@ void writeSafetensors(const std::filesystem::path& file,
 
 void writeText(const std::filesystem::path& file, const std::string& text);
 
+// What opening a (deliberately broken) checkpoint folder says: Model::open's error message, or
+// "(opened)" when it opened.
+std::string openingError(const std::filesystem::path& dir);
+
 // Tiny random checkpoints keyed as the Hub's files (GPT-2 without prefix, BERT under "bert.",
 // Llama under "model."), with config.json and no tokenizer files. Deterministic per seed.
 struct TinyModelSpec {
