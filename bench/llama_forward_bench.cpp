@@ -61,7 +61,10 @@ int runLlamaForwardBench(const LlamaForwardOptions& o) {
     for (int round = 0; round < o.rounds; ++round) {
         for (size_t i = 0; i < requests.size(); ++i) {
             std::cerr << "round " << round + 1 << ": qkvlab " << o.tokens[i] << " tokens ...\n";
-            if (round == 0) pass.run(requests[i]);  // first touch of the mapped weights
+            // A warm-up every round, as the PyTorch script does per run: the peers' float32
+            // copies and attentions take gigabytes between rounds, which can evict the weights'
+            // pages or caches.
+            pass.run(requests[i]);
             const auto start = Clock::now();
             pass.run(requests[i]);
             ours[i].push_back(seconds(start));
