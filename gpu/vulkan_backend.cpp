@@ -341,12 +341,60 @@ class VulkanBackend final : public Backend {
             m_recorder.dispatch(kernel, bindings, p,
                                 ceilDiv(p.n, m_recorder.pipeline(kernel).workgroupSize), 1,
                                 batches);
+        } else if (const uint32_t splits = batches == 1 ? splitsAlongK(p) : 1; splits > 1) {
+            gemmSplitAlongK(transposedB, p, splits, a, b, c, bias, bType);
         } else {
             const KernelChoice kernel{transposedB ? Kernel::GemmTransposedB : Kernel::GemmRowMajorB,
                                       bType};
             m_recorder.dispatch(kernel, bindings, p, ceilDiv(p.n, gemm::kTileN),
                                 ceilDiv(p.m, gemm::kTileM), batches);
         }
+    }
+
+    // A product of few tiles over a long K (a short input's linear layers) leaves most of a GPU
+    // idle while each workgroup walks K alone. Split K into chunks of at least kMinSplitK, as
+    // many as bring the workgroups up to kBusyWorkgroups, each a multiple of 4 floats so the
+    // chunks' loads stay vector-aligned; 1 means no split.
+    static uint32_t splitsAlongK(const GemmParams& p) {
+        constexpr uint32_t kBusyWorkgroups = 256, kMinSplitK = 128;
+        if ((p.flags & gemm::kCausal) != 0) return 1;
+        const uint32_t tiles = ceilDiv(p.n, gemm::kTileN) * ceilDiv(p.m, gemm::kTileM);
+        for (uint32_t splits = std::min(kBusyWorkgroups / tiles, p.k / kMinSplitK); splits > 1;
+             --splits)
+            if (p.k % (splits * 4) == 0) return splits;
+        return 1;
+    }
+
+    // The split product: the K chunks as batches of partial m x n products (batch z reads A's
+    // and B's chunk z), then their sum in chunk order with alpha and the bias, so the result
+    // does not depend on scheduling.
+    void gemmSplitAlongK(bool transposedB, const GemmParams& p, uint32_t splits,
+                         const BufferRegion& a, const BufferRegion& b, const BufferRegion& c,
+                         const BufferRegion* bias, ElementType bType) {
+        const uint32_t chunk = p.k / splits;
+        GemmParams partial = p;
+        partial.k = chunk;
+        partial.aBatchStride = chunk;
+        partial.bBatchStride = transposedB ? chunk : chunk * p.ldb;
+        partial.aGroup = partial.bGroup = 1;
+        partial.batchBase = 0;
+        partial.ldc = p.n;
+        partial.cOffset = 0;
+        partial.cBatchStride = p.m * p.n;
+        partial.alpha = 1.0f;
+        partial.flags = (p.flags & ~(gemm::kBias | gemm::kVecC)) | (p.n % 4 == 0 ? gemm::kVecC : 0);
+        const BufferRegion& partials =
+            scratch(m_splitPartials, static_cast<size_t>(splits) * p.m * p.n, "split-K partials");
+        const KernelChoice kernel{transposedB ? Kernel::GemmTransposedB : Kernel::GemmRowMajorB,
+                                  bType};
+        m_recorder.dispatch(kernel, {{&a, false}, {&b, false}, {&partials, true}, {nullptr, false}},
+                            partial, ceilDiv(p.n, gemm::kTileN), ceilDiv(p.m, gemm::kTileM),
+                            splits);
+        const SplitSumParams sum{p.m,       p.n,          splits,         p.ldc,
+                                 p.cOffset, p.biasOffset, bias ? 1u : 0u, p.alpha};
+        const uint32_t workgroup = m_recorder.pipeline(Kernel::SplitSum).workgroupSize;
+        m_recorder.dispatch(Kernel::SplitSum, {{&partials, false}, {bias, false}, {&c, true}}, sum,
+                            ceilDiv(p.n, workgroup), p.m, 1);
     }
 
     // One workgroup per row of `cols` over x's buffer read as `rows` x `cols`.
@@ -414,7 +462,7 @@ class VulkanBackend final : public Backend {
     CommandRecorder m_recorder;
     Staging m_staging;
     WeightUploader m_weights;
-    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities;
+    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities, m_splitPartials;
     struct RopeTable {
         RotaryFrequencies frequencies;
         int rows = 0;

@@ -11,6 +11,7 @@
 #include "gpu/shaders/norm.h"
 #include "gpu/shaders/rope.h"
 #include "gpu/shaders/softmax.h"
+#include "gpu/shaders/split_sum.h"
 
 namespace qkv::gpu {
 namespace {
@@ -34,6 +35,8 @@ KernelSpec spec(Kernel kernel) {
             return {"gemv", spirv::gemv, 4, sizeof(GemmParams), 64, {0, QKV_B_F32}};
         case Kernel::GemvTransposedB:
             return {"gemv (transposed B)", spirv::gemv, 4, sizeof(GemmParams), 64, {1, QKV_B_F32}};
+        case Kernel::SplitSum:
+            return {"split sum", spirv::split_sum, 3, sizeof(SplitSumParams), 256, {}};
         case Kernel::Softmax:
             return {"softmax", spirv::softmax, 4, sizeof(SoftmaxParams), 128, {}};
         case Kernel::Norm:

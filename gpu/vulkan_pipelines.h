@@ -16,6 +16,7 @@ enum class Kernel {
     GemmTransposedB,
     GemvRowMajorB,  // gemv.comp: the same GEMM for at most kGemvRows rows
     GemvTransposedB,
+    SplitSum,  // split_sum.comp: sums a split-K GEMM's partial products
     Softmax,
     Norm,
     Eltwise,
@@ -34,6 +35,10 @@ constexpr uint32_t kBias = QKV_GEMM_BIAS, kVecA = QKV_GEMM_VEC_A, kVecB = QKV_GE
 constexpr uint32_t kTileM = 64, kTileN = 64;
 constexpr uint32_t kGemvRows = 16;
 }  // namespace gemm
+
+struct SplitSumParams {
+    QKV_SPLIT_SUM_PARAMS
+};
 
 struct SoftmaxParams {
     QKV_SOFTMAX_PARAMS
@@ -65,9 +70,9 @@ struct RopeParams {
 };
 
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
-static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SoftmaxParams) == 12 * 4 &&
-              sizeof(NormParams) == 5 * 4 && sizeof(EltwiseParams) == 2 * 4 &&
-              sizeof(RopeParams) == 5 * 4);
+static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
+              sizeof(SoftmaxParams) == 12 * 4 && sizeof(NormParams) == 5 * 4 &&
+              sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4);
 static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

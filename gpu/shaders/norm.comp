@@ -2,8 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
 // Row-wise LayerNorm (mean, then variance about it; beta optional), RMSNorm or unit vector (a
-// head's key under normalizeHeads: each head is a row of headDim), one workgroup per row, with the
-// CPU backend's operation order.
+// head's key under normalizeHeads: each head is a row of headDim), one workgroup per row.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
@@ -47,17 +46,22 @@ void main() {
         for (uint i = lid; i < p.cols; i += size) y[base + i] = gamma[i] * (x[base + i] * inv);
         return;
     }
+    // The mean is taken of x minus the row's first element: a float32 sum of n equal values
+    // divided by n need not give the value back, and with a tiny eps a constant row's
+    // deviations of one ulp became outputs of 0.01 on a GPU; shifted, they are exactly zero.
+    // (The CPU backend sums in double, where that sum is exact.)
+    const float pivot = x[base];
     float sum = 0.0;
-    for (uint i = lid; i < p.cols; i += size) sum += x[base + i];
-    const float mean = sumOverWorkgroup(sum) / float(p.cols);
+    for (uint i = lid; i < p.cols; i += size) sum += x[base + i] - pivot;
+    const float shiftedMean = sumOverWorkgroup(sum) / float(p.cols);
     float deviations = 0.0;
     for (uint i = lid; i < p.cols; i += size) {
-        const float d = x[base + i] - mean;
+        const float d = (x[base + i] - pivot) - shiftedMean;
         deviations += d * d;
     }
     const float inv = 1.0 / sqrt(sumOverWorkgroup(deviations) / float(p.cols) + p.eps);
     for (uint i = lid; i < p.cols; i += size) {
         const float shift = p.hasBeta != 0u ? beta[i] : 0.0;
-        y[base + i] = (x[base + i] - mean) * inv * gamma[i] + shift;
+        y[base + i] = ((x[base + i] - pivot) - shiftedMean) * inv * gamma[i] + shift;
     }
 }

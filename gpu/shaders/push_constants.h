@@ -26,6 +26,15 @@
 #define QKV_B_F16 1u  /* IEEE half, two per 32-bit word, the lower half first */
 #define QKV_B_BF16 2u /* bfloat16, likewise */
 
+// split_sum.comp: C := alpha * (the split-K partial products summed in order) (+ bias); the
+// partials are `splits` m x n matrices back to back.
+#define QKV_SPLIT_SUM_PARAMS           \
+    uint m, n, splits;                 \
+    uint ldc, cOffset; /* in floats */ \
+    uint biasOffset;                   \
+    uint hasBias;                      \
+    float alpha;
+
 // softmax.comp: masked softmax of one n x n score matrix per head.
 #define QKV_SOFTMAX_PARAMS                                                      \
     uint n;                                                                     \

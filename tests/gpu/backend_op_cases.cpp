@@ -17,8 +17,9 @@ namespace {
 
 // Tolerances, each with the reason for its size. They are the ones the hand-written tests had.
 
-// linear: float32 sums of k products in another order (64 x 64 GEMM tiles or a GEMV against
-// Eigen/OpenBLAS); the rounding grows with the outputs, so 2e-6 relative to the largest output.
+// linear: float32 sums of k products in another order (64 x 64 GEMM tiles, K split in chunks, or
+// a GEMV against Eigen/OpenBLAS); the rounding grows with the outputs, so 2e-6 relative to the
+// largest output.
 constexpr Tolerance kLinear{Normalisation::ToLargest, 2e-6};
 // layerNorm/rmsNorm: float32 means and variances summed in another order (a workgroup reduction),
 // then scaled by gamma (inputs up to 3.5): 2e-6 relative to the largest output.
@@ -99,14 +100,15 @@ std::vector<float> runLinear(Backend& be, const std::vector<float>& x, int m, co
     return download(be, *y);
 }
 
-// Odd sizes: 1 row (the GEMV path), sizes not multiples of the 64 x 64 tile or of 4, every
-// weight layout (strided column blocks included), with and without bias.
+// Odd sizes: 1 row (the GEMV path), sizes not multiples of the 64 x 64 tile or of 4, few tiles
+// over a long K (split along K: 40x768x96 in 6 chunks, 20x1000x70 in 5), every weight layout
+// (strided column blocks included), with and without bias.
 void addLinearCases(std::vector<OpCase>& cases) {
     struct Shape {
         int m, k, n;
     };
-    const Shape shapes[] = {{1, 64, 64},   {1, 48, 3}, {7, 33, 65}, {64, 64, 64},
-                            {70, 130, 67}, {5, 8, 8},  {3, 5, 7},   {129, 96, 200}};
+    const Shape shapes[] = {{1, 64, 64}, {1, 48, 3}, {7, 33, 65},    {64, 64, 64},  {70, 130, 67},
+                            {5, 8, 8},   {3, 5, 7},  {129, 96, 200}, {40, 768, 96}, {20, 1000, 70}};
     unsigned seed = 1;
     for (const Shape& s : shapes) {
         for (WeightLayout layout :
@@ -144,7 +146,7 @@ void addCompactLinearCases(std::vector<OpCase>& cases) {
     struct Shape {
         int m, k, n;
     };
-    const Shape shapes[] = {{1, 64, 64}, {7, 33, 65}, {70, 130, 67}, {129, 96, 200}};
+    const Shape shapes[] = {{1, 64, 64}, {7, 33, 65}, {70, 130, 67}, {129, 96, 200}, {40, 768, 96}};
     unsigned seed = 5000;
     for (const Shape& s : shapes)
         for (ElementType type : {ElementType::F16, ElementType::BF16})
