@@ -68,6 +68,13 @@ void TimingBackend::normalizeHeads(const Tensor& x, int headDim, Tensor& y) {
 void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d, int dFirst) {
     timed("copyRows", [&] { m_inner->copyRows(s, first, count, d, dFirst); });
 }
+void TimingBackend::gatherRows(const Tensor& s, const std::vector<int>& rows, Tensor& d) {
+    timed("gatherRows", [&] { m_inner->gatherRows(s, rows, d); });
+}
+void TimingBackend::addWeightedRows(const Tensor& s, const std::vector<int>& rows,
+                                    const std::vector<float>& weights, Tensor& d) {
+    timed("addWeightedRows", [&] { m_inner->addWeightedRows(s, rows, weights, d); });
+}
 void TimingBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
                               const AttentionLayout& layout, const AttentionOptions& options,
                               Tensor& out, const AttentionCapture* capture) {

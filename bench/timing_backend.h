@@ -38,6 +38,10 @@ class TimingBackend final : public Backend {
     void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                   int destinationFirst) override;
+    void gatherRows(const Tensor& source, const std::vector<int>& rows,
+                    Tensor& destination) override;
+    void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
+                         const std::vector<float>& weights, Tensor& destination) override;
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override;

@@ -228,6 +228,19 @@ class VulkanBackend final : public Backend {
             count * rowBytes);
     }
 
+    void gatherRows(const Tensor& source, const std::vector<int>& rows,
+                    Tensor& destination) override {
+        requireShape(rowMoveAllowed(rows, source, destination), "gatherRows");
+        moveRows(source, rows, nullptr, destination, rows::kGather);
+    }
+
+    void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
+                         const std::vector<float>& weights, Tensor& destination) override {
+        requireShape(weights.size() == rows.size() && rowMoveAllowed(rows, destination, source),
+                     "addWeightedRows");
+        moveRows(source, rows, &weights, destination, rows::kAddWeighted);
+    }
+
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
@@ -296,6 +309,28 @@ class VulkanBackend final : public Backend {
     }
 
   private:
+    // rows.comp over the listed rows; the list travels as a small tensor of their bit
+    // patterns, the weights as another (gather binds the list in their place: unread).
+    void moveRows(const Tensor& source, const std::vector<int>& rows,
+                  const std::vector<float>* weights, Tensor& destination, uint32_t mode) {
+        if (rows.empty() || source.cols() == 0) return;
+        const int count = static_cast<int>(rows.size());
+        std::vector<float> bits(rows.size());
+        std::memcpy(bits.data(), rows.data(), rows.size() * sizeof(int));
+        auto listed = upload(bits.data(), 1, count);
+        auto weighed = weights ? upload(weights->data(), 1, count) : nullptr;
+        const RowsParams p{static_cast<uint32_t>(count), static_cast<uint32_t>(source.cols()),
+                           mode};
+        const uint32_t workgroup = m_recorder.pipeline(Kernel::Rows).workgroupSize;
+        const uint32_t groupsY = std::min<uint32_t>(count, 65535);
+        m_recorder.dispatch(Kernel::Rows,
+                            {{&rowMajor(source, "rows").region(), false},
+                             {&rowMajor(destination, "rows").region(), true},
+                             {&rowMajor(*listed, "rows").region(), false},
+                             {&rowMajor(weighed ? *weighed : *listed, "rows").region(), false}},
+                            p, ceilDiv(source.cols(), workgroup), groupsY, ceilDiv(count, groupsY));
+    }
+
     // Queues the captured heads of a chunk for download at the next flush.
     void stageCapture(const AttentionCapture& capture, int base, int count, size_t values,
                       const ScratchPlan& plan, const BufferRegion& scores,

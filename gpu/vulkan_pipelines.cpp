@@ -10,6 +10,7 @@
 #include "gpu/shaders/gemv.h"
 #include "gpu/shaders/norm.h"
 #include "gpu/shaders/rope.h"
+#include "gpu/shaders/rows.h"
 #include "gpu/shaders/softmax.h"
 #include "gpu/shaders/split_sum.h"
 
@@ -45,6 +46,8 @@ KernelSpec spec(Kernel kernel) {
             return {"eltwise", spirv::eltwise, 2, sizeof(EltwiseParams), 256, {}};
         case Kernel::Rope:
             return {"rope", spirv::rope, 3, sizeof(RopeParams), 256, {}};
+        case Kernel::Rows:
+            return {"rows", spirv::rows, 4, sizeof(RowsParams), 256, {}};
         case Kernel::Count:
             break;
     }

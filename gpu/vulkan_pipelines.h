@@ -21,6 +21,7 @@ enum class Kernel {
     Norm,
     Eltwise,
     Rope,
+    Rows,  // rows.comp: a mixture of experts' gather and weighted add
     Count
 };
 
@@ -69,10 +70,18 @@ struct RopeParams {
     QKV_ROPE_PARAMS
 };
 
+struct RowsParams {
+    QKV_ROWS_PARAMS
+};
+namespace rows {
+constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHTED;
+}
+
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
               sizeof(SoftmaxParams) == 12 * 4 && sizeof(NormParams) == 5 * 4 &&
-              sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4);
+              sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4 &&
+              sizeof(RowsParams) == 3 * 4);
 static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

@@ -37,6 +37,42 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
         }
 }
 
+// Per mixture-of-experts layer, a line per token: "  piece  expert 3 (0.612), expert 1 (0.388)".
+void printRouting(const AttentionTrace& trace, const std::vector<std::string>& pieces) {
+    for (int l = 0; l < trace.layerCount(); ++l) {
+        const std::vector<TokenRouting>& routing = trace.layers()[l].routing;
+        if (routing.empty()) continue;
+        std::printf("\nlayer %d routing (experts and weights per token)\n", l);
+        for (size_t t = 0; t < routing.size(); ++t) {
+            std::printf("  %12.12s ", t < pieces.size() ? pieces[t].c_str() : "");
+            for (size_t i = 0; i < routing[t].size(); ++i)
+                std::printf("%s expert %d (%.3f)", i ? "," : "", routing[t][i].expert,
+                            routing[t][i].weight);
+            std::printf("\n");
+        }
+    }
+}
+
+// Per layer (null without experts) per token, the experts chosen and their weights.
+nlohmann::ordered_json routingJson(const AttentionTrace& trace) {
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const LayerTrace& layer : trace.layers()) {
+        if (layer.routing.empty()) {
+            layers.push_back(nullptr);
+            continue;
+        }
+        nlohmann::ordered_json tokens = nlohmann::ordered_json::array();
+        for (const TokenRouting& token : layer.routing) {
+            nlohmann::ordered_json chosen = nlohmann::ordered_json::array();
+            for (const ExpertChoice& choice : token)
+                chosen.push_back({{"expert", choice.expert}, {"weight", choice.weight}});
+            tokens.push_back(chosen);
+        }
+        layers.push_back(tokens);
+    }
+    return layers;
+}
+
 int runAttention(const Arguments& args) {
     auto model = openModel(args);
     const Architecture& c = model->architecture();
@@ -48,7 +84,11 @@ int runAttention(const Arguments& args) {
     request.capture.layer = args.integer("layer", 0, std::max(c.layers, c.decoderLayers) - 1);
     request.capture.head = args.integer("head", 0, std::max(c.heads, c.decoderHeads) - 1);
     request.capture.scores = !args.flag("no-scores");
-    request.logits = LogitsMode::None;
+    const bool routing = args.flag("routing");
+    if (routing && c.expertLayers() == 0)
+        throw Error("--routing: " + model->name() + " has no mixture-of-experts layers");
+    // The last layer's MLP (and so its routing) runs only on the way to logits.
+    request.logits = routing ? LogitsMode::LastPosition : LogitsMode::None;
     request.progress = terminalProgress("forward");
 
     auto backend = openBackend(args);
@@ -65,6 +105,7 @@ int runAttention(const Arguments& args) {
         } else {
             doc["layers"] = traceJson(result.trace, request.capture, vectors);
         }
+        if (routing) doc["routing"] = routingJson(result.trace);
         printJson(doc);
         return 0;
     }
@@ -72,6 +113,7 @@ int runAttention(const Arguments& args) {
                 request.config.name().c_str(), input.ids.size(), backend->name().c_str());
     if (!c.isEncoderDecoder()) {
         printTrace("", result.trace, request.capture, input.pieces, input.pieces);
+        if (routing) printRouting(result.trace, input.pieces);
         return 0;
     }
     printTrace("encoder ", result.trace, request.capture, input.pieces, input.pieces);
@@ -90,6 +132,9 @@ Command attentionCommand() {
     options.push_back({"head", "H", "only this head (0-based)"});
     options.push_back({"no-scores", "", "leave out the raw score matrices"});
     options.push_back({"vectors", "", "with --json: each head's q, k and v rows too"});
+    options.push_back({"routing", "",
+                       "the experts each mixture-of-experts layer routed each token to, with "
+                       "their weights"});
     options.push_back(backendOption());
     options.push_back(jsonOption());
     return {"attention", "every head's attention (and raw scores) for a sentence", options,

@@ -43,6 +43,16 @@ int runInfo(const Arguments& args) {
         for (int l = 0; l < c.layers; ++l) kinds.push_back(c.describeLayer(l));
         doc["layer_kinds"] = kinds;
     }
+    if (c.expertLayers() > 0) {
+        nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l)
+            if (c.kindOf(l).experts) layers.push_back(l);
+        doc["experts"] = {{"count", c.moe.experts},
+                          {"per_token", c.moe.perToken},
+                          {"width", c.moe.width},
+                          {"renormalised", c.moe.normalizeTopK},
+                          {"layers", layers}};
+    }
     if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
     if (args.flag("json")) {
         printJson(doc);
@@ -60,6 +70,7 @@ int runInfo(const Arguments& args) {
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim));
     row("d_ff", std::to_string(c.dFF));
+    if (c.expertLayers() > 0) row("experts", c.describeExperts());
     if (c.embeddingWidth > 0)
         row("embeddings", std::to_string(c.embeddingWidth) +
                               " wide, projected to d_model after the lookup and back before "

@@ -87,6 +87,17 @@ inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int ke
     return queries > 0 && keys > 0 && (square || unmasked) && bias && offset;
 }
 
+// Whether a row move (gatherRows, addWeightedRows) suits its tensors: one listed row per row of
+// the listed tensor, each a distinct row of the indexed one, and equal widths.
+inline bool rowMoveAllowed(const std::vector<int>& rows, const Tensor& indexed,
+                           const Tensor& listed) {
+    std::vector<int> sorted = rows;
+    std::sort(sorted.begin(), sorted.end());
+    return indexed.cols() == listed.cols() && static_cast<int>(rows.size()) == listed.rows() &&
+           (sorted.empty() || (sorted.front() >= 0 && sorted.back() < indexed.rows())) &&
+           std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
 // Host destinations for what a head computed: n_q x n_k row-major per query head, nullptr where
 // not wanted. Scores are the scaled (transformed, soft-capped) scores before masking; probabilities
 // are the weights applied to the values. With a query offset p the caller has filled the top-left
@@ -140,6 +151,13 @@ class Backend {
     // destination rows [destinationFirst, + count) := source rows [first, + count).
     virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                           int destinationFirst) = 0;
+    // A mixture of experts' row moves. gatherRows: destination row i := source row rows[i]
+    // (destination has rows.size() rows). addWeightedRows: destination row rows[i] +=
+    // weights[i] · source row i (source has rows.size() rows; no row is listed twice).
+    virtual void gatherRows(const Tensor& source, const std::vector<int>& rows,
+                            Tensor& destination) = 0;
+    virtual void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
+                                 const std::vector<float>& weights, Tensor& destination) = 0;
 
     // Multi-head attention: out (n_q x heads*headDim) = softmax(mask(S + B)) V per head, with
     // S = cap(transform(scale · q k^T)) and B the optional position bias. q has n_q rows, k and

@@ -322,6 +322,27 @@ class CpuBackend final : public Backend {
                     cpu(source).data() + first * cols, sizeof(float) * count * cols);
     }
 
+    void gatherRows(const Tensor& source, const std::vector<int>& rows,
+                    Tensor& destination) override {
+        requireShape(rowMoveAllowed(rows, source, destination), "gatherRows");
+        const size_t cols = source.cols();
+        for (size_t i = 0; i < rows.size(); ++i)
+            std::memcpy(cpu(destination).data() + i * cols, cpu(source).data() + rows[i] * cols,
+                        sizeof(float) * cols);
+    }
+
+    void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
+                         const std::vector<float>& weights, Tensor& destination) override {
+        requireShape(weights.size() == rows.size() && rowMoveAllowed(rows, destination, source),
+                     "addWeightedRows");
+        const size_t cols = source.cols();
+        for (size_t i = 0; i < rows.size(); ++i) {
+            float* to = cpu(destination).data() + rows[i] * cols;
+            const float* from = cpu(source).data() + i * cols;
+            for (size_t j = 0; j < cols; ++j) to[j] += weights[i] * from[j];
+        }
+    }
+
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {

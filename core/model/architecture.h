@@ -19,10 +19,20 @@ enum class Positions { Learned, Rotary };
 // over each head (Qwen3, Gemma-3) or over the whole projection (OLMo 2).
 enum class QkNorm { None, PerHead, Whole };
 
-// What one layer's attention is where a family mixes kinds.
+// What one layer is where a family mixes kinds.
 struct LayerKind {
-    bool local = false;  // sliding-window attention (Architecture::slidingWindow)
-    bool rotary = true;  // false: NoPE, queries and keys are not rotated (SmolLM3)
+    bool local = false;    // sliding-window attention (Architecture::slidingWindow)
+    bool rotary = true;    // false: NoPE, queries and keys are not rotated (SmolLM3)
+    bool experts = false;  // the MLP is the mixture of experts (Architecture::moe)
+};
+
+// A mixture-of-experts MLP (Mixtral, Qwen3-MoE): a router sends each token to `perToken` of
+// `experts` gated MLPs, `width` wide each, whose outputs it weighs (see routing.h).
+struct MixtureOfExperts {
+    int experts = 0;  // 0: no layer has experts
+    int perToken = 0;
+    int width = 0;
+    bool normalizeTopK = true;  // the chosen probabilities are divided by their sum
 };
 
 struct Architecture {
@@ -58,6 +68,7 @@ struct Architecture {
     bool parallelResidual = false;  // x + attn(ln1 x) + mlp(ln2 x) (GPT-NeoX)
     Activation activation = Activation::GeluTanh;
     Activation headActivation = Activation::GeluExact;  // masked-LM head transform
+    MixtureOfExperts moe;                               // the layers whose kind has experts
 
     // Attention.
     bool causal = true;
@@ -95,7 +106,7 @@ struct Architecture {
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
     LayerKind kindOf(int layer) const {
         if (layer >= 0 && layer < static_cast<int>(layerKinds.size())) return layerKinds[layer];
-        return {slidingWindow > 0, true};
+        return {slidingWindow > 0, true, false};
     }
     int windowOf(int layer) const { return kindOf(layer).local ? slidingWindow : 0; }
     // The rotary embedding of a layer; null without rotary positions or in a NoPE layer.
@@ -124,6 +135,19 @@ struct Architecture {
         for (const Rotary* r : {&rotary, localRotary ? &*localRotary : &rotary})
             if (r->dependsOnLength() && !(r->frequencies(a) == r->frequencies(b))) return false;
         return true;
+    }
+    int expertLayers() const {
+        int count = 0;
+        for (int l = 0; l < layers; ++l) count += kindOf(l).experts;
+        return count;
+    }
+    // "8 experts 14336 wide, 2 per token (weights renormalised), in 32 of 32 layers"; "" without.
+    std::string describeExperts() const {
+        if (expertLayers() == 0) return {};
+        return std::to_string(moe.experts) + " experts " + std::to_string(moe.width) + " wide, " +
+               std::to_string(moe.perToken) + " per token (weights " +
+               (moe.normalizeTopK ? "renormalised" : "as routed") + "), in " +
+               std::to_string(expertLayers()) + " of " + std::to_string(layers) + " layers";
     }
     KeyMask keyMask(int layer) const {
         if (!causal) return {false, 0, windowOf(layer)};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
+#include "core/model/routing.h"
 
 namespace qkv {
 
@@ -30,6 +31,9 @@ struct LayerTrace {
     RowMatrixXf value;
     std::vector<RowMatrixXf> scores;         // per query head; empty matrix when not captured
     std::vector<RowMatrixXf> probabilities;  // per query head
+    // A mixture-of-experts layer's choice per token; empty in other layers and in a last layer
+    // whose MLP did not run (no logits asked).
+    std::vector<TokenRouting> routing;
 };
 
 class AttentionTrace {

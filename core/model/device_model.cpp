@@ -32,6 +32,10 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
     d.mlpIn = bindLinear(layer.mlpIn, backend);
     d.mlpGate = bindLinear(layer.mlpGate, backend);
     d.mlpOut = bindLinear(layer.mlpOut, backend);
+    d.router = bindLinear(layer.router, backend);
+    for (const ExpertWeights& e : layer.experts)
+        d.experts.push_back(
+            {bindLinear(e.in, backend), bindLinear(e.gate, backend), bindLinear(e.out, backend)});
     d.crossNorm = bindNorm(layer.crossNorm, backend);
     d.crossQuery = bindLinear(layer.crossQuery, backend);
     d.crossKey = bindLinear(layer.crossKey, backend);

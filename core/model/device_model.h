@@ -19,12 +19,18 @@ struct DeviceNorm {
     std::unique_ptr<Tensor> beta;  // null for RMSNorm
 };
 
+struct DeviceExpert {
+    DeviceLinear in, gate, out;
+};
+
 struct DeviceLayer {
     DeviceNorm attentionNorm, attentionOutputNorm;
     DeviceLinear query, key, value, output;
     DeviceNorm queryNorm, keyNorm;
     DeviceNorm mlpNorm, mlpOutputNorm;
     DeviceLinear mlpIn, mlpGate, mlpOut;
+    DeviceLinear router;  // a mixture-of-experts layer's, with its experts; else empty
+    std::vector<DeviceExpert> experts;
     DeviceNorm crossNorm;
     DeviceLinear crossQuery, crossKey, crossValue, crossOutput;
 };

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/model/forward.h"
+#include "core/model/mixture_of_experts.h"
 
 namespace qkv {
 
@@ -85,7 +86,7 @@ class LayerRunner {
             norm(layer.attentionNorm, x, h);
             auto attention = attend(l, self, h, h, mask, m_positionBias, traced);
             norm(layer.mlpNorm, x, h);
-            m_be.add(x, *mlp(layer, h));
+            m_be.add(x, *mlp(l, layer, h, traced));
             m_be.add(x, *attention);
         } else if (m_c.preNorm) {  // x + out(attn(norm x)), then the same for the MLP
             // A sublayer without an input norm (OLMo 2, ModernBERT's first layer) reads x.
@@ -96,13 +97,14 @@ class LayerRunner {
                 norm(layer.crossNorm, x, h);
                 m_be.add(x, *attend(l, cross, h, *encoded, kUnmasked, nullptr, *crossTraced));
             }
-            addResidual(x, *mlp(layer, normedOrSame(layer.mlpNorm, x, h)), layer.mlpOutputNorm, h);
+            addResidual(x, *mlp(l, layer, normedOrSame(layer.mlpNorm, x, h), traced),
+                        layer.mlpOutputNorm, h);
         } else {  // norm(x + attn(x)), then norm(x + mlp(x))
             postNormed(layer.attentionNorm, x, attend(l, self, x, x, mask, m_positionBias, traced));
             if (encoded)
                 postNormed(layer.crossNorm, x,
                            attend(l, cross, x, *encoded, kUnmasked, nullptr, *crossTraced));
-            postNormed(layer.mlpNorm, x, mlp(layer, x));
+            postNormed(layer.mlpNorm, x, mlp(l, layer, x, traced));
         }
     }
 
@@ -153,13 +155,23 @@ class LayerRunner {
         m_be.add(x, h);
     }
 
-    std::unique_ptr<Tensor> mlp(const DeviceLayer& layer, const Tensor& x) const {
-        auto hidden = linear(layer.mlpIn, x);
-        if (isGated(m_c.activation))
-            m_be.glu(*linear(layer.mlpGate, x), *hidden, m_c.activation);
-        else
-            m_be.activate(*hidden, m_c.activation);
-        return linear(layer.mlpOut, *hidden);
+    // The layer's MLP, or its mixture of experts, whose routing of the tokens computed here
+    // follows the kept tokens' in the trace.
+    std::unique_ptr<Tensor> mlp(int l, const DeviceLayer& layer, const Tensor& x,
+                                LayerTrace& traced) const {
+        if (layer.experts.empty())
+            return feedForward(m_be, m_c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x);
+        std::vector<TokenRouting> routed;
+        auto out = mixtureOfExperts(m_be, m_c, layer, x, routed);
+        traced.routing.clear();
+        if (m_kept.tokens > 0) {
+            const std::vector<TokenRouting>& earlier = m_kept.trace->layers()[l].routing;
+            if (static_cast<int>(earlier.size()) < m_kept.tokens)
+                throw Error("internal error: the kept tokens' routing is missing");
+            traced.routing.assign(earlier.begin(), earlier.begin() + m_kept.tokens);
+        }
+        traced.routing.insert(traced.routing.end(), routed.begin(), routed.end());
+        return out;
     }
 
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.

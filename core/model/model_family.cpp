@@ -38,6 +38,10 @@ void validate(Architecture& c, const std::string& where) {
         throw Error(where + ": internal error: layer kinds for " +
                     std::to_string(c.layerKinds.size()) + " of " + std::to_string(c.layers) +
                     " layers");
+    for (const LayerKind& kind : c.layerKinds)
+        if (kind.experts &&
+            !(c.moe.perToken > 0 && c.moe.perToken <= c.moe.experts && c.moe.width > 0))
+            throw Error(where + ": internal error: a layer of experts without their size");
 }
 
 }  // namespace
@@ -60,7 +64,8 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::t5(),         families::qwen3(),
         families::gemma3(),     families::gemma3Multimodal(),
         families::olmo2(),      families::smollm3(),
-        families::modernbert(),
+        families::modernbert(), families::mixtral(),
+        families::qwen3Moe(),
     };
     return all;
 }

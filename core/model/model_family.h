@@ -58,6 +58,8 @@ ModelFamily gemma3Multimodal();
 ModelFamily olmo2();
 ModelFamily smollm3();
 ModelFamily modernbert();
+ModelFamily mixtral();
+ModelFamily qwen3Moe();
 }  // namespace families
 
 }  // namespace qkv

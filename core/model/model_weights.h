@@ -19,6 +19,11 @@ struct NormWeights {
     VectorView beta;  // empty for RMSNorm
 };
 
+// One expert of a mixture: a gated MLP, out(act(gate x) · in x).
+struct ExpertWeights {
+    LinearWeights in, gate, out;
+};
+
 struct LayerWeights {
     NormWeights attentionNorm;        // pre-norm: input of attention; post-norm: after its residual
     NormWeights attentionOutputNorm;  // Gemma-2: on the attention output, before the residual
@@ -32,6 +37,10 @@ struct LayerWeights {
     LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
     LinearWeights mlpGate;      // gated MLPs' gate_proj (empty otherwise)
     LinearWeights mlpOut;
+    // A mixture-of-experts layer (Architecture::moe) instead of the MLP above: the router
+    // (d_model x experts) and every expert.
+    LinearWeights router;
+    std::vector<ExpertWeights> experts;
     // Decoder layers of encoder-decoder models: cross-attention between self-attention and the
     // MLP. Its query reads the decoder's stream, its key and value the encoder's output.
     NormWeights crossNorm;

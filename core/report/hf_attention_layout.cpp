@@ -22,6 +22,8 @@ constexpr HfAttentionLayout kLayouts[] = {
     {"gemma3", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"olmo2", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"smollm3", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
+    {"mixtral", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
+    {"qwen3_moe", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"modernbert", C::Encoder, L::FusedRowBlocks, "Wqkv", "", ""},
     {"opt", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"bert", C::Encoder, L::Separate, "query", "key", "value"},

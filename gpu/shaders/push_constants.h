@@ -77,6 +77,14 @@
 #define QKV_ELTWISE_SILU 6u
 #define QKV_ELTWISE_GELU_GLU 7u /* exact (erf) GELU of the gate */
 
+// rows.comp: a mixture of experts' row moves (gather, add weighted).
+#define QKV_ROWS_PARAMS \
+    uint count;         \
+    uint cols;          \
+    uint mode; /* QKV_ROWS_* */
+#define QKV_ROWS_GATHER 0u
+#define QKV_ROWS_ADD_WEIGHTED 1u
+
 // rope.comp: rotary embedding on the first rotaryDims of each head, row i at position
 // firstPosition + i.
 #define QKV_ROPE_PARAMS \

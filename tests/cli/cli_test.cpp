@@ -357,6 +357,42 @@ TEST(CliShared, TargetInputIsForEncoderDecoderModels) {
     EXPECT_EQ(r.json()["cross_layers"][0]["heads"][0]["attention"][0].size(), 3u);
 }
 
+// --routing lists, per mixture-of-experts layer and token, the experts chosen, heaviest first,
+// with their weights (Mixtral renormalises them to sum to one); the last layer's MLP runs for it.
+// A model without experts is refused.
+TEST(CliShared, RoutingListsEachTokensExperts) {
+    QKV_REQUIRE_SHARED(shared);
+    const std::string mixtral = (shared / "models" / "mixtral-random-tiny").string();
+    CliRun r = cli({"attention", "--model", mixtral, "--ids", "1,5,9,700", "--layer", "0", "--head",
+                    "0", "--no-scores", "--routing", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json routing = r.json()["routing"];
+    ASSERT_EQ(routing.size(), 2u);
+    for (const nlohmann::json& layer : routing) {
+        ASSERT_EQ(layer.size(), 4u);
+        for (const nlohmann::json& token : layer) {
+            ASSERT_EQ(token.size(), 2u);
+            EXPECT_NE(token[0]["expert"], token[1]["expert"]);
+            const double first = token[0]["weight"], second = token[1]["weight"];
+            EXPECT_GE(first, second);
+            EXPECT_NEAR(first + second, 1.0, 1e-6);  // float32 weights, renormalised
+        }
+    }
+    r = cli({"attention", "--model", mixtral, "--ids", "1,5", "--layer", "1", "--head", "0",
+             "--routing"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("layer 1 routing"), std::string::npos) << r.out;
+    r = cli({"info", "--model", mixtral});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("4 experts 96 wide, 2 per token (weights renormalised), in 2 of 2 layers"),
+              std::string::npos)
+        << r.out;
+    r = cli({"attention", "--model", (shared / "models" / "gpt2-random-tiny").string(), "--ids",
+             "1,2", "--routing"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("has no mixture-of-experts layers"), std::string::npos) << r.err;
+}
+
 // tokenize reads config.json and the tokenizer only: it works while the weights are missing.
 TEST(CliShared, TokenizeNeedsNoWeights) {
     QKV_REQUIRE_SHARED(shared);

@@ -37,6 +37,9 @@ constexpr Tolerance kGlu{Normalisation::Absolute, 1e-5};
 constexpr Tolerance kAdd{Normalisation::Absolute, 0.0};
 // copyRows: a copy: bit-exact.
 constexpr Tolerance kCopy{Normalisation::Absolute, 0.0};
+// gatherRows: a copy: bit-exact. addWeightedRows: one float32 multiply and add per element,
+// fused or not (values up to 2.5): 1e-6 absolute.
+constexpr Tolerance kWeightedAdd{Normalisation::Absolute, 1e-6};
 // rope: the same float32 cos/sin table as the CPU backend (built on the host), x cos -+ y sin
 // of inputs in [-1, 1] rounded in another order: 1e-6 absolute.
 constexpr Tolerance kRope{Normalisation::Absolute, 1e-6};
@@ -425,6 +428,39 @@ void addCopyRowsCases(std::vector<OpCase>& cases) {
     }
 }
 
+// A mixture of experts' row moves: an expert's tokens gathered, its weighted outputs added into
+// theirs.
+void addRowMoveCases(std::vector<OpCase>& cases) {
+    const std::vector<int> rows = {7, 0, 3};
+    OpCase gather;
+    gather.name = "GatherRows_rows7_0_3_of_9x6";
+    gather.description = "gatherRows: rows 7, 0, 3 of 9 x 6; seed 43";
+    gather.run = [rows](Backend& be) {
+        const auto x = randomValues(9 * 6, 43);
+        auto source = be.upload(x.data(), 9, 6);
+        auto out = be.create(3, 6);
+        be.gatherRows(*source, rows, *out);
+        return download(be, *out);
+    };
+    gather.tolerance = kCopy;
+    cases.push_back(std::move(gather));
+    OpCase add;
+    add.name = "AddWeightedRows_3x6_into_rows7_0_3_of_9x6";
+    add.description =
+        "addWeightedRows: 3 x 6 rows times 0.25, -1.5, 0.7 added into rows 7, 0, 3 "
+        "of 9 x 6; seeds 44 (rows), 45 (sum)";
+    add.run = [rows](Backend& be) {
+        const auto x = randomValues(3 * 6, 44);
+        const auto sum = randomValues(9 * 6, 45);
+        auto source = be.upload(x.data(), 3, 6);
+        auto out = be.upload(sum.data(), 9, 6);
+        be.addWeightedRows(*source, rows, {0.25f, -1.5f, 0.7f}, *out);
+        return download(be, *out);
+    };
+    add.tolerance = kWeightedAdd;
+    cases.push_back(std::move(add));
+}
+
 // ---- attention
 
 struct AttentionShape {
@@ -645,6 +681,7 @@ std::vector<OpCase> buildCases() {
     addGluAndAddCases(cases);
     addRopeCases(cases);
     addCopyRowsCases(cases);
+    addRowMoveCases(cases);
     addAttentionCases(cases);
     std::set<std::string> names;
     for (const OpCase& c : cases) {

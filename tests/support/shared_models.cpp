@@ -19,8 +19,6 @@ struct PendingFamily {
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
     // Mixture of experts, sinks, latent attention, K = V by design.
-    {"qwen3_moe", "unsupported architecture \"qwen3_moe\""},
-    {"mixtral", "unsupported architecture \"mixtral\""},
     {"gpt_oss", "unsupported architecture \"gpt_oss\""},
     {"deepseek_v3", "unsupported architecture \"deepseek_v3\""},
     {"gemma4", "unsupported architecture \"gemma4_text\""},

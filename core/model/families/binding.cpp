@@ -74,7 +74,8 @@ void readLayerTypes(const ConfigReader& r, Architecture& c) {
     if (static_cast<int>(types.size()) != c.layers)
         r.fail("\"layer_types\" lists " + std::to_string(types.size()) + " layers; the model has " +
                std::to_string(c.layers));
-    c.layerKinds.assign(c.layers, LayerKind{});
+    if (static_cast<int>(c.layerKinds.size()) != c.layers)
+        c.layerKinds.assign(c.layers, LayerKind{});
     for (int l = 0; l < c.layers; ++l) {
         if (types[l] != "full_attention" && types[l] != "sliding_attention")
             r.fail("\"layer_types\" entry \"" + types[l] +
@@ -122,6 +123,31 @@ void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
     layer.mlpGate = linearLayer(b, p + "gate_proj", c.dModel, c.dFF, false);
     layer.mlpIn = linearLayer(b, p + "up_proj", c.dModel, c.dFF, false);
     layer.mlpOut = linearLayer(b, p + "down_proj", c.dFF, c.dModel, false);
+}
+
+MixtureOfExperts readExperts(const ConfigReader& r, const char* expertsKey, int width,
+                             bool normalizeTopK) {
+    MixtureOfExperts m;
+    m.experts = r.positiveInt(expertsKey);
+    m.perToken = r.positiveInt("num_experts_per_tok");
+    if (m.perToken > m.experts)
+        r.fail("\"num_experts_per_tok\" (" + std::to_string(m.perToken) + ") exceeds the " +
+               std::to_string(m.experts) + " experts");
+    m.width = width;
+    m.normalizeTopK = normalizeTopK;
+    return m;
+}
+
+void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
+                 const ExpertNames& names, LayerWeights& layer) {
+    const int d = c.dModel, width = c.moe.width;
+    layer.router = linearLayer(b, p + "gate", d, c.moe.experts, false);
+    for (int e = 0; e < c.moe.experts; ++e) {
+        const std::string expert = p + "experts." + std::to_string(e) + ".";
+        layer.experts.push_back({linearLayer(b, expert + names.up, d, width, false),
+                                 linearLayer(b, expert + names.gate, d, width, false),
+                                 linearLayer(b, expert + names.down, width, d, false)});
+    }
 }
 
 }  // namespace qkv::families

@@ -60,12 +60,15 @@ void bindLlamaAttention(TensorBinder& b, const Architecture& c, const std::strin
 // the projection's width), stored as offsets from one when `unitOffset` (Gemma).
 void bindQkNorm(TensorBinder& b, const Architecture& c, const std::string& p, LayerWeights& layer,
                 bool unitOffset = false);
+// Binds a layer's MLP (or mixture of experts) under its prefix ("layers.N.").
+using MlpBinder = std::function<void(const std::string& prefix, int layer, LayerWeights& weights)>;
 // Llama's decoder as its checkpoints hold it (embed_tokens; per layer input_layernorm,
 // self_attn, post_attention_layernorm, mlp; norm; lm_head unless tied): Llama, Mistral, Qwen2,
-// Qwen3, SmolLM3. Biases on q/k/v with `qkvBias`, on o_proj with `outputBias`; q_norm and k_norm
-// where the architecture has QK-norm.
+// Qwen3, SmolLM3, and with an MLP of their own Mixtral and Qwen3-MoE. Biases on q/k/v with
+// `qkvBias`, on o_proj with `outputBias`; q_norm and k_norm where the architecture has QK-norm.
+// `mlp` binds each layer's MLP (default: bindGatedMlp under "mlp.").
 ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias,
-                              bool outputBias = false);
+                              bool outputBias = false, const MlpBinder& mlp = {});
 // Gemma's decoder: Llama's names with four (1 + w) RMSNorms per layer (input, post_attention,
 // pre_feedforward, post_feedforward) and q_norm/k_norm where the architecture has QK-norm
 // (Gemma 3).
@@ -73,6 +76,19 @@ ModelWeights bindGemmaDecoder(TensorBinder& b, const Architecture& c);
 // gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), without biases.
 void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer);
+// A mixture of experts' size: `expertsKey` experts (num_local_experts, num_experts) of `width`,
+// num_experts_per_tok of them per token (at most the experts).
+MixtureOfExperts readExperts(const ConfigReader& r, const char* expertsKey, int width,
+                             bool normalizeTopK);
+// The names of one expert's gated MLP: Mixtral's w1, w3, w2; Qwen3-MoE's gate_proj, up_proj,
+// down_proj.
+struct ExpertNames {
+    std::string gate, up, down;
+};
+// A mixture of experts under `p`: the router `p + "gate"` ([experts, d_model], no bias) and
+// expert e's gated MLP under `p + "experts.e."`, without biases.
+void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
+                 const ExpertNames& names, LayerWeights& layer);
 
 }  // namespace qkv::families
 

@@ -1,0 +1,44 @@
+// Qwen3-MoE (keys under "model."): Qwen3's attention (QK-norm per head) with a mixture of
+// num_experts SwiGLU experts of moe_intermediate_size (mlp.experts.N: gate_proj, up_proj,
+// down_proj) routed by mlp.gate to num_experts_per_tok each, renormalised when norm_topk_prob.
+// A layer is a dense MLP of intermediate_size (mlp.gate_proj, ...) when mlp_only_layers lists it
+// or when (layer + 1) is not a multiple of decoder_sparse_step.
+#include <algorithm>
+
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void read(const ConfigReader& r, Architecture& c) {
+    readRotaryDecoder(r, c);
+    c.qkNorm = QkNorm::PerHead;
+    if (r.boolOr("use_sliding_window", false))
+        r.fail("\"use_sliding_window\": true (windowed Qwen3-MoE layers) is not supported");
+    c.moe = readExperts(r, "num_experts", r.width("moe_intermediate_size"),
+                        r.boolOr("norm_topk_prob", false));
+    const std::vector<int> dense =
+        r.has("mlp_only_layers") ? r.integers("mlp_only_layers") : std::vector<int>{};
+    const int step = r.positiveIntOr("decoder_sparse_step", 1);
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; ++l)
+        c.layerKinds[l].experts =
+            std::find(dense.begin(), dense.end(), l) == dense.end() && (l + 1) % step == 0;
+}
+
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
+    const bool bias = b.has("layers.0.self_attn.q_proj.bias");
+    return bindLlamaDecoder(
+        b, c, bias, bias, [&](const std::string& p, int l, LayerWeights& layer) {
+            if (c.kindOf(l).experts)
+                bindExperts(b, c, p + "mlp.", {"gate_proj", "up_proj", "down_proj"}, layer);
+            else
+                bindGatedMlp(b, c, p + "mlp.", layer);
+        });
+}
+
+}  // namespace
+
+ModelFamily qwen3Moe() { return {"qwen3_moe", {"qwen3_moe"}, {"model.", ""}, read, bind}; }
+
+}  // namespace qkv::families

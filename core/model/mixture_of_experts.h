@@ -1,0 +1,27 @@
+#pragma once
+// A mixture-of-experts MLP on a backend (Mixtral, Qwen3-MoE): the router scores every expert
+// for each token, the token's rows go to its chosen experts (each a gated MLP of its own), and
+// their outputs, weighted by the routing, are summed as Hugging Face sums them: from zero,
+// expert by expert in index order.
+#include <memory>
+#include <vector>
+
+#include "core/backend/backend.h"
+#include "core/model/architecture.h"
+#include "core/model/device_model.h"
+#include "core/model/routing.h"
+
+namespace qkv {
+
+// An MLP: out(act(gate x) · in x) for a gated activation, else out(act(in x)).
+std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
+                                    const DeviceLinear& gate, const DeviceLinear& out,
+                                    const Tensor& x);
+
+// The layer's mixture of experts applied to x (one token per row); `routing` receives each
+// token's choice. Waits for the router's logits (the routing is decided on the host).
+std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c,
+                                         const DeviceLayer& layer, const Tensor& x,
+                                         std::vector<TokenRouting>& routing);
+
+}  // namespace qkv

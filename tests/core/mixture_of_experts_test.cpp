@@ -1,0 +1,127 @@
+// The mixture of experts: the routing as Hugging Face decides it, worked by hand, and the
+// block on the CPU backend against the same sum written out in double.
+#include "core/model/mixture_of_experts.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/model/routing.h"
+
+namespace qkv {
+namespace {
+
+// Logits 0, ln 2, ln 3, 0 give probabilities 1/7, 2/7, 3/7, 1/7.
+TEST(Routing, TopTwoByProbabilityThenRenormalised) {
+    const float logits[] = {0.0f, std::log(2.0f), std::log(3.0f), 0.0f};
+    const auto normalized = routeBySoftmax(logits, 1, 4, 2, true);
+    ASSERT_EQ(normalized.size(), 1u);
+    ASSERT_EQ(normalized[0].size(), 2u);
+    EXPECT_EQ(normalized[0][0].expert, 2);
+    EXPECT_NEAR(normalized[0][0].weight, 0.6f, 1e-6f);  // 3/7 / (5/7)
+    EXPECT_EQ(normalized[0][1].expert, 1);
+    EXPECT_NEAR(normalized[0][1].weight, 0.4f, 1e-6f);
+    const auto raw = routeBySoftmax(logits, 1, 4, 2, false);
+    EXPECT_NEAR(raw[0][0].weight, 3.0f / 7.0f, 1e-6f);
+    EXPECT_NEAR(raw[0][1].weight, 2.0f / 7.0f, 1e-6f);
+}
+
+TEST(Routing, EqualLogitsGoToTheLowerExperts) {
+    const float logits[] = {0.5f, 0.5f, 0.5f, 0.5f, 2.0f, 0.5f, 0.5f, 2.0f};
+    const auto routed = routeBySoftmax(logits, 2, 4, 3, true);
+    ASSERT_EQ(routed.size(), 2u);
+    EXPECT_EQ(routed[0][0].expert, 0);
+    EXPECT_EQ(routed[0][1].expert, 1);
+    EXPECT_EQ(routed[0][2].expert, 2);
+    EXPECT_NEAR(routed[0][0].weight, 1.0f / 3.0f, 1e-6f);
+    EXPECT_EQ(routed[1][0].expert, 0);  // 2.0 at experts 0 and 3: the lower first
+    EXPECT_EQ(routed[1][1].expert, 3);
+    EXPECT_EQ(routed[1][2].expert, 1);
+}
+
+std::vector<float> randomValues(std::size_t count, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> values(count);
+    for (float& v : values) v = uniform(engine);
+    return values;
+}
+
+// y = x W for row-major x (rows x in) and W (in x out), in double.
+std::vector<double> product(const std::vector<double>& x, int rows, const std::vector<float>& w,
+                            int in, int out) {
+    std::vector<double> y(static_cast<std::size_t>(rows) * out, 0.0);
+    for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < in; ++i)
+            for (int o = 0; o < out; ++o) y[r * out + o] += x[r * in + i] * w[i * out + o];
+    return y;
+}
+
+TEST(MixtureOfExperts, EqualsTheRoutedSumWrittenOut) {
+    const int tokens = 7, d = 8, width = 5, experts = 4;
+    Architecture c;
+    c.dModel = d;
+    c.activation = Activation::SwiGlu;
+    c.moe = {experts, 2, width, true};
+    auto backend = createCpuBackend();
+    // Kept alive for the views the backend wraps.
+    std::vector<std::vector<float>> weights;
+    auto bound = [&](int in, int out, unsigned seed) {
+        weights.push_back(randomValues(static_cast<std::size_t>(in) * out, seed));
+        return DeviceLinear{backend->weight(MatrixView::rowMajor(weights.back().data(), in, out)),
+                            nullptr};
+    };
+    DeviceLayer layer;
+    layer.router = bound(d, experts, 1);
+    for (int e = 0; e < experts; ++e)
+        layer.experts.push_back(
+            {bound(d, width, 10 + e), bound(d, width, 20 + e), bound(width, d, 30 + e)});
+    const std::vector<float> x = randomValues(static_cast<std::size_t>(tokens) * d, 2);
+    std::vector<TokenRouting> routing;
+    auto out = mixtureOfExperts(*backend, c, layer, *backend->upload(x.data(), tokens, d), routing);
+    std::vector<float> got(static_cast<std::size_t>(tokens) * d);
+    backend->download(*out, got.data());
+
+    // The same in double: softmax over the router's logits, the two most probable experts,
+    // renormalised, and each expert's down(silu(gate x) · up x) weighted.
+    const std::vector<double> xd(x.begin(), x.end());
+    const std::vector<double> logits = product(xd, tokens, weights[0], d, experts);
+    ASSERT_EQ(routing.size(), static_cast<std::size_t>(tokens));
+    int expertsUsed = 0;
+    std::vector<bool> used(experts, false);
+    for (int t = 0; t < tokens; ++t) {
+        std::vector<double> p(experts);
+        double sum = 0.0;
+        for (int e = 0; e < experts; ++e) sum += p[e] = std::exp(logits[t * experts + e]);
+        int first = 0, second = -1;
+        for (int e = 1; e < experts; ++e)
+            if (p[e] > p[first]) first = e;
+        for (int e = 0; e < experts; ++e)
+            if (e != first && (second < 0 || p[e] > p[second])) second = e;
+        ASSERT_EQ(routing[t].size(), 2u);
+        EXPECT_EQ(routing[t][0].expert, first);
+        EXPECT_EQ(routing[t][1].expert, second);
+        const std::vector<double> token(xd.begin() + t * d, xd.begin() + (t + 1) * d);
+        std::vector<double> expected(d, 0.0);
+        for (int e : {first, second}) {
+            used[e] = true;
+            const double w = p[e] / (p[first] + p[second]);
+            EXPECT_NEAR(routing[t][e == first ? 0 : 1].weight, w, 1e-6);
+            const auto up = product(token, 1, weights[1 + 3 * e], d, width);
+            const auto gate = product(token, 1, weights[2 + 3 * e], d, width);
+            std::vector<double> hidden(width);
+            for (int j = 0; j < width; ++j)
+                hidden[j] = gate[j] / (1.0 + std::exp(-gate[j])) * up[j];
+            const auto down = product(hidden, 1, weights[3 + 3 * e], width, d);
+            for (int j = 0; j < d; ++j) expected[j] += w * down[j];
+        }
+        // float32 products of at most 8 terms in [-1, 1] against double: 1e-5 absolute.
+        for (int j = 0; j < d; ++j) EXPECT_NEAR(got[t * d + j], expected[j], 1e-5) << t << "," << j;
+    }
+    for (bool u : used) expertsUsed += u;
+    EXPECT_GE(expertsUsed, 3);  // the seeds route the tokens to several experts
+}
+
+}  // namespace
+}  // namespace qkv
