@@ -87,8 +87,7 @@ int runAttention(const Arguments& args) {
     const bool routing = args.flag("routing");
     if (routing && c.expertLayers() == 0)
         throw Error("--routing: " + model->name() + " has no mixture-of-experts layers");
-    // The last layer's MLP (and so its routing) runs only on the way to logits.
-    request.logits = routing ? LogitsMode::LastPosition : LogitsMode::None;
+    request.logits = LogitsMode::None;
     request.progress = terminalProgress("forward");
 
     auto backend = openBackend(args);

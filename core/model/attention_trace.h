@@ -31,8 +31,7 @@ struct LayerTrace {
     RowMatrixXf value;
     std::vector<RowMatrixXf> scores;         // per query head; empty matrix when not captured
     std::vector<RowMatrixXf> probabilities;  // per query head
-    // A mixture-of-experts layer's choice per token; empty in other layers and in a last layer
-    // whose MLP did not run (no logits asked).
+    // A mixture-of-experts layer's choice per token; empty in other layers.
     std::vector<TokenRouting> routing;
 };
 

@@ -247,7 +247,9 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
         LayerTrace& traced = result.trace.layers().emplace_back();
-        if (l + 1 < c.layers || outputRead)
+        // A last layer whose output nothing reads traces its attention alone, unless it routes
+        // tokens to experts: the routing is part of the trace.
+        if (l + 1 < c.layers || outputRead || c.kindOf(l).experts)
             runner.run(l, m_device.layers[l], *x, *h, traced);
         else
             runner.traceOnly(l, m_device.layers[l], *x, *h, traced);

@@ -358,8 +358,8 @@ TEST(CliShared, TargetInputIsForEncoderDecoderModels) {
 }
 
 // --routing lists, per mixture-of-experts layer and token, the experts chosen, heaviest first,
-// with their weights (Mixtral renormalises them to sum to one); the last layer's MLP runs for it.
-// A model without experts is refused.
+// with their weights (Mixtral renormalises them to sum to one), the last layer's too. A model
+// without experts is refused.
 TEST(CliShared, RoutingListsEachTokensExperts) {
     QKV_REQUIRE_SHARED(shared);
     const std::string mixtral = (shared / "models" / "mixtral-random-tiny").string();

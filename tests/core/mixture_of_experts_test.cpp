@@ -7,7 +7,9 @@
 #include <cmath>
 #include <random>
 
+#include "core/model/forward.h"
 #include "core/model/routing.h"
+#include "tests/support/shared_assets.h"
 
 namespace qkv {
 namespace {
@@ -121,6 +123,39 @@ TEST(MixtureOfExperts, EqualsTheRoutedSumWrittenOut) {
     }
     for (bool u : used) expertsUsed += u;
     EXPECT_GE(expertsUsed, 3);  // the seeds route the tokens to several experts
+}
+
+// The trace keeps every layer's routing, the last layer's too when no logits are asked (the layer
+// runs whole); a forward that keeps a prefix takes the kept tokens' routing over from the earlier
+// one and routes the rest as the whole forward does.
+TEST(MixtureOfExperts, TheTraceKeepsEveryLayersRouting) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto model = Model::open(shared / "models" / "qwen3_moe-random-tiny");
+    auto backend = createCpuBackend();
+    const ForwardPass pass(*model, *backend);
+    ForwardRequest request;
+    request.ids = {3, 14, 15, 92, 65};
+    request.logits = LogitsMode::None;
+    const ForwardResult whole = pass.run(request);
+    ASSERT_EQ(whole.trace.layerCount(), 2);
+    for (const LayerTrace& layer : whole.trace.layers()) {
+        ASSERT_EQ(layer.routing.size(), 5u);
+        for (const TokenRouting& token : layer.routing) EXPECT_EQ(token.size(), 2u);
+    }
+    ForwardRequest prefix = request;
+    prefix.ids.resize(3);
+    const ForwardResult reused = pass.runAfter(request, pass.run(prefix), 3);
+    for (int l = 0; l < 2; ++l) {
+        const auto& expected = whole.trace.layers()[l].routing;
+        const auto& actual = reused.trace.layers()[l].routing;
+        ASSERT_EQ(actual.size(), expected.size());
+        for (size_t t = 0; t < expected.size(); ++t)
+            for (size_t i = 0; i < expected[t].size(); ++i) {
+                EXPECT_EQ(actual[t][i].expert, expected[t][i].expert) << l << "," << t;
+                // the same float32 router products over fewer rows: 1e-6
+                EXPECT_NEAR(actual[t][i].weight, expected[t][i].weight, 1e-6) << l << "," << t;
+            }
+    }
 }
 
 }  // namespace

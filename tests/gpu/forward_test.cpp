@@ -256,13 +256,9 @@ TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     // staging, delivered when the batch completes) and waits once, at its closing synchronize().
     // More would mean a download that waits (download() instead of enqueueDownload()) or staging
     // too small for the batch (Staging flushes when an arena is full; these models' transfers fit
-    // the initial one). A mixture of experts waits once more in each layer whose MLP runs (all
-    // but the last here, whose attention alone is traced): the routing is decided on the host
-    // from the router's logits.
-    const Architecture& c = model->architecture();
-    unsigned routedLayers = 0;
-    for (int l = 0; l + 1 < c.layers; ++l) routedLayers += c.kindOf(l).experts;
-    EXPECT_EQ(after.submissions - before.submissions, 1u + routedLayers);
+    // the initial one). A mixture of experts waits once more in each of its layers: the routing
+    // is decided on the host from the router's logits.
+    EXPECT_EQ(after.submissions - before.submissions, 1u + model->architecture().expertLayers());
 }
 
 // A model stored in F16/BF16 runs on the device with its weights compact (widened in the GEMM

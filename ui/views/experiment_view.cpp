@@ -9,17 +9,11 @@
 
 #include "ui/plot/experiment_plot.h"
 #include "ui/plot/tying_colors.h"
+#include "ui/support/wrapping_label.h"
 #include "ui/views/experiment_table.h"
 
 namespace qkv::ui {
 namespace {
-
-QLabel* wrappingLabel(QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    return label;
-}
 
 QCustomPlot* curvePlot(QWidget* parent) {
     auto* plot = new QCustomPlot(parent);

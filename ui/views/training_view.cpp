@@ -13,6 +13,7 @@
 #include "ui/document/lab_document.h"
 #include "ui/plot/loss_plot.h"
 #include "ui/plot/variant_figure.h"
+#include "ui/support/wrapping_label.h"
 #include "ui/training/training_lab.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/experiment_view.h"
@@ -24,13 +25,6 @@ namespace qkv::ui {
 namespace {
 
 enum Page { EmptyPage, LabPage, ExperimentPage };
-
-QLabel* wrappingLabel(QWidget* parent) {
-    auto* label = new QLabel(parent);
-    label->setWordWrap(true);
-    label->setTextFormat(Qt::RichText);
-    return label;
-}
 
 }  // namespace
 

@@ -19,7 +19,14 @@
 namespace qkv::ui {
 namespace {
 
-enum Column { Id, Revision, Size, Architecture, Supported, Columns };
+enum Column {
+    IdColumn,
+    RevisionColumn,
+    SizeColumn,
+    ArchitectureColumn,
+    SupportedColumn,
+    ColumnCount
+};
 
 QTableWidgetItem* cell(const QString& text) {
     auto* item = new QTableWidgetItem(text);
@@ -46,7 +53,7 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
     where->setWordWrap(true);
     layout->addWidget(where);
 
-    m_table = new QTableWidget(0, Columns, this);
+    m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setHorizontalHeaderLabels(
         {tr("Model"), tr("Revision"), tr("Size"), tr("Architecture"), tr("QKV Lab")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -92,7 +99,7 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
         const auto rows = m_table->selectionModel()->selectedRows();
         if (rows.isEmpty()) return;
-        const QTableWidgetItem* item = m_table->item(rows.front().row(), Id);
+        const QTableWidgetItem* item = m_table->item(rows.front().row(), IdColumn);
         m_id->setText(item->text());
         const QString revision = item->data(Qt::UserRole).toString();
         m_revision->setText(revision == QLatin1String("main") ? QString() : revision);
@@ -103,7 +110,7 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
             [this](const QString& id, const QString& snapshot) {
                 fill();
                 for (int row = 0; row < m_table->rowCount(); ++row)
-                    if (m_table->item(row, Id)->text() == id) m_table->selectRow(row);
+                    if (m_table->item(row, IdColumn)->text() == id) m_table->selectRow(row);
                 updateButtons();
                 if (m_openWhenDone) {
                     m_location = snapshot;
@@ -130,17 +137,18 @@ void HubModelsDialog::fill() {
         m_table->insertRow(row);
         auto* id = cell(QString::fromStdString(m.id));
         id->setData(Qt::UserRole, QString::fromStdString(m.revision));
-        m_table->setItem(row, Id, id);
-        m_table->setItem(row, Revision, cell(QString::fromStdString(m.revision).left(12)));
-        m_table->setItem(row, Size, cell(locale.formattedDataSize(static_cast<qint64>(m.bytes))));
+        m_table->setItem(row, IdColumn, id);
+        m_table->setItem(row, RevisionColumn, cell(QString::fromStdString(m.revision).left(12)));
+        m_table->setItem(row, SizeColumn,
+                         cell(locale.formattedDataSize(static_cast<qint64>(m.bytes))));
         m_table->setItem(
-            row, Architecture,
+            row, ArchitectureColumn,
             cell(m.modelType.empty() ? tr("no config.json") : QString::fromStdString(m.modelType)));
         const bool supported = !m.modelType.empty() && findFamily(m.modelType) != nullptr;
-        m_table->setItem(row, Supported, cell(supported ? tr("supported") : tr("not yet")));
+        m_table->setItem(row, SupportedColumn, cell(supported ? tr("supported") : tr("not yet")));
     }
     m_table->resizeColumnsToContents();
-    m_table->horizontalHeader()->setSectionResizeMode(Id, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(IdColumn, QHeaderView::Stretch);
 }
 
 QString HubModelsDialog::cachedSnapshot() const {
