@@ -22,8 +22,6 @@
 namespace qkv::ui::test {
 namespace {
 
-const QString kMovie = QStringLiteral("The movie was a box office bomb.");
-
 QByteArray fileStart(const QString& path, int bytes) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.read(bytes) : QByteArray();

@@ -24,12 +24,10 @@
 namespace qkv::ui::test {
 namespace {
 
-const QString kSentence = QStringLiteral("The movie was a box office bomb.");
-
 TEST_F(MainWindowTest, NeuronsTakeTheChosenRowApart) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     doc().setHead(1, 2);
     QTest::keyClick(window.get(), Qt::Key_5, Qt::ControlModifier);
     ASSERT_EQ(window->currentTab(), MainWindow::Tab::Neurons);
@@ -58,7 +56,7 @@ TEST_F(MainWindowTest, NeuronsTakeTheChosenRowApart) {
 TEST_F(MainWindowTest, QueryKeySpaceShowsEveryQueryAndKey) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     window->showTab(MainWindow::Tab::Space);
     ASSERT_TRUE(settle());
     SpaceView* view = window->spaceView();
@@ -112,7 +110,7 @@ TEST_F(MainWindowTest, QueryKeySpaceShowsEveryQueryAndKey) {
 TEST_F(MainWindowTest, LinesFollowTheHeadsAndTheHover) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     window->showTab(MainWindow::Tab::Lines);
     ASSERT_TRUE(settle());
     LinesView* view = window->linesView();
@@ -148,7 +146,7 @@ TEST_F(MainWindowTest, LinesFollowTheHeadsAndTheHover) {
 TEST_F(MainWindowTest, OverviewThumbnailsShowEveryHeadAndOpenTheClickedOne) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "stories260K")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     window->showTab(MainWindow::Tab::Overview);
     OverviewView* overview = window->overviewView();
     QTest::keyClick(window.get(), Qt::Key_T, Qt::ControlModifier);
@@ -180,7 +178,7 @@ TEST_F(MainWindowTest, OverviewThumbnailsShowEveryHeadAndOpenTheClickedOne) {
 TEST_F(MainWindowTest, PinnedTokenIsMarkedInEveryView) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     window->showTab(MainWindow::Tab::Head);
     const int items = window->headView()->heatmap()->plot()->itemCount();
     QWidget* chip = window->tokenChips()->chip(2);
@@ -191,7 +189,7 @@ TEST_F(MainWindowTest, PinnedTokenIsMarkedInEveryView) {
     EXPECT_EQ(window->headView()->heatmap()->plot()->itemCount(), items + 2);  // row + column
     EXPECT_EQ(chip->property("pinned").toBool(), true);
     // Typing on at the end keeps the pin (each keystroke's text still has the token).
-    const QString longer = kSentence + QStringLiteral(" Again");
+    const QString longer = kMovie + QStringLiteral(" Again");
     QTest::keyClicks(window->sentenceBar()->editor(), QStringLiteral(" Again"));
     ASSERT_TRUE(waitFor([&] { return doc().snapshot() && doc().snapshot()->text == longer; }));
     ASSERT_TRUE(settle());
@@ -204,7 +202,7 @@ TEST_F(MainWindowTest, PinnedTokenIsMarkedInEveryView) {
 TEST_F(MainWindowTest, CompareColourScaleCanBeSharedOrSeparate) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     WConfiguration outside = WConfiguration::parse("learned");
     outside.scaleOutside = true;
     doc().setConfig(outside);
@@ -229,7 +227,7 @@ TEST_F(MainWindowTest, CompareColourScaleCanBeSharedOrSeparate) {
 TEST_F(MainWindowTest, GqaPairingChoosesTheMetricsShown) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "llama-random-gqa")));
-    ASSERT_TRUE(type(kSentence));
+    ASSERT_TRUE(type(kMovie));
     doc().setGqaPairing(GqaPairing::Modulo);
     ASSERT_TRUE(settle());
     ASSERT_TRUE(doc().metrics());

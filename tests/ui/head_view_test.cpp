@@ -25,8 +25,6 @@
 namespace qkv::ui::test {
 namespace {
 
-const QString kMovie = QStringLiteral("The movie was a box office bomb.");
-
 HeatmapFigure& headFigure(MainWindow& w) { return w.headView()->heatmap()->figure(); }
 
 TEST_F(MainWindowTest, HeadViewShowsTheCoresAttention) {

@@ -24,8 +24,6 @@
 namespace qkv::ui::test {
 namespace {
 
-const QString kMovie = QStringLiteral("The movie was a box office bomb.");
-
 class SessionTest : public MainWindowTest {
   protected:
     // A state unlike the defaults in every field a session holds.

@@ -41,7 +41,7 @@ const FakeRun kRuns[] = {
 };
 const int kSteps[] = {0, 100, 200};
 
-void writeFile(const QString& path, const std::string& text) {
+void writeText(const QString& path, const std::string& text) {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile file(path);
     ASSERT_TRUE(file.open(QIODevice::WriteOnly | QIODevice::Truncate)) << path.toStdString();
@@ -112,9 +112,9 @@ nlohmann::json fakeSummary() {
 
 // DIR/summary.json and the four runs' logs.
 void writeFakeExperiment(const QString& dir, const nlohmann::json& summary = fakeSummary()) {
-    writeFile(QDir(dir).filePath("summary.json"), summary.dump(2));
+    writeText(QDir(dir).filePath("summary.json"), summary.dump(2));
     for (const FakeRun& r : kRuns)
-        writeFile(QDir(dir).filePath(logOf(r.variant, r.seed)), fakeLog(r).dump(2));
+        writeText(QDir(dir).filePath(logOf(r.variant, r.seed)), fakeLog(r).dump(2));
 }
 
 // The runs of one variant, in seed order.
@@ -249,32 +249,32 @@ TEST(TrainingExperiment, ABadSummaryGivesAClearError) {
     EXPECT_NE(errorOf(dir.path()).find("has no summary.json"), std::string::npos)
         << errorOf(dir.path());
 
-    writeFile(summary, "{\"format\": \"qkvlab-experiment\", \"version\": ");
+    writeText(summary, "{\"format\": \"qkvlab-experiment\", \"version\": ");
     EXPECT_NE(errorOf(dir.path()).find("summary.json: invalid JSON"), std::string::npos)
         << errorOf(dir.path());
 
     nlohmann::json wrong = fakeSummary();
     wrong["format"] = "something-else";
-    writeFile(summary, wrong.dump());
+    writeText(summary, wrong.dump());
     EXPECT_NE(errorOf(dir.path()).find("not a QKV Lab experiment summary"), std::string::npos)
         << errorOf(dir.path());
 
     nlohmann::json newer = fakeSummary();
     newer["version"] = 2;
-    writeFile(summary, newer.dump());
+    writeText(summary, newer.dump());
     EXPECT_NE(errorOf(dir.path()).find("version 2, written by a newer QKV Lab"), std::string::npos)
         << errorOf(dir.path());
 
     nlohmann::json empty = fakeSummary();
     empty["variants"] = nlohmann::json::array();
-    writeFile(summary, empty.dump());
+    writeText(summary, empty.dump());
     EXPECT_NE(errorOf(dir.path()).find("variants: expected a list of at least one variant"),
               std::string::npos)
         << errorOf(dir.path());
 
     nlohmann::json noRuns = fakeSummary();
     noRuns["variants"][1].erase("runs");
-    writeFile(summary, noRuns.dump());
+    writeText(summary, noRuns.dump());
     EXPECT_NE(errorOf(dir.path()).find("(shared-qk): missing \"runs\""), std::string::npos)
         << errorOf(dir.path());
 }
@@ -393,7 +393,7 @@ TEST_F(TrainingExperimentTab, ABadFolderShowsTheReadersMessageAndChangesNothing)
     const int modelGraphs = view()->lossPlot()->graphCount();
     const QString summary = QDir(experimentDir.path()).filePath("summary.json");
     writeFakeExperiment(experimentDir.path());
-    writeFile(summary, "{\"format\": \"qkvlab-experiment\", [");
+    writeText(summary, "{\"format\": \"qkvlab-experiment\", [");
 
     EXPECT_FALSE(window->openExperiment(experimentDir.path()));
     ASSERT_EQ(sink.errors.size(), 1);
@@ -410,7 +410,7 @@ TEST_F(TrainingExperimentTab, ABadFolderShowsTheReadersMessageAndChangesNothing)
     ASSERT_TRUE(window->openExperiment(good.path()));
     nlohmann::json newer = fakeSummary();
     newer["version"] = 2;
-    writeFile(summary, newer.dump());
+    writeText(summary, newer.dump());
     EXPECT_FALSE(window->openExperiment(experimentDir.path()));
     ASSERT_EQ(sink.errors.size(), 2);
     EXPECT_TRUE(sink.errors[1].contains(QStringLiteral("version 2, written by a newer QKV Lab")))

@@ -19,6 +19,9 @@
 
 namespace qkv::ui::test {
 
+// The sentence most ui tests type (the shared references' first one).
+inline const QString kMovie = QStringLiteral("The movie was a box office bomb.");
+
 inline bool waitFor(const std::function<bool()>& done, int timeoutMs = 30000) {
     return QTest::qWaitFor(done, timeoutMs);
 }

@@ -26,8 +26,6 @@
 namespace qkv::ui::test {
 namespace {
 
-const QString kMovie = QStringLiteral("The movie was a box office bomb.");
-
 TEST_F(MainWindowTest, CompareShowsLearnedConfigurationAndDifference) {
     QKV_REQUIRE_SHARED(shared);
     const QString folder = modelPath(shared, "gpt2-random-tiny");
