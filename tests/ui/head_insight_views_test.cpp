@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 
 #include "core/analysis/head_vectors.h"
+#include "tests/support/fixture_writer.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/export/figure_provenance_reader.h"
 #include "ui/plot/color_maps.h"
@@ -249,6 +250,44 @@ TEST(ColorMaps, CividisIsOfferedForSequentialData) {
     EXPECT_EQ(QColor(cividis.color(0, QCPRange(0, 1))).name(), QStringLiteral("#00224e"));
     EXPECT_EQ(QColor(cividis.color(1, QCPRange(0, 1))).name(), QStringLiteral("#fee838"));
     EXPECT_NE(cividis.color(0.5, QCPRange(0, 1)), viridis.color(0.5, QCPRange(0, 1)));
+}
+
+// A mixture of experts: a token chip's tooltip lists, layer by layer, the experts the token went
+// to with their routing weights, as the core's trace has them. (Mixtral's reference weights with
+// the 512-piece tokenizer of llama-random-gqa, whose ids its 1024-token vocabulary covers.)
+TEST_F(MainWindowTest, TokenChipsListTheExpertsOfAMixture) {
+    QKV_REQUIRE_SHARED(shared);
+    qkv::test::TempDir dir;
+    for (const char* file : {"config.json", "model.safetensors"})
+        std::filesystem::copy_file(shared / "models" / "mixtral-random-tiny" / file,
+                                   dir.path() / file);
+    for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+        std::filesystem::copy_file(shared / "models" / "llama-random-gqa" / file,
+                                   dir.path() / file);
+    const QString folder = QString::fromStdString(dir.path().string());
+    ASSERT_TRUE(open(folder));
+    ASSERT_TRUE(type(kMovie));
+    const Reference reference = referenceTrace(folder, kMovie);
+    const std::vector<LayerTrace>& layers = reference.trace.layers();
+    ASSERT_EQ(layers.size(), 2u);
+    const int token = 2;
+    const QString tip = window->tokenChips()->chip(token)->toolTip();
+    EXPECT_TRUE(tip.contains(QStringLiteral("experts (routing weight):"))) << tip.toStdString();
+    for (int l = 0; l < 2; ++l) {
+        ASSERT_GT(layers[l].routing.size(), static_cast<size_t>(token));
+        const TokenRouting& chosen = layers[l].routing[token];
+        const QString line = QStringLiteral("layer %1: expert %2 (%3), expert %4 (%5)")
+                                 .arg(l)
+                                 .arg(chosen[0].expert)
+                                 .arg(chosen[0].weight, 0, 'f', 2)
+                                 .arg(chosen[1].expert)
+                                 .arg(chosen[1].weight, 0, 'f', 2);
+        EXPECT_TRUE(tip.contains(line)) << line.toStdString() << " in " << tip.toStdString();
+    }
+    // A model without experts says nothing of them.
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kMovie));
+    EXPECT_FALSE(window->tokenChips()->chip(token)->toolTip().contains(QStringLiteral("expert")));
 }
 
 }  // namespace

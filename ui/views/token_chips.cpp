@@ -23,6 +23,25 @@ QLabel[kind="key"] { border-color: #2e86c1; background: #d6eaf8; color: #0b2e4a;
 QLabel[pinned="true"] { border: 2px dashed #c2185b; }
 )";
 
+// A mixture of experts' choice for one token of the sentence, a line per layer ("layer 0: expert 3
+// (0.61), expert 1 (0.39)"); empty for other models and for attention that is not the sentence's.
+QString routingLines(const TraceSnapshot& snapshot, int token) {
+    if (!snapshot.trace || snapshot.kind != AttentionKind::Self) return {};
+    QStringList lines;
+    const std::vector<LayerTrace>& layers = snapshot.trace->layers();
+    for (size_t l = 0; l < layers.size(); ++l) {
+        const std::vector<TokenRouting>& routing = layers[l].routing;
+        if (token >= static_cast<int>(routing.size())) continue;
+        QStringList chosen;
+        for (const ExpertChoice& choice : routing[token])
+            chosen
+                << QObject::tr("expert %1 (%2)").arg(choice.expert).arg(choice.weight, 0, 'f', 2);
+        lines << QObject::tr("layer %1: %2").arg(l).arg(chosen.join(QStringLiteral(", ")));
+    }
+    if (lines.isEmpty()) return {};
+    return QObject::tr("<br>experts (routing weight):<br>") + lines.join(QStringLiteral("<br>"));
+}
+
 void setKind(QLabel* chip, const char* kind, bool pinned) {
     if (chip->property("kind").toString() == QLatin1String(kind) &&
         chip->property("pinned").toBool() == pinned)
@@ -98,11 +117,11 @@ void TokenChips::rebuild() {
         const ShownToken& token = snapshot->sourceTokens[i];
         QLabel* chip = m_chips[i];
         chip->setText(token.label);
-        chip->setToolTip(tr("token %1 · id %2 · piece %3<br><i>click to pin it: its row and "
+        chip->setToolTip(tr("token %1 · id %2 · piece %3%4<br><i>click to pin it: its row and "
                             "column are marked in every view</i>")
                              .arg(i)
                              .arg(token.id)
-                             .arg(token.piece.toHtmlEscaped()));
+                             .arg(token.piece.toHtmlEscaped(), routingLines(*snapshot, i)));
         chip->setProperty("special", token.special);
     }
     highlight();
