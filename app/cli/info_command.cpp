@@ -69,7 +69,8 @@ int runInfo(const Arguments& args) {
             (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value" : ""));
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim));
-    row("d_ff", std::to_string(c.dFF));
+    // A model whose every layer has experts uses no dense MLP width (Qwen3-MoE still states one).
+    if (c.expertLayers() < c.layers) row("d_ff", std::to_string(c.dFF));
     if (c.expertLayers() > 0) row("experts", c.describeExperts());
     if (c.embeddingWidth > 0)
         row("embeddings", std::to_string(c.embeddingWidth) +

@@ -387,6 +387,7 @@ TEST(CliShared, RoutingListsEachTokensExperts) {
     EXPECT_NE(r.out.find("4 experts 96 wide, 2 per token (weights renormalised), in 2 of 2 layers"),
               std::string::npos)
         << r.out;
+    EXPECT_EQ(r.out.find("d_ff"), std::string::npos) << r.out;  // no layer is a dense MLP
     r = cli({"attention", "--model", (shared / "models" / "gpt2-random-tiny").string(), "--ids",
              "1,2", "--routing"});
     EXPECT_EQ(r.exitCode, 1);
