@@ -126,9 +126,7 @@ class LayerRunner {
     }
 
     std::unique_ptr<Tensor> linear(const DeviceLinear& l, const Tensor& x) const {
-        auto y = m_be.create(x.rows(), l.weight->cols());
-        m_be.linear(x, *l.weight, l.bias.get(), *y);
-        return y;
+        return applyLinear(m_be, l, x);
     }
 
   private:

@@ -1,25 +1,22 @@
 #include "core/model/mixture_of_experts.h"
 
 namespace qkv {
-namespace {
 
-std::unique_ptr<Tensor> linear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
+std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
     auto y = backend.create(x.rows(), l.weight->cols());
     backend.linear(x, *l.weight, l.bias.get(), *y);
     return y;
 }
 
-}  // namespace
-
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x) {
-    auto hidden = linear(backend, in, x);
+    auto hidden = applyLinear(backend, in, x);
     if (isGated(activation))
-        backend.glu(*linear(backend, gate, x), *hidden, activation);
+        backend.glu(*applyLinear(backend, gate, x), *hidden, activation);
     else
         backend.activate(*hidden, activation);
-    return linear(backend, out, *hidden);
+    return applyLinear(backend, out, *hidden);
 }
 
 std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c,
@@ -27,7 +24,7 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
                                          std::vector<TokenRouting>& routing) {
     const int tokens = x.rows(), experts = c.moe.experts;
     std::vector<float> logits(static_cast<std::size_t>(tokens) * experts);
-    backend.download(*linear(backend, layer.router, x), logits.data());
+    backend.download(*applyLinear(backend, layer.router, x), logits.data());
     routing = routeBySoftmax(logits.data(), tokens, experts, c.moe.perToken, c.moe.normalizeTopK);
 
     // Each expert's tokens (ascending) and the weight of its output for each.

@@ -13,6 +13,9 @@
 
 namespace qkv {
 
+// y = x W (+ b) for a bound linear layer, in a new tensor.
+std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x);
+
 // An MLP: out(act(gate x) · in x) for a gated activation, else out(act(in x)).
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
