@@ -2,9 +2,10 @@
 // (the head's 4096 x 4096 matrix turned into heatmap data, sampled to the panel's pixels and
 // painted), a wheel notch from the whole matrix, the whole matrix shown again (Ctrl+0), and a
 // wheel notch and a drag step while zoomed in to cells. Each includes the replot and the paint,
-// the median of five runs. Limits are asserted in optimised builds without a sanitizer only
-// (which run each step once); every build prints the measurements. Also how many bytes of cells
-// the figure copied out of the trace, in every build.
+// the median of five runs in an optimised build without a sanitizer (the others run each step
+// once). The times are printed, not asserted (see tests/ui/measurement.h; about 200, 25 and
+// 5 ms on the 2-core development machine); what is asserted is that each step leaves the view
+// as it should be and that the figure copied under 1 MB of cells out of the trace.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QWheelEvent>
@@ -13,23 +14,18 @@
 #include <iostream>
 
 #include "tests/ui/long_input_support.h"
-#include "tests/ui/timing_limits.h"
+#include "tests/ui/measurement.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
 
 namespace qkv::ui::test {
 namespace {
 
-// Where nothing is asserted (debug and sanitizer builds; the tsan step runs this suite), each
-// step once, on a shorter input: a 4,096-token forward takes minutes there, and 1,024 cells still
-// outnumber the panel's pixels, so the same sampling paths run.
-constexpr int kRuns = kTimingsMeaningful ? 5 : 1;
-constexpr int kTokens = kTimingsMeaningful ? kLongInputTokens : 1024;
-// Several times what the 2-core development machine measures (about 200, 25 and 5 ms), so a
-// loaded machine passes, while handing QCustomPlot all 16.7 million cells per step does not.
-constexpr double kMaxRedrawMs = 600;
-constexpr double kMaxZoomOutMs = 150;
-constexpr double kMaxZoomedMs = 40;
+// In debug and sanitizer builds (the tsan step runs this suite), each step once, on a shorter
+// input: a 4,096-token forward takes minutes there, and 1,024 cells still outnumber the panel's
+// pixels, so the same sampling paths run.
+constexpr int kRuns = kFullMeasurement ? 5 : 1;
+constexpr int kTokens = kFullMeasurement ? kLongInputTokens : 1024;
 
 // Runs what `step` queued (the wheel and drags replot on the next turn of the event loop), then
 // paints `widget` at once.
@@ -72,7 +68,7 @@ size_t copiedCellBytes(const HeatmapFigure& figure) {
 
 using LongInputDrawThreadTest = LongInputTest;
 
-TEST_F(LongInputDrawThreadTest, HeadViewDrawsA4096TokenHeadAtScreenSpeed) {
+TEST_F(LongInputDrawThreadTest, HeadViewRedrawsZoomsAndPansA4096TokenHeadReadingTheTraceInPlace) {
     ASSERT_TRUE(openLongInputModel());
     ASSERT_TRUE(typeTokenIds(kTokens));
     HeatmapWidget* heatmap = window->headView()->heatmap();
@@ -117,12 +113,6 @@ TEST_F(LongInputDrawThreadTest, HeadViewDrawsA4096TokenHeadAtScreenSpeed) {
     RecordProperty("copied_cells_mb", std::to_string(copiedMb));
     // The figure reads the trace's matrix in place: a copy of the head would be 64 MB as floats.
     EXPECT_LT(copiedMb, 1.0);
-    if (!kTimingsMeaningful) return printUnasserted();
-    EXPECT_LE(redrawMs, kMaxRedrawMs);
-    EXPECT_LE(zoomOutMs, kMaxZoomOutMs);
-    EXPECT_LE(fullMs, kMaxZoomOutMs);
-    EXPECT_LE(zoomedWheelMs, kMaxZoomedMs);
-    EXPECT_LE(dragMs, kMaxZoomedMs);
 }
 
 }  // namespace

