@@ -9,7 +9,12 @@
 #   QKV_FUZZ_TIMEOUT=S scripts/fuzz.sh ...                a unit running S seconds is a hang
 #                                                         (default 10; raise it for runs that
 #                                                         share the machine with other work)
-# Each target keeps a growing corpus in build-fuzz/corpus/<target>, seeded from the committed
+#   QKV_FUZZ_BUILD=DIR scripts/fuzz.sh ...                use DIR, a tree already configured
+#                                                         with clang, -DQKV_BUILD_FUZZERS=ON and
+#                                                         the sanitizers (scripts/test.sh's
+#                                                         sanitizer tree), instead of build-fuzz
+# Each target keeps a growing corpus in build-fuzz/corpus/<target> (under QKV_FUZZ_BUILD's tree
+# where that is set; the same for artifacts and logs), seeded from the committed
 # tests/fuzz/corpus/<target> and, when present, small files of the shared models (../shared or
 # $QKV_SHARED_DIR). Crashes, leaks, timeouts (see QKV_FUZZ_TIMEOUT) and allocations over 2 GB
 # (-rss_limit_mb) are written to build-fuzz/artifacts/<target>/ and fail the run; once fixed,
@@ -21,18 +26,21 @@ seconds=${1:-600}
 shift || true
 
 scripts/setup.sh clang libclang-rt-14-dev
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DQKV_SANITIZE=address,undefined -DQKV_BUILD_FUZZERS=ON -DQKV_BUILD_TESTS=OFF \
-      -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF >/dev/null
+build=${QKV_FUZZ_BUILD:-build-fuzz}
+if [ -z "${QKV_FUZZ_BUILD:-}" ]; then
+  cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DQKV_SANITIZE=address,undefined -DQKV_BUILD_FUZZERS=ON -DQKV_BUILD_TESTS=OFF \
+        -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF >/dev/null
+fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(sed -n '/^set(QKV_FUZZ_TARGETS/,/)/p' tests/fuzz/CMakeLists.txt |
                          tr -d '()' | tr ' ' '\n' | grep -v -e '^set$' -e QKV_FUZZ_TARGETS -e '^$')
 fi
-nice -n 19 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzzer}"
+nice -n 19 cmake --build "$build" -j "$(nproc)" --target "${targets[@]/%/_fuzzer}"
 
 shared=${QKV_SHARED_DIR:-../shared}
-log=build-fuzz/fuzz-log.tsv
+log=$build/fuzz-log.tsv
 timeout=${QKV_FUZZ_TIMEOUT:-10}
 runs=${QKV_FUZZ_RUNS:--1}
 
@@ -66,14 +74,14 @@ dict_for() {
 
 run_target() {
   local target=$1
-  local corpus=build-fuzz/corpus/$target seeds=build-fuzz/seeds/$target
-  local artifacts=build-fuzz/artifacts/$target/ out=build-fuzz/logs/$target.log
-  mkdir -p "$corpus" "$artifacts" build-fuzz/logs
+  local corpus=$build/corpus/$target seeds=$build/seeds/$target
+  local artifacts=$build/artifacts/$target/ out=$build/logs/$target.log
+  mkdir -p "$corpus" "$artifacts" "$build/logs"
   seed_from_shared "$target" "$seeds"
   local dict; dict=$(dict_for "$target")
   local rc=0
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    nice -n 19 "build-fuzz/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout="$timeout" \
+    nice -n 19 "$build/tests/fuzz/${target}_fuzzer" -max_total_time="$seconds" -timeout="$timeout" \
       -runs="$runs" \
       -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 -artifact_prefix="$artifacts" \
       ${dict:+-dict="$dict"} "$corpus" "tests/fuzz/corpus/$target" "$seeds" > "$out" 2>&1 || rc=$?
@@ -91,7 +99,7 @@ run_target() {
   echo "ok   $target: ${execs:-0} executions in ${seconds_run:-$seconds}s, corpus $units inputs"
 }
 
-failures=build-fuzz/failures.$$
+failures=$build/failures.$$
 rm -f "$failures"
 parallel=${QKV_FUZZ_PARALLEL:-1}
 for target in "${targets[@]}"; do

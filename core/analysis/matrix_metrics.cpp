@@ -156,7 +156,9 @@ FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : m_matrix(
     const Eigen::Index rank = (squares.array() > cutoff).count();
     m_basis = Eigen::MatrixXd::Zero(d, rank);
     m_basis.topRows(r) = eigen.eigenvectors().rightCols(rank);
-    m_basis.applyOnTheLeft(qr.householderQ());
+    // Without columns there is nothing to rotate (Eigen would offset the empty matrix's null
+    // data pointer, which UndefinedBehaviorSanitizer reports).
+    if (rank > 0) m_basis.applyOnTheLeft(qr.householderQ());
 }
 
 ProductSpectrum productSpectrum(const FactorBasis& a, const FactorBasis& b) {

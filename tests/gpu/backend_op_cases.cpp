@@ -282,7 +282,8 @@ void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
             c.description = "normalizeHeads: " + std::to_string(rows) + " rows of " +
                             std::to_string(heads) + " heads of " + std::to_string(headDim) +
                             ", x in [-2.5, 3.5], row 0 head 1 zero; seed " + std::to_string(xSeed);
-            c.run = [=](Backend& be) {
+            // Bindings are copied by name: clang 14 cannot capture a structured binding.
+            c.run = [=, headDim = headDim](Backend& be) {
                 auto x = normInput(rows, cols, xSeed);
                 std::fill(x.begin() + headDim, x.begin() + 2 * headDim, 0.0f);
                 auto xt = be.upload(x.data(), rows, cols);
@@ -309,7 +310,7 @@ void addRmsNormHeadsCases(std::vector<OpCase>& cases) {
                             std::to_string(heads) + " heads of " + std::to_string(headDim) +
                             ", eps 1e-6, x in [-2.5, 3.5]; seeds x " + std::to_string(xSeed) +
                             ", gamma " + std::to_string(gSeed);
-            c.run = [=](Backend& be) {
+            c.run = [=, headDim = headDim](Backend& be) {
                 const auto x = normInput(rows, cols, xSeed);
                 const auto g = randomValues(headDim, gSeed);
                 auto xt = be.upload(x.data(), rows, cols);
@@ -416,7 +417,7 @@ void addCopyRowsCases(std::vector<OpCase>& cases) {
         c.name = "CopyRows_11x5_first" + std::to_string(first) + "_count" + std::to_string(count);
         c.description = "copyRows: rows [" + std::to_string(first) + ", " +
                         std::to_string(first + count) + ") of 11 x 5; seed 41";
-        c.run = [first, count](Backend& be) {
+        c.run = [first = first, count = count](Backend& be) {  // see addNormalizeHeadsCases
             const auto x = randomValues(11 * 5, 41);
             auto t = be.upload(x.data(), 11, 5);
             auto rows = be.create(count, 5);
