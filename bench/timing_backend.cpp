@@ -51,6 +51,10 @@ void TimingBackend::activate(Tensor& x, Activation a) {
 void TimingBackend::glu(const Tensor& g, Tensor& u, Activation a) {
     timed("glu", [&] { m_inner->glu(g, u, a); });
 }
+
+void TimingBackend::clampedSwiGlu(const Tensor& gateUp, Tensor& out) {
+    timed("glu", [&] { m_inner->clampedSwiGlu(gateUp, out); });
+}
 void TimingBackend::add(Tensor& acc, const Tensor& x) {
     timed("add", [&] { m_inner->add(acc, x); });
 }

@@ -30,6 +30,7 @@ class TimingBackend final : public Backend {
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override;
     void activate(Tensor& x, Activation activation) override;
     void glu(const Tensor& gate, Tensor& up, Activation gated) override;
+    void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override;
     void add(Tensor& accumulator, const Tensor& x) override;
     void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
                       Tensor& y) override;

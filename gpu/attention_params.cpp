@@ -60,6 +60,7 @@ SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptio
     p.keys = shape.keys;
     p.firstHead = static_cast<uint32_t>(firstHead);
     p.hasBias = options.positionBias ? 1u : 0u;
+    p.hasSinks = options.sinks ? 1u : 0u;
     p.headStride = plan.headStride;
     p.causal = options.causal;
     p.maskSelf = options.maskSelf;

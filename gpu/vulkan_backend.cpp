@@ -176,6 +176,7 @@ class VulkanBackend final : public Backend {
             case Activation::SwiGlu:
             case Activation::GeluTanhGlu:
             case Activation::GeluGlu:
+            case Activation::ClampedSwiGlu:
                 throw Error("internal error: a gated activation is a two-input op (glu)");
         }
         elementwise(x, nullptr, op, "activate");
@@ -188,6 +189,12 @@ class VulkanBackend final : public Backend {
                     : gated == Activation::GeluGlu ? eltwise::kGeluGlu
                                                    : eltwise::kGeluTanhGlu,
                     "glu");
+    }
+
+    void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override {
+        requireShape(gateUp.cols() == 2 * out.cols() && gateUp.rows() == out.rows(),
+                     "clampedSwiGlu");
+        elementwise(out, &gateUp, eltwise::kClampedSwiGlu, "clampedSwiGlu");
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {
@@ -294,11 +301,14 @@ class VulkanBackend final : public Backend {
             const BufferRegion* bias = options.positionBias
                                            ? &rowMajor(*options.positionBias, "attention").region()
                                            : nullptr;
+            const BufferRegion* sinks =
+                options.sinks ? &rowMajor(*options.sinks, "attention").region() : nullptr;
             m_recorder.dispatch(Kernel::Softmax,
                                 {{&raw, false},
                                  {transform ? scores : nullptr, true},
                                  {&probabilities, true},
-                                 {bias, false}},
+                                 {bias, false},
+                                 {sinks, false}},
                                 softmaxParams(shape, options, plan, base), n, count, 1);
             if (capture)
                 stageCapture(*capture, base, count, static_cast<size_t>(n) * keys, plan, *scores,

@@ -39,7 +39,7 @@ KernelSpec spec(Kernel kernel) {
         case Kernel::SplitSum:
             return {"split sum", spirv::split_sum, 3, sizeof(SplitSumParams), 256, {}};
         case Kernel::Softmax:
-            return {"softmax", spirv::softmax, 4, sizeof(SoftmaxParams), 128, {}};
+            return {"softmax", spirv::softmax, 5, sizeof(SoftmaxParams), 128, {}};
         case Kernel::Norm:
             return {"norm", spirv::norm, 4, sizeof(NormParams), 128, {}};
         case Kernel::Eltwise:

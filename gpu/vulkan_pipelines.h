@@ -63,7 +63,7 @@ namespace eltwise {
 constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_GELU_EXACT,
                    kRelu = QKV_ELTWISE_RELU, kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
                    kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU,
-                   kGeluGlu = QKV_ELTWISE_GELU_GLU;
+                   kGeluGlu = QKV_ELTWISE_GELU_GLU, kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
 }
 
 struct RopeParams {
@@ -79,7 +79,7 @@ constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHT
 
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
-              sizeof(SoftmaxParams) == 12 * 4 && sizeof(NormParams) == 5 * 4 &&
+              sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 5 * 4 &&
               sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4 &&
               sizeof(RowsParams) == 3 * 4);
 static_assert(sizeof(float) == 4);

@@ -10,10 +10,11 @@
 namespace qkv::cli {
 namespace {
 
-void printMetrics(const ModelMetrics& metrics, bool withScores) {
-    std::printf("%5s %5s %9s %9s %5s %9s %8s %8s %8s %7s %8s%s\n", "layer", "head", "W_QK sym",
+// `withSinks`: the mean sink share column (gpt-oss, with an input).
+void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks) {
+    std::printf("%5s %5s %9s %9s %5s %9s %8s %8s %8s %7s %8s%s%s\n", "layer", "head", "W_QK sym",
                 "W_QK dir", "rank", "eig.pos", "QK sim", "QV sim", "KV sim", "OV rank", "OV copy",
-                withScores ? "  score sym" : "");
+                withScores ? "  score sym" : "", withSinks ? "  sink share" : "");
     for (size_t l = 0; l < metrics.layers.size(); ++l) {
         const LayerMetrics& layer = metrics.layers[l];
         for (size_t h = 0; h < layer.heads.size(); ++h) {
@@ -26,6 +27,7 @@ void printMetrics(const ModelMetrics& metrics, bool withScores) {
             else
                 std::printf(" %8s", "-");
             if (m.scoreSymmetry) std::printf(" %10.4f", *m.scoreSymmetry);
+            if (withSinks && m.sinkShare) std::printf(" %11.4f", *m.sinkShare);
             std::printf("\n");
         }
         std::printf("%5zu %5s %9.4f %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry,
@@ -52,7 +54,7 @@ int runAnalyze(const Arguments& args) {
         request.ids = input->ids;
         request.targetIds = input->targetIds;
         request.config = config;
-        request.capture.probabilities = false;
+        request.capture.probabilities = c.attentionSinks;  // the sink share reads them
         request.logits = LogitsMode::None;
         request.progress = terminalProgress("forward");
         auto backend = openBackend(args);
@@ -97,7 +99,8 @@ int runAnalyze(const Arguments& args) {
         if (c.isEncoderDecoder()) std::printf("\n%s attention\n", blocks[i].name);
         std::printf("median layer W_QK symmetry %.4f, directionality %.4f\n\n",
                     metrics[i].medianLayerWqkSymmetry, metrics[i].medianLayerWqkDirectionality);
-        printMetrics(metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross);
+        printMetrics(metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross,
+                     forward.has_value() && c.attentionSinks);
     }
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
 #include "app/cli/terminal_progress.h"
+#include "core/analysis/head_metrics.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
 
@@ -22,7 +23,8 @@ void printMatrix(const char* title, const RowMatrixXf& m, const std::vector<std:
     }
 }
 
-// Every captured head of one trace; `kind` names the attention ("cross-attention ").
+// Every captured head of one trace; `kind` names the attention ("cross-attention "). Where the
+// heads had sinks, what each row's sink took.
 void printTrace(const std::string& kind, const AttentionTrace& trace,
                 const CaptureSelection& capture, const std::vector<std::string>& queries,
                 const std::vector<std::string>& keys) {
@@ -32,6 +34,11 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
             std::printf("\n%slayer %d head %d\n", kind.c_str(), l, h);
             printMatrix("attention (rows: queries, columns: keys)", trace.probabilities(l, h),
                         queries, keys);
+            if (trace.hasSinks()) {
+                std::printf("  %12s", "sink share");
+                for (double s : sinkShares(trace.probabilities(l, h))) std::printf(" %8.4f", s);
+                std::printf("  (per query row: what the sink took; rows sum to 1 - it)\n");
+            }
             if (capture.scores)
                 printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
         }
@@ -97,6 +104,7 @@ int runAttention(const Arguments& args) {
         nlohmann::ordered_json doc = inputJson(*model, input);
         addConfigJson(doc, request.config);
         const bool vectors = args.flag("vectors");
+        if (c.attentionSinks) doc["attention_sinks"] = true;
         if (c.isEncoderDecoder()) {
             doc["encoder_layers"] = traceJson(result.trace, request.capture, vectors);
             doc["decoder_layers"] = traceJson(result.decoderTrace, request.capture, vectors);

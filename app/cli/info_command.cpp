@@ -50,9 +50,12 @@ int runInfo(const Arguments& args) {
         doc["experts"] = {{"count", c.moe.experts},
                           {"per_token", c.moe.perToken},
                           {"width", c.moe.width},
+                          {"router", c.moe.router == Router::TopKSoftmax ? "softmax of the top k"
+                                                                         : "top k of the softmax"},
                           {"renormalised", c.moe.normalizeTopK},
                           {"layers", layers}};
     }
+    if (c.attentionSinks) doc["attention_sinks"] = true;
     if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
     if (args.flag("json")) {
         printJson(doc);
@@ -79,6 +82,10 @@ int runInfo(const Arguments& args) {
     row("vocab", std::to_string(c.vocabSize));
     row("context", std::to_string(c.contextLength));
     if (c.positions == Positions::Rotary) row("positions", c.rotary.describe());
+    if (c.attentionSinks)
+        row("sinks",
+            "a learned logit per head takes a share of every attention row, so rows sum "
+            "to less than one");
     if (c.qkNorm != QkNorm::None)
         row("qk-norm", c.qkNorm == QkNorm::PerHead ? "RMSNorm of each head's q and k"
                                                    : "RMSNorm of the whole q and k projections");

@@ -93,6 +93,19 @@ class LayerFactors {
     std::map<const void*, FactorBasis> m_factors;  // keyed by the block's first element
 };
 
+// What the trace gives of one head, where captured.
+void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int head) {
+    // Only a square score matrix has a symmetry (not cross-attention's target x source).
+    if (trace.hasScores(layer, head) && trace.tokens() == trace.keyTokens())
+        m.scoreSymmetry = symmetryScore(trace.scores(layer, head).cast<double>());
+    if (trace.hasSinks() && trace.hasProbabilities(layer, head)) {
+        const std::vector<double> shares = sinkShares(trace.probabilities(layer, head));
+        double sum = 0;
+        for (double s : shares) sum += s;
+        m.sinkShare = shares.empty() ? 0.0 : sum / static_cast<double>(shares.size());
+    }
+}
+
 // `roundTrip` is W_U W_E for the copying score (null: none).
 HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace,
                         const Eigen::MatrixXd* roundTrip) {
@@ -118,9 +131,7 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     m.ovRank = ov.rank;
     m.ovSingularValues = std::move(ov.singularValues);
     m.ovCopyingScore = ov.copyingScore;
-    // Only a square score matrix has a symmetry (not cross-attention's target x source).
-    if (trace && trace->hasScores(layer, head) && trace->tokens() == trace->keyTokens())
-        m.scoreSymmetry = symmetryScore(trace->scores(layer, head).cast<double>());
+    if (trace) addTraceMetrics(m, *trace, layer, head);
     return m;
 }
 
@@ -262,14 +273,19 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     return out;
 }
 
-void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace) {
-    if (trace.tokens() != trace.keyTokens()) return;  // cross-attention: S is not square
+void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace) {
     for (int l = 0; l < static_cast<int>(metrics.layers.size()) && l < trace.layerCount(); ++l) {
         std::vector<HeadMetrics>& heads = metrics.layers[l].heads;
-        for (int h = 0; h < static_cast<int>(heads.size()); ++h)
-            if (trace.hasScores(l, h))
-                heads[h].scoreSymmetry = symmetryScore(trace.scores(l, h).cast<double>());
+        for (int h = 0; h < static_cast<int>(heads.size()) && h < trace.headCount(); ++h)
+            addTraceMetrics(heads[h], trace, l, h);
     }
+}
+
+std::vector<double> sinkShares(const RowMatrixXf& probabilities) {
+    std::vector<double> shares(probabilities.rows());
+    for (Eigen::Index i = 0; i < probabilities.rows(); ++i)
+        shares[i] = 1.0 - probabilities.row(i).cast<double>().sum();
+    return shares;
 }
 
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,

@@ -26,6 +26,9 @@ struct HeadMetrics {
     double qvSimilarity = 0;
     double kvSimilarity = 0;
     std::optional<double> scoreSymmetry;  // s(S) of the sentence's raw scaled scores
+    // With attention sinks (gpt-oss): the mean over query rows of what the sink took,
+    // 1 - sum_j A_ij (sinkShares), when the probabilities were captured.
+    std::optional<double> sinkShare;
     // The OV circuit W_V^h W_O^h (ov_circuit.h).
     int ovRank = 0;
     std::vector<double> ovSingularValues;  // descending, d_k of them
@@ -98,9 +101,14 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const std::atomic<bool>* cancel = nullptr, const Progress& progress = {},
                           const AnalysisOptions& options = {});
 
-// Fills the score symmetry of every head the trace captured into metrics computed without a
-// trace (the weights' part, which a caller may cache per configuration).
-void addScoreSymmetry(ModelMetrics& metrics, const AttentionTrace& trace);
+// Fills what the trace gives of every head it captured (score symmetry; the sink share where
+// the heads had sinks) into metrics computed without a trace (the weights' part, which a caller
+// may cache per configuration).
+void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace);
+
+// What attention sinks take of each query row of a head's probabilities: 1 - sum_j A_ij,
+// summed in double.
+std::vector<double> sinkShares(const RowMatrixXf& probabilities);
 
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,

@@ -62,6 +62,10 @@ struct AttentionOptions {
     // Added to each head's scores before the mask (T5's relative position bias): heads·n_q rows
     // of n_k, head h's rows first. Not part of the captured scores. Null: none.
     const Tensor* positionBias = nullptr;
+    // gpt-oss's attention sinks: a learned logit per query head (heads values) that joins each
+    // row's softmax as one more column and is then dropped, so a row sums to one minus the
+    // sink's share. Not part of the captured scores. Null: none.
+    const Tensor* sinks = nullptr;
     // Prefix reuse: the queries before it were computed earlier. q still holds every query (a
     // score transform and the captured scores of new keys read them); out has one row per query
     // from firstQuery on. Only where earlier rows cannot change: causal, no position bias.
@@ -84,7 +88,8 @@ inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int ke
                       (o.positionBias->rows() == heads * queries && o.positionBias->cols() == keys);
     const bool offset = o.firstQuery == 0 ||
                         (o.firstQuery > 0 && o.firstQuery < queries && o.causal && !o.positionBias);
-    return queries > 0 && keys > 0 && (square || unmasked) && bias && offset;
+    const bool sinks = !o.sinks || o.sinks->rows() * o.sinks->cols() == heads;
+    return queries > 0 && keys > 0 && (square || unmasked) && bias && offset && sinks;
 }
 
 // Whether a row move (gatherRows, addWeightedRows) suits its tensors: one listed row per row of
@@ -138,6 +143,9 @@ class Backend {
     virtual void activate(Tensor& x, Activation activation) = 0;
     // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu or GeluGlu (exact).
     virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
+    // out (rows x cols/2) := ClampedSwiGlu of gateUp (rows x cols), whose columns alternate gate
+    // and up (gpt-oss's experts: gate j in column 2j, up j in column 2j + 1).
+    virtual void clampedSwiGlu(const Tensor& gateUp, Tensor& out) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
     // Rotary position embedding (Hugging Face rotate_half convention), row i at position
     // firstPosition + i, on the first frequencies.rotaryDims() of each head (partial rotary);

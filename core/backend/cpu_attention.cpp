@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -54,6 +55,7 @@ class HeadAttention {
           m_outStride(layout.heads * layout.headDim),
           m_bias(o.positionBias ? o.positionBias + static_cast<size_t>(head) * o.queries * o.keys
                                 : nullptr),
+          m_sink(o.sinks ? o.sinks + head : nullptr),
           m_scores(scores),
           m_probabilities(probabilities) {
         const float scale = options.scaleFor(layout.headDim);
@@ -145,8 +147,9 @@ class HeadAttention {
                         m_o.keys - first, 0.0f);
     }
 
-    // Row r of block p := the masked softmax of row r of s (+ the position bias), times the
-    // post-scale; query is the row's index among all queries.
+    // Row r of block p := the masked softmax of row r of s (+ the position bias), beside the
+    // head's sink logit where it has one, times the post-scale; query is the row's index among
+    // all queries.
     void softmaxRow(const Block& s, const Block& p, int r, int query) const {
         const int first = m_mask.firstVisible(query);
         const int end = m_mask.lastVisible(query, m_o.keys) + 1;  // keys first..end-1 visible
@@ -161,10 +164,12 @@ class HeadAttention {
         const bool maskDiagonal = m_options.maskSelf && end - first > 1;
         float* diagonal = maskDiagonal ? p.at(r, query) : nullptr;
         if (diagonal) *diagonal = -std::numeric_limits<float>::infinity();
-        visible = (visible - visible.maxCoeff()).exp();
+        const float rowMax = m_sink ? std::max(visible.maxCoeff(), *m_sink) : visible.maxCoeff();
+        visible = (visible - rowMax).exp();
         // Eigen's vectorised exp clamps its argument, so exp(-inf) can come out denormal.
         if (diagonal) *diagonal = 0.0f;
-        visible *= m_postScale / visible.sum();
+        const float sinkTerm = m_sink ? std::exp(*m_sink - rowMax) : 0.0f;
+        visible *= m_postScale / (visible.sum() + sinkTerm);
         std::fill(p.at(r, p.firstColumn), row, 0.0f);
         std::fill(row + (end - first), p.at(r, p.endColumn), 0.0f);
     }
@@ -179,6 +184,7 @@ class HeadAttention {
     float* m_out;
     const int m_outStride;
     const float* m_bias;
+    const float* m_sink;
     float* m_scores;
     float* m_probabilities;
     float m_productScale = 1.0f;

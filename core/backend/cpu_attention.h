@@ -26,6 +26,7 @@ struct CpuAttentionOperands {
     int keys;                   // rows of k and v
     float* out;                 // (queries - firstQuery) x heads * headDim
     const float* positionBias;  // heads * queries rows of keys, or null
+    const float* sinks;         // one logit per head (AttentionOptions::sinks), or null
 };
 
 void cpuAttention(ThreadPool& pool, const CpuAttentionOperands& operands,

@@ -209,7 +209,7 @@ class CpuBackend final : public Backend {
 
     // Element-wise work goes through Eigen arrays, whose tanh/exp/erf are vectorised.
     void activate(Tensor& x, Activation activation) override {
-        if (isGated(activation))
+        if (isGated(activation) || activation == Activation::ClampedSwiGlu)
             throw Error("internal error: a gated activation is a two-input op (glu)");
         splitElements(x, [&](ArrayMap a) { activateRange(a, activation); });
     }
@@ -233,6 +233,7 @@ class CpuBackend final : public Backend {
             case Activation::SwiGlu:
             case Activation::GeluTanhGlu:
             case Activation::GeluGlu:
+            case Activation::ClampedSwiGlu:
                 break;
         }
     }
@@ -251,6 +252,23 @@ class CpuBackend final : public Backend {
                                                             ? Activation::GeluExact
                                                             : Activation::GeluTanh);
             u *= g;
+        });
+    }
+
+    void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override {
+        requireShape(gateUp.cols() == 2 * out.cols() && gateUp.rows() == out.rows(),
+                     "clampedSwiGlu");
+        using C = ClampedSwiGluConstants;
+        const float* pairs = cpu(gateUp).data();
+        split(out.rows(), kElementGrain / std::max(out.cols(), 1) + 1, [&](int first, int last) {
+            const size_t begin = static_cast<size_t>(first) * out.cols();
+            const size_t end = static_cast<size_t>(last) * out.cols();
+            float* y = cpu(out).data();
+            for (size_t i = begin; i < end; ++i) {
+                const float gate = std::min(pairs[2 * i], C::kLimit);
+                const float up = std::clamp(pairs[2 * i + 1], -C::kLimit, C::kLimit);
+                y[i] = (up + 1.0f) * (gate / (1.0f + std::exp(-C::kAlpha * gate)));
+            }
         });
     }
 
@@ -361,7 +379,8 @@ class CpuBackend final : public Backend {
             n,
             keys,
             cpu(out).data(),
-            options.positionBias ? cpu(*options.positionBias).data() : nullptr};
+            options.positionBias ? cpu(*options.positionBias).data() : nullptr,
+            options.sinks ? cpu(*options.sinks).data() : nullptr};
         cpuAttention(m_pool, operands, layout, options, capture);
     }
 

@@ -26,13 +26,20 @@ struct LayerKind {
     bool experts = false;  // the MLP is the mixture of experts (Architecture::moe)
 };
 
-// A mixture-of-experts MLP (Mixtral, Qwen3-MoE): a router sends each token to `perToken` of
-// `experts` gated MLPs, `width` wide each, whose outputs it weighs (see routing.h).
+// How a router's logits choose a token's experts and weigh them.
+enum class Router {
+    SoftmaxTopK,  // softmax over every expert, the top k (Mixtral, Qwen3-MoE)
+    TopKSoftmax,  // the top k logits, softmax over those alone (gpt-oss)
+};
+
+// A mixture-of-experts MLP (Mixtral, Qwen3-MoE, gpt-oss): a router sends each token to
+// `perToken` of `experts` gated MLPs, `width` wide each, whose outputs it weighs (see routing.h).
 struct MixtureOfExperts {
     int experts = 0;  // 0: no layer has experts
     int perToken = 0;
     int width = 0;
-    bool normalizeTopK = true;  // the chosen probabilities are divided by their sum
+    bool normalizeTopK = true;  // SoftmaxTopK: the chosen probabilities are divided by their sum
+    Router router = Router::SoftmaxTopK;
 };
 
 struct Architecture {
@@ -78,6 +85,9 @@ struct Architecture {
     // bidirectional one (ModernBERT's local_attention / 2). 0: none.
     int slidingWindow = 0;
     QkNorm qkNorm = QkNorm::None;
+    // gpt-oss: a learned logit per head joins every row's softmax and takes a share of it, so
+    // attention rows sum to less than one (LayerWeights::attentionSinks).
+    bool attentionSinks = false;
     // One per layer once read (validation fills it from slidingWindow when a reader left it
     // empty: every layer local when a window is set).
     std::vector<LayerKind> layerKinds;
@@ -144,9 +154,11 @@ struct Architecture {
     // "8 experts 14336 wide, 2 per token (weights renormalised), in 32 of 32 layers"; "" without.
     std::string describeExperts() const {
         if (expertLayers() == 0) return {};
+        const char* weights = moe.router == Router::TopKSoftmax ? "a softmax of the chosen logits"
+                              : moe.normalizeTopK               ? "renormalised"
+                                                                : "as routed";
         return std::to_string(moe.experts) + " experts " + std::to_string(moe.width) + " wide, " +
-               std::to_string(moe.perToken) + " per token (weights " +
-               (moe.normalizeTopK ? "renormalised" : "as routed") + "), in " +
+               std::to_string(moe.perToken) + " per token (weights " + weights + "), in " +
                std::to_string(expertLayers()) + " of " + std::to_string(layers) + " layers";
     }
     KeyMask keyMask(int layer) const {

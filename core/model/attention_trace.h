@@ -49,6 +49,10 @@ class AttentionTrace {
     int headCount() const { return m_layout.heads; }
     int headDim() const { return m_layout.headDim; }
     const AttentionLayout& layout() const { return m_layout; }
+    // Whether the heads had attention sinks (gpt-oss): then each probability row sums to one
+    // minus what its sink took.
+    bool hasSinks() const { return m_sinks; }
+    void setHasSinks(bool sinks) { m_sinks = sinks; }
 
     // n x d_k views of what query head `head` used in each slot.
     ConstMatrixMap query(int layer, int head) const;
@@ -66,6 +70,7 @@ class AttentionTrace {
     int m_tokens = 0;
     int m_keys = 0;
     AttentionLayout m_layout;
+    bool m_sinks = false;
     std::vector<LayerTrace> m_layers;
 };
 

@@ -27,6 +27,7 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
     d.output = bindLinear(layer.output, backend);
     d.queryNorm = bindNorm(layer.queryNorm, backend);
     d.keyNorm = bindNorm(layer.keyNorm, backend);
+    if (!layer.attentionSinks.empty()) d.attentionSinks = backend.vector(layer.attentionSinks);
     d.mlpNorm = bindNorm(layer.mlpNorm, backend);
     d.mlpOutputNorm = bindNorm(layer.mlpOutputNorm, backend);
     d.mlpIn = bindLinear(layer.mlpIn, backend);

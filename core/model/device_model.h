@@ -27,6 +27,7 @@ struct DeviceLayer {
     DeviceNorm attentionNorm, attentionOutputNorm;
     DeviceLinear query, key, value, output;
     DeviceNorm queryNorm, keyNorm;
+    std::unique_ptr<Tensor> attentionSinks;  // null where the family has none
     DeviceNorm mlpNorm, mlpOutputNorm;
     DeviceLinear mlpIn, mlpGate, mlpOut;
     DeviceLinear router;  // a mixture-of-experts layer's, with its experts; else empty

@@ -235,6 +235,7 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     const LayerRunner runner(be, c, request, bias.get(),
                              {earlier ? &earlier->trace : nullptr, kept});
     ForwardResult result{AttentionTrace(n, runner.layout()), {}, {}, {}};
+    result.trace.setHasSinks(c.attentionSinks);
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);
     // With a kept prefix, x holds the later tokens' rows only.

@@ -19,9 +19,11 @@ struct AttentionBlock {
     const DeviceLinear& output;
     const DeviceNorm* queryNorm = nullptr;  // QK-norm; cross-attention has none
     const DeviceNorm* keyNorm = nullptr;
+    const Tensor* sinks = nullptr;  // gpt-oss's attention sinks, whatever the configuration
 
     static AttentionBlock self(const DeviceLayer& l) {
-        return {l.query, l.key, l.value, l.output, &l.queryNorm, &l.keyNorm};
+        return {
+            l.query, l.key, l.value, l.output, &l.queryNorm, &l.keyNorm, l.attentionSinks.get()};
     }
     static AttentionBlock cross(const DeviceLayer& l) {
         return {l.crossQuery, l.crossKey, l.crossValue, l.crossOutput};
@@ -247,6 +249,7 @@ class LayerRunner {
         }
         options.reach = mask.reach;
         options.positionBias = bias;
+        options.sinks = block.sinks;
         options.firstQuery = kept;
         auto attended = m_be.create(n - kept, m_c.heads * m_c.headDim);
         m_be.attention(*q, *k, *v, m_layout, options, *attended, &capture);

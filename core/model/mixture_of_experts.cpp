@@ -12,6 +12,11 @@ std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, con
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x) {
     auto hidden = applyLinear(backend, in, x);
+    if (activation == Activation::ClampedSwiGlu) {  // `in` gives gate and up interleaved
+        auto glu = backend.create(hidden->rows(), hidden->cols() / 2);
+        backend.clampedSwiGlu(*hidden, *glu);
+        return applyLinear(backend, out, *glu);
+    }
     if (isGated(activation))
         backend.glu(*applyLinear(backend, gate, x), *hidden, activation);
     else
@@ -25,7 +30,10 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
     const int tokens = x.rows(), experts = c.moe.experts;
     std::vector<float> logits(static_cast<std::size_t>(tokens) * experts);
     backend.download(*applyLinear(backend, layer.router, x), logits.data());
-    routing = routeBySoftmax(logits.data(), tokens, experts, c.moe.perToken, c.moe.normalizeTopK);
+    routing =
+        c.moe.router == Router::TopKSoftmax
+            ? routeByTopLogits(logits.data(), tokens, experts, c.moe.perToken)
+            : routeBySoftmax(logits.data(), tokens, experts, c.moe.perToken, c.moe.normalizeTopK);
 
     // Each expert's tokens (ascending) and the weight of its output for each.
     std::vector<std::vector<int>> rows(experts);

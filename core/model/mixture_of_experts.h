@@ -1,7 +1,7 @@
 #pragma once
-// A mixture-of-experts MLP on a backend (Mixtral, Qwen3-MoE): the router scores every expert
-// for each token, the token's rows go to its chosen experts (each a gated MLP of its own), and
-// their outputs, weighted by the routing, are summed as Hugging Face sums them: from zero,
+// A mixture-of-experts MLP on a backend (Mixtral, Qwen3-MoE, gpt-oss): the router scores every
+// expert for each token, the token's rows go to its chosen experts (each a gated MLP of its own),
+// and their outputs, weighted by the routing, are summed as Hugging Face sums them: from zero,
 // expert by expert in index order.
 #include <memory>
 #include <vector>
@@ -16,7 +16,8 @@ namespace qkv {
 // y = x W (+ b) for a bound linear layer, in a new tensor.
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x);
 
-// An MLP: out(act(gate x) · in x) for a gated activation, else out(act(in x)).
+// An MLP: out(act(gate x) · in x) for a gated activation, out(ClampedSwiGlu(in x)) where `in`
+// interleaves gate and up (gpt-oss), else out(act(in x)).
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x);

@@ -65,7 +65,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::gemma3(),     families::gemma3Multimodal(),
         families::olmo2(),      families::smollm3(),
         families::modernbert(), families::mixtral(),
-        families::qwen3Moe(),
+        families::qwen3Moe(),   families::gptOss(),
     };
     return all;
 }

@@ -60,6 +60,7 @@ ModelFamily smollm3();
 ModelFamily modernbert();
 ModelFamily mixtral();
 ModelFamily qwen3Moe();
+ModelFamily gptOss();
 }  // namespace families
 
 }  // namespace qkv

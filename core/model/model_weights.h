@@ -19,7 +19,8 @@ struct NormWeights {
     VectorView beta;  // empty for RMSNorm
 };
 
-// One expert of a mixture: a gated MLP, out(act(gate x) · in x).
+// One expert of a mixture: a gated MLP, out(act(gate x) · in x); with ClampedSwiGlu, `in`
+// holds gate and up interleaved and `gate` is empty (gpt-oss).
 struct ExpertWeights {
     LinearWeights in, gate, out;
 };
@@ -32,6 +33,7 @@ struct LayerWeights {
     LinearWeights value;              // d_model x kvHeads*d_k
     LinearWeights output;             // heads*d_k x d_model
     NormWeights queryNorm, keyNorm;   // QK-norm (Qwen3, Gemma-3, OLMo 2); empty otherwise
+    VectorView attentionSinks;        // gpt-oss: a logit per query head (AttentionOptions::sinks)
     NormWeights mlpNorm;
     NormWeights mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
     LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj

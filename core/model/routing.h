@@ -17,5 +17,9 @@ using TokenRouting = std::vector<ExpertChoice>;
 // index), divided by their sum when `normalize`.
 std::vector<TokenRouting> routeBySoftmax(const float* logits, int tokens, int experts, int perToken,
                                          bool normalize);
+// gpt-oss's routing: per token the `perToken` largest logits (ties to the lower index), weighed
+// by a float32 softmax over those alone.
+std::vector<TokenRouting> routeByTopLogits(const float* logits, int tokens, int experts,
+                                           int perToken);
 
 }  // namespace qkv

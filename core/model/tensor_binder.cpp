@@ -79,6 +79,25 @@ VectorView TensorBinder::rowVector(const std::string& name, std::int64_t size) {
     return {bind(t, {1, size}), static_cast<int>(size)};
 }
 
+MatrixView TensorBinder::stackedMatrix(const std::string& name, std::int64_t count,
+                                       std::int64_t rows, std::int64_t cols, int index) {
+    const TensorInfo& t = require({name});
+    check(t, {count, rows, cols});
+    const std::int64_t offset = index * rows * cols;
+    const int r = static_cast<int>(rows), c = static_cast<int>(cols);
+    if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
+        const ElementType type = t.dtype == DType::F16 ? ElementType::F16 : ElementType::BF16;
+        return {t.data + offset * elementBytes(type), r, c, c, 1, type};
+    }
+    return MatrixView::rowMajor(m_store.floats(t) + offset, r, c);
+}
+
+VectorView TensorBinder::stackedVector(const std::string& name, std::int64_t count,
+                                       std::int64_t size, int index) {
+    const TensorInfo& t = require({name});
+    return {bind(t, {count, size}) + index * size, static_cast<int>(size)};
+}
+
 VectorView TensorBinder::normWeight(const std::string& module, std::int64_t size) {
     const TensorInfo& t = require({module + ".weight", module + ".gamma"});
     return {bind(t, {size}), static_cast<int>(size)};

@@ -24,6 +24,12 @@ class TensorBinder {
     MatrixView matrix(const std::string& name, std::int64_t rows, std::int64_t cols);
     VectorView vector(const std::string& name, std::int64_t size);
     VectorView rowVector(const std::string& name, std::int64_t size);  // stored as [1, size]
+    // Matrix `index` of a [count, rows, cols] tensor (a mixture's experts stored together), as
+    // row-major [rows, cols] in its stored element type; row `index` of a [count, size] one.
+    MatrixView stackedMatrix(const std::string& name, std::int64_t count, std::int64_t rows,
+                             std::int64_t cols, int index);
+    VectorView stackedVector(const std::string& name, std::int64_t count, std::int64_t size,
+                             int index);
     bool has(const std::string& name) const;
     // LayerNorm weight/bias, accepting ".gamma"/".beta" for ".weight"/".bias".
     VectorView normWeight(const std::string& module, std::int64_t size);

@@ -24,6 +24,7 @@ constexpr HfAttentionLayout kLayouts[] = {
     {"smollm3", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"mixtral", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"qwen3_moe", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
+    {"gpt_oss", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"modernbert", C::Encoder, L::FusedRowBlocks, "Wqkv", "", ""},
     {"opt", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"bert", C::Encoder, L::Separate, "query", "key", "value"},

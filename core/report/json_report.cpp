@@ -43,6 +43,7 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head) {
         {"kv_similarity", jsonNumber(head.kvSimilarity)},
     };
     if (head.scoreSymmetry) out["score_symmetry"] = jsonNumber(*head.scoreSymmetry);
+    if (head.sinkShare) out["sink_share"] = jsonNumber(*head.sinkShare);
     out["ov_rank"] = head.ovRank;
     out["ov_singular_values"] = numbersJson(head.ovSingularValues);
     if (head.ovCopyingScore) out["ov_copying_score"] = jsonNumber(*head.ovCopyingScore);
@@ -74,8 +75,11 @@ nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelec
             if (!selection.includes(l, h)) continue;
             nlohmann::ordered_json head = nlohmann::ordered_json::object();
             if (selected) head["head"] = h;
-            if (trace.hasProbabilities(l, h))
+            if (trace.hasProbabilities(l, h)) {
                 head["attention"] = matrixJson(trace.probabilities(l, h));
+                if (trace.hasSinks())
+                    head["sink_share"] = numbersJson(sinkShares(trace.probabilities(l, h)));
+            }
             if (trace.hasScores(l, h)) head["scores"] = matrixJson(trace.scores(l, h));
             if (vectors) {
                 head["q"] = matrixJson(trace.query(l, h));

@@ -24,7 +24,9 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 // The attention document's "layers" array: per layer {"heads": [{"attention", "scores"}]} for
 // the captured heads; with a selection, each object also names its "layer" / "head". With
 // `vectors` each head also gives "q", "k", "v": the rows the head used in each slot (after rotary
-// positions), queries' tokens x d_k and keys' tokens x d_k.
+// positions), queries' tokens x d_k and keys' tokens x d_k. Where the heads had attention sinks
+// (gpt-oss), each head also gives "sink_share": per query row what the sink took, 1 - the row's
+// sum.
 nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection,
                                  bool vectors = false);
 

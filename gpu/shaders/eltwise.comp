@@ -2,7 +2,8 @@
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
 // Element-wise ops in place on x (grid-stride loop): activations, the gated x *= silu(y) or
-// x *= gelu_tanh(y), and the residual x += y.
+// x *= gelu_tanh(y), gpt-oss's clamped SwiGLU of y's interleaved pairs (y twice x's size), and
+// the residual x += y.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) buffer X { float x[]; };
@@ -18,6 +19,10 @@ const uint kAdd = QKV_ELTWISE_ADD;
 const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
 const uint kGeluGlu = QKV_ELTWISE_GELU_GLU;
 const uint kSilu = QKV_ELTWISE_SILU;
+const uint kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
+// gpt-oss's constants (core/backend/activation.h).
+const float kClampLimit = 7.0;
+const float kClampAlpha = 1.702;
 
 // tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
 float safeTanh(float v) {
@@ -69,6 +74,11 @@ float apply(float v, uint index) {
             return v * geluTanh(y[index]);
         case kGeluGlu:
             return v * geluExact(y[index]);
+        case kClampedSwiGlu: {
+            const float gate = min(y[2u * index], kClampLimit);
+            const float up = clamp(y[2u * index + 1u], -kClampLimit, kClampLimit);
+            return (up + 1.0) * (gate / (1.0 + exp(-kClampAlpha * gate)));
+        }
         default:
             return v + y[index];
     }

@@ -47,8 +47,9 @@
     uint window;    /* 0: none */                                               \
     uint reach;     /* bidirectional: keys within reach of the query; 0: all */ \
     uint keys;      /* n_k: row length (= n but in cross-attention) */          \
-    uint firstHead; /* the chunk's first head, to find its position bias */     \
-    uint hasBias;   /* a position bias is bound (heads x n x keys) */
+    uint firstHead; /* the chunk's first head, to find its bias and sink */     \
+    uint hasBias;   /* a position bias is bound (heads x n x keys) */           \
+    uint hasSinks;  /* a sink logit per head is bound */
 #define QKV_TRANSFORM_NONE 0u
 #define QKV_TRANSFORM_SYMMETRIC 1u
 #define QKV_TRANSFORM_SKEW 2u
@@ -76,6 +77,8 @@
 #define QKV_ELTWISE_GELU_TANH_GLU 5u
 #define QKV_ELTWISE_SILU 6u
 #define QKV_ELTWISE_GELU_GLU 7u /* exact (erf) GELU of the gate */
+/* x[i] := gpt-oss's clamped SwiGLU of y[2i] (gate) and y[2i + 1] (up) */
+#define QKV_ELTWISE_CLAMPED_SWIGLU 8u
 
 // rows.comp: a mixture of experts' row moves (gather, add weighted).
 #define QKV_ROWS_PARAMS \

@@ -10,14 +10,16 @@
 // causal rows see keys 0..i, a sliding window only keys past i - window, a bidirectional local
 // layer the keys within reach of i; with maskSelf a token
 // does not see itself unless nothing else is visible. A position bias (T5), when bound, is added
-// before the mask; the captured scores exclude it. Probabilities are multiplied by
-// `postScale` (the scale when it sits outside, else 1) and written to `probabilities`.
+// before the mask; the captured scores exclude it. A head's sink logit (gpt-oss), when bound,
+// joins the row's softmax as one more column that is not written. Probabilities are multiplied
+// by `postScale` (the scale when it sits outside, else 1) and written to `probabilities`.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer Raw { float raw[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Scores { float scores[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Probabilities { float probabilities[]; };
 layout(std430, set = 0, binding = 3) readonly buffer Bias { float bias[]; };
+layout(std430, set = 0, binding = 4) readonly buffer Sinks { float sinks[]; };
 
 layout(push_constant) uniform Params { QKV_SOFTMAX_PARAMS } p;
 
@@ -80,8 +82,10 @@ void main() {
         if (lid < stride) reduction[lid] = merge(reduction[lid], reduction[lid + stride]);
         barrier();
     }
-    const float rowMax = reduction[0].x;
-    const float norm = p.postScale / reduction[0].y;
+    vec2 total = reduction[0];
+    if (p.hasSinks != 0u) total = merge(total, vec2(sinks[p.firstHead + gl_WorkGroupID.y], 1.0));
+    const float rowMax = total.x;
+    const float norm = p.postScale / total.y;
     for (uint j = lid; j < p.keys; j += size) {
         const bool visible = j >= first && j <= last && !(maskDiagonal && j == i);
         probabilities[row + j] = visible ? exp(logit(score(head, i, j), i, j) - rowMax) * norm : 0.0;

@@ -394,6 +394,50 @@ TEST(CliShared, RoutingListsEachTokensExperts) {
     EXPECT_NE(r.err.find("has no mixture-of-experts layers"), std::string::npos) << r.err;
 }
 
+// gpt-oss's sinks: each row's sink share is 1 - its sum, in the table, the JSON and analyze.
+TEST(CliShared, SinkShareOfEachRowOnAModelWithAttentionSinks) {
+    QKV_REQUIRE_SHARED(shared);
+    const std::string gptOss = (shared / "models" / "gpt_oss-random-tiny").string();
+    CliRun r = cli({"attention", "--model", gptOss, "--ids", "1,5,9,700,33", "--layer", "1",
+                    "--head", "2", "--no-scores", "--routing", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json doc = r.json();
+    EXPECT_EQ(doc["attention_sinks"], true);
+    const nlohmann::json& head = doc["layers"][0]["heads"][0];
+    ASSERT_EQ(head["sink_share"].size(), 5u);
+    for (size_t i = 0; i < 5; ++i) {
+        double row = 0;
+        for (double a : head["attention"][i]) row += a;
+        const double share = head["sink_share"][i];
+        EXPECT_GT(share, 0.0);
+        // Both are written to 7 significant digits.
+        EXPECT_NEAR(row + share, 1.0, 1e-6) << "row " << i;
+    }
+    for (const nlohmann::json& token : doc["routing"][1])
+        EXPECT_NEAR(double(token[0]["weight"]) + double(token[1]["weight"]), 1.0, 1e-6);
+    r = cli({"attention", "--model", gptOss, "--ids", "1,5", "--layer", "0", "--head", "0"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("sink share"), std::string::npos) << r.out;
+    r = cli({"analyze", "--model", gptOss, "--ids", "1,5,9", "--no-copying-score", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const double mean = r.json()["layers"][0]["heads"][0]["sink_share"];
+    EXPECT_GT(mean, 0.0);
+    EXPECT_LT(mean, 1.0);
+    r = cli({"info", "--model", gptOss});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("sinks"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("4 experts 64 wide, 2 per token (weights a softmax of the chosen "
+                         "logits), in 2 of 2 layers"),
+              std::string::npos)
+        << r.out;
+    // Without sinks nothing is said about them.
+    r = cli({"attention", "--model", (shared / "models" / "gpt2-random-tiny").string(), "--ids",
+             "1,2", "--layer", "0", "--head", "0", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_FALSE(r.json().contains("attention_sinks"));
+    EXPECT_FALSE(r.json()["layers"][0]["heads"][0].contains("sink_share"));
+}
+
 // tokenize reads config.json and the tokenizer only: it works while the weights are missing.
 TEST(CliShared, TokenizeNeedsNoWeights) {
     QKV_REQUIRE_SHARED(shared);

@@ -334,7 +334,7 @@ TEST_P(SharedModelAnalysis, AddedScoreSymmetryEqualsAnalysisWithTheTrace) {
     request.capture.layer = 1;  // one layer captured: the other's heads stay without
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
     ModelMetrics added = analyzeModel(*model, request.config);
-    addScoreSymmetry(added, result.trace);
+    addTraceMetrics(added, result.trace);
     const ModelMetrics together = analyzeModel(*model, request.config, &result.trace);
     for (size_t l = 0; l < together.layers.size(); ++l)
         for (size_t h = 0; h < together.layers[l].heads.size(); ++h) {

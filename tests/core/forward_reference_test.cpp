@@ -116,7 +116,8 @@ std::vector<Case> allCases() {
           "marian-random-tiny",       "t5-random-tiny",      "llama3rope-random-tiny",
           "phi3longrope-random-tiny", "qwen3-random-tiny",   "gemma3-random-tiny",
           "gemma3mm-random-tiny",     "olmo2-random-tiny",   "smollm3-random-tiny",
-          "modernbert-random-tiny",   "mixtral-random-tiny", "qwen3_moe-random-tiny"})
+          "modernbert-random-tiny",   "mixtral-random-tiny", "qwen3_moe-random-tiny",
+          "gpt_oss-random-tiny"})
         for (const char* configuration : {"original", "shared-qk", "tied-kv", "single-w"})
             cases.push_back({model, configuration});
     return cases;

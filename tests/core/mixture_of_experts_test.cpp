@@ -42,6 +42,40 @@ TEST(Routing, EqualLogitsGoToTheLowerExperts) {
     EXPECT_EQ(routed[1][2].expert, 1);
 }
 
+// gpt-oss's router: logits 0, ln 2, ln 3, 0 -> experts 2 and 1, weighed 3/5 and 2/5.
+TEST(Routing, TopLogitsWeighedBySoftmaxOverThemAlone) {
+    const float logits[] = {0.0f, std::log(2.0f), std::log(3.0f), 0.0f, -1.0f, 4.0f, 4.0f, 3.0f};
+    const auto routed = routeByTopLogits(logits, 2, 4, 2);
+    ASSERT_EQ(routed.size(), 2u);
+    ASSERT_EQ(routed[0].size(), 2u);
+    EXPECT_EQ(routed[0][0].expert, 2);
+    EXPECT_NEAR(routed[0][0].weight, 0.6f, 1e-6f);
+    EXPECT_EQ(routed[0][1].expert, 1);
+    EXPECT_NEAR(routed[0][1].weight, 0.4f, 1e-6f);
+    EXPECT_EQ(routed[1][0].expert, 1);  // 4.0 at experts 1 and 2: the lower first
+    EXPECT_EQ(routed[1][1].expert, 2);
+    EXPECT_NEAR(routed[1][0].weight, 0.5f, 1e-6f);
+}
+
+// Gate clamped above at 7, up to [-7, 7]; out = (up + 1) · gate · sigmoid(1.702 gate).
+TEST(ClampedSwiGlu, ClampsGateAndUpAsGptOssDoes) {
+    const float pairs[] = {10.0f, -9.0f, -3.0f, 0.5f, 2.0f, 8.0f, 0.0f, -1.0f};
+    auto backend = createCpuBackend();
+    auto in = backend->upload(pairs, 2, 4);
+    auto out = backend->create(2, 2);
+    backend->clampedSwiGlu(*in, *out);
+    float got[4];
+    backend->download(*out, got);
+    auto expected = [](double gate, double up) {
+        return (up + 1.0) * gate / (1.0 + std::exp(-1.702 * gate));
+    };
+    // float32 arithmetic on values of a few units: a few ulps.
+    EXPECT_NEAR(got[0], expected(7.0, -7.0), 1e-5);
+    EXPECT_NEAR(got[1], expected(-3.0, 0.5), 1e-6);
+    EXPECT_NEAR(got[2], expected(2.0, 7.0), 1e-5);
+    EXPECT_NEAR(got[3], expected(0.0, -1.0), 1e-7);
+}
+
 std::vector<float> randomValues(std::size_t count, unsigned seed) {
     std::mt19937 engine(seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);

@@ -87,6 +87,8 @@ const char* activationName(Activation a) {
             return "GeluTanhGlu";
         case Activation::GeluGlu:
             return "GeluGlu";
+        case Activation::ClampedSwiGlu:
+            return "ClampedSwiGlu";
     }
     return "";
 }
@@ -392,6 +394,23 @@ void addGluAndAddCases(std::vector<OpCase>& cases) {
     }
 }
 
+// gpt-oss's experts: gate and up interleaved, 5 x 2·37 in [-12, 12] so that both clamps (gate
+// above 7, up outside ±7) are reached.
+void addClampedSwiGluCase(std::vector<OpCase>& cases) {
+    OpCase c;
+    c.name = "ClampedSwiGlu_5x74";
+    c.description = "clampedSwiGlu: out (5 x 37) of gate/up pairs (5 x 74) in [-12, 12]; seed 23";
+    c.run = [](Backend& be) {
+        const auto pairs = randomValues(5 * 74, 23, 12.0f);
+        auto in = be.upload(pairs.data(), 5, 74);
+        auto out = be.create(5, 37);
+        be.clampedSwiGlu(*in, *out);
+        return download(be, *out);
+    };
+    c.tolerance = kGlu;
+    cases.push_back(std::move(c));
+}
+
 // ---- rope, copyRows
 
 void addRopeCases(std::vector<OpCase>& cases) {
@@ -479,6 +498,7 @@ struct AttentionRun {
     bool captureAll;  // else scores of even heads and probabilities of heads h % 3 == 1
     unsigned seed;
     bool positionBias = false;  // a random heads·n x keys bias (seed + 3), as T5 adds
+    bool sinks = false;         // a sink logit per head in [-3, 3] (seed + 4), as gpt-oss has
 };
 
 struct AttentionOutputs {
@@ -520,6 +540,12 @@ AttentionOutputs runAttention(Backend& be, const AttentionRun& r) {
         const auto values = randomValues(cells * heads, r.seed + 3, 3.0f);
         bias = be.upload(values.data(), heads * c.n, keys);
         options.positionBias = bias.get();
+    }
+    std::unique_ptr<Tensor> sinks;
+    if (r.sinks) {
+        const auto values = randomValues(heads, r.seed + 4, 3.0f);
+        sinks = be.upload(values.data(), 1, heads);
+        options.sinks = sinks.get();
     }
     be.attention(*qt, *kt, *vt, c.layout, options, *out, &capture);
     o.out = download(be, *out);
@@ -595,6 +621,18 @@ void addAttentionCases(std::vector<OpCase>& cases) {
         runs.push_back({c, {true, false, false, ScoreTransform::None, 1.0f}, true, seed++, true});
         runs.push_back({c, {false, false, true, ScoreTransform::None}, false, seed++, true});
     }
+    // gpt-oss: a sink logit per head, with and without a sliding window and capture.
+    for (const AttentionShape& c : {shapes[1], shapes[2], shapes[4]}) {
+        runs.push_back({c, {true, false, false, ScoreTransform::None}, true, seed++, false, true});
+        runs.push_back({c,
+                        {true, false, false, ScoreTransform::None, 0.0f, 0.0f, 4},
+                        false,
+                        seed++,
+                        false,
+                        true});
+        runs.push_back(
+            {c, {true, true, true, ScoreTransform::Symmetric}, true, seed++, false, true});
+    }
     // Cross-attention: the target's queries read n_k source keys, with no mask.
     const AttentionShape rectangular[] = {
         {7, {4, 8, 1, 1, 1}, 4, 4, 4, 11},   // more source tokens than target tokens
@@ -611,10 +649,11 @@ void addAttentionCases(std::vector<OpCase>& cases) {
     // One case per compared result: the output, then each head's scores and probabilities.
     for (const AttentionRun& r : runs) {
         const std::string prefix = "Attention_" + shapeTag(r.shape) + "_" + optionsTag(r.options) +
-                                   (r.positionBias ? "_Bias" : "") +
+                                   (r.positionBias ? "_Bias" : "") + (r.sinks ? "_Sinks" : "") +
                                    (r.captureAll ? "_CaptureAll_" : "_CaptureSome_");
         const std::string about = describeAttention(r.shape, r.options) +
                                   (r.positionBias ? ", position bias (seed + 3)" : "") +
+                                  (r.sinks ? ", sink logits in [-3, 3] (seed + 4)" : "") +
                                   (r.captureAll ? ", capture all"
                                                 : ", capture scores of even heads and "
                                                   "probabilities of heads h % 3 == 1") +
@@ -680,6 +719,7 @@ std::vector<OpCase> buildCases() {
     addRmsNormHeadsCases(cases);
     addActivationCases(cases);
     addGluAndAddCases(cases);
+    addClampedSwiGluCase(cases);
     addRopeCases(cases);
     addCopyRowsCases(cases);
     addRowMoveCases(cases);

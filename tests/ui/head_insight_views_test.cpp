@@ -2,8 +2,10 @@
 // decomposition of the head the document shows, hover and head choice behave, and each exports.
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QListView>
 #include <QTemporaryDir>
 
 #include "core/analysis/head_vectors.h"
@@ -11,6 +13,8 @@
 #include "tests/ui/ui_test_support.h"
 #include "ui/export/figure_provenance_reader.h"
 #include "ui/plot/color_maps.h"
+#include "ui/plot/metric_matrices.h"
+#include "ui/views/cell_tooltip.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
@@ -288,6 +292,74 @@ TEST_F(MainWindowTest, TokenChipsListTheExpertsOfAMixture) {
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
     ASSERT_TRUE(type(kMovie));
     EXPECT_FALSE(window->tokenChips()->chip(token)->toolTip().contains(QStringLiteral("expert")));
+}
+
+// gpt-oss's sinks: the Head tab's colour scale says rows sum to one minus the sink, a cell's
+// tooltip gives its row's sink share (1 - the row's sum in the core's trace), and the Overview
+// offers the mean sink share as a metric, for this model only.
+TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
+    QKV_REQUIRE_SHARED(shared);
+    qkv::test::TempDir dir;
+    for (const char* file : {"config.json", "model.safetensors"})
+        std::filesystem::copy_file(shared / "models" / "gpt_oss-random-tiny" / file,
+                                   dir.path() / file);
+    for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
+        std::filesystem::copy_file(shared / "models" / "llama-random-gqa" / file,
+                                   dir.path() / file);
+    const QString folder = QString::fromStdString(dir.path().string());
+    ASSERT_TRUE(open(folder));
+    ASSERT_TRUE(type(kMovie));
+    doc().setHead(1, 2);
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(settle());
+    HeatmapWidget* heatmap = window->headView()->heatmap();
+    EXPECT_TRUE(heatmap->figure().spec().panels.at(0).data.scaleLabel.contains(
+        QStringLiteral("rows sum to 1 − sink")));
+    const Reference reference = referenceTrace(folder, kMovie);
+    const int row = 3;
+    const double share = 1.0 - reference.trace.probabilities(1, 2).row(row).cast<double>().sum();
+    QTest::mouseMove(heatmap->plot(), heatmap->figure().cellCenter({0, row, 1}));
+    const QString tip = heatmap->lastToolTip();
+    const QString label = QStringLiteral("sink share of row i = ");
+    const qsizetype at = tip.indexOf(label);
+    ASSERT_GE(at, 0) << tip.toStdString();
+    const QString shown = tip.mid(at + label.size()).section(QLatin1Char(' '), 0, 0);
+    // Shown with 4 decimals.
+    EXPECT_NEAR(shown.toDouble(), share, 1e-4) << tip.toStdString();
+
+    auto* metrics = window->overviewView()->findChild<QComboBox*>();
+    ASSERT_NE(metrics, nullptr);
+    const int sinkRow = metrics->findData(QStringLiteral("sink-share"));
+    ASSERT_GE(sinkRow, 0);
+    window->showTab(MainWindow::Tab::Overview);
+    ASSERT_TRUE(settle());
+    auto* list = qobject_cast<QListView*>(metrics->view());
+    ASSERT_NE(list, nullptr);
+    EXPECT_FALSE(list->isRowHidden(sinkRow));
+    window->overviewView()->setMetric(HeadMetric::SinkShare);
+    ASSERT_TRUE(settle());
+    const auto computed = doc().metrics();
+    ASSERT_TRUE(computed);
+    const auto& head = computed->metrics->layers.at(1).heads.at(2);
+    ASSERT_TRUE(head.sinkShare.has_value());
+    double mean = 0;
+    for (int i = 0; i < reference.trace.tokens(); ++i)
+        mean += 1.0 - reference.trace.probabilities(1, 2).row(i).cast<double>().sum();
+    mean /= reference.trace.tokens();
+    EXPECT_NEAR(*head.sinkShare, mean, 1e-6);  // the same float32 trace, summed in double
+
+    // A model without sinks does not offer the metric and says nothing of sinks.
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kMovie));
+    window->showTab(MainWindow::Tab::Overview);
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(list->isRowHidden(sinkRow));
+    EXPECT_NE(window->overviewView()->metric(), HeadMetric::SinkShare);
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(settle());
+    QTest::mouseMove(heatmap->plot(), heatmap->figure().cellCenter({0, row, 2}));
+    EXPECT_TRUE(heatmap->lastToolTip().contains(QStringLiteral("A<sub>ij</sub>")));
+    EXPECT_FALSE(heatmap->lastToolTip().contains(QStringLiteral("sink")));
 }
 
 }  // namespace

@@ -269,7 +269,7 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
         cached = m_weightMetrics.emplace(key, std::move(weights)).first;
     }
     auto metrics = std::make_shared<ModelMetrics>(*cached->second);
-    addScoreSymmetry(*metrics, *snapshot.trace);
+    addTraceMetrics(*metrics, *snapshot.trace);
     auto out = std::make_shared<MetricsSnapshot>();
     out->sequence = request.sequence;
     out->config = request.config;

@@ -53,7 +53,10 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
                 for (int j = 0; j < keys; ++j)
                     if (!mask.hides(i, j))
                         largest = std::max(largest, static_cast<double>(a(i, j)));
-        data.scaleLabel = QStringLiteral("attention A_ij");
+        // With attention sinks a row sums to less than one: the sink took the rest.
+        data.scaleLabel = trace->hasSinks()
+                              ? QStringLiteral("attention A_ij (rows sum to 1 − sink)")
+                              : QStringLiteral("attention A_ij");
         data.high = largest > 0 ? largest : 1.0;
         return data;
     }

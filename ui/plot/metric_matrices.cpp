@@ -30,6 +30,9 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
         {HeadMetric::OvCopying, "ov-copying", "OV copying score",
          "Σ Re λ / Σ |λ| of W_E W_V W_O W_U: 1 the head copies the token it attends to", true},
         {HeadMetric::OvRank, "ov-rank", "rank of W_OV = W_V W_O", "at most d_k", false},
+        {HeadMetric::SinkShare, "sink-share", "attention sink share",
+         "mean over the sentence's rows of what the head's sink took, 1 − Σ_j A_ij (gpt-oss)",
+         false},
     };
     return infos;
 }
@@ -62,6 +65,8 @@ std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric
             return head.ovCopyingScore;
         case HeadMetric::OvRank:
             return head.ovRank;
+        case HeadMetric::SinkShare:
+            return head.sinkShare;
     }
     return std::nullopt;
 }

@@ -20,6 +20,7 @@ enum class HeadMetric {
     WqkDirectionality,
     OvCopying,
     OvRank,
+    SinkShare,  // only where the model has attention sinks
 };
 
 struct HeadMetricInfo {

@@ -39,6 +39,11 @@ QString headCellValues(const AttentionTrace& trace, int layer, int head, int que
         lines << (mask.hides(query, key)
                       ? QStringLiteral("A<sub>ij</sub> = 0 (masked: %1)").arg(masked)
                       : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
+        if (trace.hasSinks())
+            lines << QStringLiteral("sink share of row i = %1 (the row sums to 1 − it)")
+                         .arg(formatNumber(
+                             1.0 -
+                             trace.probabilities(layer, head).row(query).cast<double>().sum()));
     }
     if (trace.hasScores(layer, head) && trace.tokens() != trace.keyTokens()) {  // cross
         lines << QStringLiteral("S<sub>ij</sub> = %1")

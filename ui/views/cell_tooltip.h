@@ -11,7 +11,8 @@ QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int k
 // The same when queries and keys are different tokens (cross-attention: target → source).
 QString tokenPairHeading(const std::vector<ShownToken>& queries,
                          const std::vector<ShownToken>& keys, int query, int key);
-// A_ij, S_ij, S_ji and S_ij − S_ji of `trace` (whichever of them were captured).
+// A_ij, S_ij, S_ji and S_ij − S_ji of `trace` (whichever of them were captured), and the row's
+// sink share where the heads had attention sinks.
 QString headCellValues(const AttentionTrace& trace, int layer, int head, int query, int key,
                        const KeyMask& mask);
 QString formatNumber(double value);

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
+#include <QListView>
 #include <QMenu>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -114,6 +115,7 @@ void OverviewView::refresh() {
         return;
     }
     m_summary->setText(surveyLine(*metrics->metrics));
+    offerSinkShare(d.model()->architecture().attentionSinks);
     const QString kind = attentionKindTitle(metrics->kind);
     const QString subtitle =
         QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
@@ -196,6 +198,12 @@ QString OverviewView::surveyLine(const ModelMetrics& m) const {
     return line;
 }
 
+void OverviewView::offerSinkShare(bool sinks) {
+    const int row = m_metric->findData(headMetricInfo(HeadMetric::SinkShare).key);
+    if (auto* list = qobject_cast<QListView*>(m_metric->view())) list->setRowHidden(row, !sinks);
+    if (!sinks && m_metric->currentIndex() == row) m_metric->setCurrentIndex(0);
+}
+
 QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
     const auto metrics = document().metrics();
     if (!metrics) return {};
@@ -206,11 +214,14 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
         lines.back() += QStringLiteral(" — <i>%1</i>").arg(name.toHtmlEscaped());
     if (const QString kind = document().shownLayerKind(cell.row); !kind.isEmpty())
         lines << kind.toHtmlEscaped();
+    const bool sinks = document().model()->architecture().attentionSinks;
     for (const HeadMetricInfo& info : headMetricInfos()) {
+        if (info.metric == HeadMetric::SinkShare && !sinks) continue;
         const auto v = headMetricValue(head, info.metric);
-        const QString absent = info.metric == HeadMetric::ScoreSymmetry
-                                   ? tr("not computed (head not captured)")
-                                   : tr("none (the model has no output head)");
+        const QString absent =
+            info.metric == HeadMetric::ScoreSymmetry || info.metric == HeadMetric::SinkShare
+                ? tr("not computed (head not captured)")
+                : tr("none (the model has no output head)");
         const QString text =
             !v ? absent
             : info.metric == HeadMetric::WqkRank || info.metric == HeadMetric::OvRank

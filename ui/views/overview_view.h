@@ -39,6 +39,8 @@ class OverviewView : public DocumentView {
     QString surveyLine(const ModelMetrics& metrics) const;
     void refreshThumbnails();
     void onMetricChosen();
+    // The sink share is offered in the list only for a model with attention sinks (gpt-oss).
+    void offerSinkShare(bool sinks);
     void showCellMenu(const QPoint& position);
 
     QComboBox* m_metric;

@@ -1,0 +1,56 @@
+// gpt-oss (keys under "model."): a rotary decoder whose layers alternate sliding-window and full
+// attention (layer_types; without it, sliding first), with biases on q, k, v and o and a learned
+// attention sink per head (self_attn.sinks). Every MLP is a mixture of num_local_experts experts:
+// the router (mlp.router, with a bias) takes each token's num_experts_per_tok largest logits and
+// weighs them by a softmax over those; an expert's gate and up projections are one interleaved
+// product (mlp.experts.gate_up_proj [experts, d_model, 2 width], gate in the even columns) with a
+// bias, followed by the clamped SwiGLU and down_proj [experts, width, d_model] with a bias.
+// Experts quantised to MXFP4 (the Hub's files) are refused by name.
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+void read(const ConfigReader& r, Architecture& c) {
+    if (r.has("quantization_config"))
+        r.fail(
+            "experts quantised (\"quantization_config\") are not supported yet; a checkpoint "
+            "with unquantised (bf16 or f32) experts opens");
+    readRotaryDecoder(r, c);
+    c.activation = Activation::ClampedSwiGlu;
+    c.attentionSinks = true;
+    c.slidingWindow = r.positiveInt("sliding_window");
+    c.moe = readExperts(r, "num_local_experts", c.dFF, true);
+    c.moe.router = Router::TopKSoftmax;
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; ++l) c.layerKinds[l] = {l % 2 == 0, true, true};
+    readLayerTypes(r, c);
+}
+
+// Expert e of the stacked tensors under `p` ("layers.N.mlp.experts.").
+ExpertWeights expert(TensorBinder& b, const Architecture& c, const std::string& p, int e) {
+    const int d = c.dModel, width = c.moe.width, count = c.moe.experts;
+    ExpertWeights w;
+    w.in = {b.stackedMatrix(p + "gate_up_proj", count, d, 2 * width, e),
+            b.stackedVector(p + "gate_up_proj_bias", count, 2 * width, e)};
+    w.out = {b.stackedMatrix(p + "down_proj", count, width, d, e),
+             b.stackedVector(p + "down_proj_bias", count, d, e)};
+    return w;
+}
+
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
+    ModelWeights w =
+        bindLlamaDecoder(b, c, true, true, [&](const std::string& p, int, LayerWeights& layer) {
+            layer.router = linearLayer(b, p + "mlp.router", c.dModel, c.moe.experts, true);
+            for (int e = 0; e < c.moe.experts; ++e)
+                layer.experts.push_back(expert(b, c, p + "mlp.experts.", e));
+            layer.attentionSinks = b.vector(p + "self_attn.sinks", c.heads);
+        });
+    return w;
+}
+
+}  // namespace
+
+ModelFamily gptOss() { return {"gpt_oss", {"gpt_oss"}, {"model.", ""}, read, bind}; }
+
+}  // namespace qkv::families
