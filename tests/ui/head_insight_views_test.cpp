@@ -256,19 +256,25 @@ TEST(ColorMaps, CividisIsOfferedForSequentialData) {
     EXPECT_NE(cividis.color(0.5, QCPRange(0, 1)), viridis.color(0.5, QCPRange(0, 1)));
 }
 
-// A mixture of experts: a token chip's tooltip lists, layer by layer, the experts the token went
-// to with their routing weights, as the core's trace has them. (Mixtral's reference weights with
-// the 512-piece tokenizer of llama-random-gqa, whose ids its 1024-token vocabulary covers.)
-TEST_F(MainWindowTest, TokenChipsListTheExpertsOfAMixture) {
-    QKV_REQUIRE_SHARED(shared);
-    qkv::test::TempDir dir;
+// A tiny reference model without a tokenizer of its own (ids from the reference's word rule),
+// copied into `dir` with the 512-piece tokenizer of llama-random-gqa, whose ids its 1024-token
+// vocabulary covers.
+QString withLlamaTokenizer(const std::filesystem::path& shared, const char* model,
+                           const qkv::test::TempDir& dir) {
     for (const char* file : {"config.json", "model.safetensors"})
-        std::filesystem::copy_file(shared / "models" / "mixtral-random-tiny" / file,
-                                   dir.path() / file);
+        std::filesystem::copy_file(shared / "models" / model / file, dir.path() / file);
     for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
         std::filesystem::copy_file(shared / "models" / "llama-random-gqa" / file,
                                    dir.path() / file);
-    const QString folder = QString::fromStdString(dir.path().string());
+    return QString::fromStdString(dir.path().string());
+}
+
+// A mixture of experts: a token chip's tooltip lists, layer by layer, the experts the token went
+// to with their routing weights, as the core's trace has them.
+TEST_F(MainWindowTest, TokenChipsListTheExpertsOfAMixture) {
+    QKV_REQUIRE_SHARED(shared);
+    qkv::test::TempDir dir;
+    const QString folder = withLlamaTokenizer(shared, "mixtral-random-tiny", dir);
     ASSERT_TRUE(open(folder));
     ASSERT_TRUE(type(kMovie));
     const Reference reference = referenceTrace(folder, kMovie);
@@ -300,13 +306,7 @@ TEST_F(MainWindowTest, TokenChipsListTheExpertsOfAMixture) {
 TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     QKV_REQUIRE_SHARED(shared);
     qkv::test::TempDir dir;
-    for (const char* file : {"config.json", "model.safetensors"})
-        std::filesystem::copy_file(shared / "models" / "gpt_oss-random-tiny" / file,
-                                   dir.path() / file);
-    for (const char* file : {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"})
-        std::filesystem::copy_file(shared / "models" / "llama-random-gqa" / file,
-                                   dir.path() / file);
-    const QString folder = QString::fromStdString(dir.path().string());
+    const QString folder = withLlamaTokenizer(shared, "gpt_oss-random-tiny", dir);
     ASSERT_TRUE(open(folder));
     ASSERT_TRUE(type(kMovie));
     doc().setHead(1, 2);
