@@ -5,6 +5,7 @@
 // transformers does: shapes, layer kinds, rotary scaling, QK-norm and the tensors it binds.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/model/forward.h"
@@ -247,6 +248,46 @@ INSTANTIATE_TEST_SUITE_P(
             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
         return name;
     });
+
+// gpt-oss-20b as the Hub stores it: MXFP4 experts, refused by name until they are decoded. The
+// same config without quantization_config (a bf16 conversion) is described: alternating
+// sliding and full layers, YaRN, 32 experts of 2880 routed 4 per token, attention sinks. (Its
+// 20B parameters as zero pages would stream 40 GB: it is not run.)
+TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
+    test::TempDir dir;
+    const auto config = test::testDataDir() / "real-configs" / "gpt-oss-20b.json";
+    std::filesystem::copy_file(config, dir.path() / "config.json");
+    try {
+        loadArchitecture(dir.path() / "config.json");
+        ADD_FAILURE() << "MXFP4 experts opened";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("quantised as \"mxfp4\""), std::string::npos)
+            << e.what();
+    }
+    std::ifstream in(config);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc.erase("quantization_config");
+    std::ofstream(dir.path() / "config.json") << doc.dump();
+    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    EXPECT_EQ(c.layers, 24);
+    EXPECT_EQ(c.heads, 64);
+    EXPECT_EQ(c.kvHeads, 8);
+    EXPECT_EQ(c.headDim, 64);
+    EXPECT_EQ(c.rotary.scaling.type, RopeType::Yarn);
+    EXPECT_FALSE(c.rotary.scaling.truncate);
+    int local = 0;
+    for (int l = 0; l < c.layers; ++l) local += c.windowOf(l) == 128;
+    EXPECT_EQ(local, 12);
+    EXPECT_EQ(c.windowOf(0), 128);  // sliding first
+    EXPECT_EQ(c.windowOf(1), 0);
+    EXPECT_EQ(c.expertLayers(), 24);
+    EXPECT_EQ(c.moe.experts, 32);
+    EXPECT_EQ(c.moe.perToken, 4);
+    EXPECT_EQ(c.moe.width, 2880);
+    EXPECT_EQ(c.moe.router, Router::TopKSoftmax);
+    EXPECT_TRUE(c.attentionSinks);
+    EXPECT_EQ(c.vocabSize, 201088);
+}
 
 }  // namespace
 }  // namespace qkv

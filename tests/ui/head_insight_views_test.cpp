@@ -313,8 +313,8 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     window->showTab(MainWindow::Tab::Head);
     ASSERT_TRUE(settle());
     HeatmapWidget* heatmap = window->headView()->heatmap();
-    EXPECT_TRUE(heatmap->figure().spec().panels.at(0).data.scaleLabel.contains(
-        QStringLiteral("rows sum to 1 − sink")));
+    const HeatmapData& shownData = heatmap->figure().spec().panels.at(0).data;
+    EXPECT_TRUE(shownData.scaleLabel.contains(QStringLiteral("rows sum to 1 − sink")));
     const Reference reference = referenceTrace(folder, kMovie);
     const int row = 3;
     const double share = 1.0 - reference.trace.probabilities(1, 2).row(row).cast<double>().sum();
@@ -326,6 +326,10 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     const QString shown = tip.mid(at + label.size()).section(QLatin1Char(' '), 0, 0);
     // Shown with 4 decimals.
     EXPECT_NEAR(shown.toDouble(), share, 1e-4) << tip.toStdString();
+    // Beside the heatmap, each row's label ends with its share (2 decimals), as the axis says.
+    EXPECT_TRUE(shownData.rowTitle.contains(QStringLiteral("sink share")));
+    EXPECT_TRUE(shownData.rowLabels.at(row).endsWith(QStringLiteral(" %1").arg(share, 0, 'f', 2)))
+        << shownData.rowLabels.at(row).toStdString();
 
     auto* metrics = window->overviewView()->findChild<QComboBox*>();
     ASSERT_NE(metrics, nullptr);

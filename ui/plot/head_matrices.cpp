@@ -5,10 +5,15 @@
 #include <limits>
 #include <memory>
 
+#include "core/analysis/head_metrics.h"
+
 namespace qkv::ui {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The token part of a row label that also gives the row's sink share: with " 0.28" it stays
+// within the 14 characters an axis label shows.
+constexpr int kSinkLabelToken = 9;
 
 HeatmapData frame(int rows, int cols, const QStringList& rowLabels, const QStringList& colLabels) {
     HeatmapData data;
@@ -53,10 +58,21 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
                 for (int j = 0; j < keys; ++j)
                     if (!mask.hides(i, j))
                         largest = std::max(largest, static_cast<double>(a(i, j)));
-        // With attention sinks a row sums to less than one: the sink took the rest.
+        // With attention sinks a row sums to less than one: the sink took the rest, which each
+        // row's label gives beside the heatmap.
         data.scaleLabel = trace->hasSinks()
                               ? QStringLiteral("attention A_ij (rows sum to 1 − sink)")
                               : QStringLiteral("attention A_ij");
+        if (trace->hasSinks()) {
+            // "token 0.28": the token cut to fit the axis's labels, so that the share shows.
+            const std::vector<double> shares = sinkShares(trace->probabilities(layer, head));
+            for (int i = 0; i < n && i < data.rowLabels.size(); ++i) {
+                QString& label = data.rowLabels[i];
+                if (label.size() > kSinkLabelToken) label = label.left(kSinkLabelToken - 1) + u'…';
+                label += QStringLiteral(" %1").arg(shares[i], 0, 'f', 2);
+            }
+            data.rowTitle = QStringLiteral("query (attending) and its row's sink share");
+        }
         data.high = largest > 0 ? largest : 1.0;
         return data;
     }

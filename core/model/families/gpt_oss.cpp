@@ -12,10 +12,10 @@ namespace qkv::families {
 namespace {
 
 void read(const ConfigReader& r, Architecture& c) {
-    if (r.has("quantization_config"))
-        r.fail(
-            "experts quantised (\"quantization_config\") are not supported yet; a checkpoint "
-            "with unquantised (bf16 or f32) experts opens");
+    if (const auto quantised = r.object("quantization_config"))
+        r.fail("experts quantised as \"" + quantised->stringOr("quant_method", "unnamed") +
+               "\" (quantization_config) are not supported yet; a checkpoint with unquantised "
+               "(bf16 or f32) experts opens");
     readRotaryDecoder(r, c);
     c.activation = Activation::ClampedSwiGlu;
     c.attentionSinks = true;
