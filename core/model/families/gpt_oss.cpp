@@ -22,8 +22,8 @@ void read(const ConfigReader& r, Architecture& c) {
     c.slidingWindow = r.positiveInt("sliding_window");
     c.moe = readExperts(r, "num_local_experts", c.dFF, true);
     c.moe.router = Router::TopKSoftmax;
-    c.layerKinds.assign(c.layers, LayerKind{});
-    for (int l = 0; l < c.layers; ++l) c.layerKinds[l] = {l % 2 == 0, true, true};
+    c.layerKinds.clear();  // sliding first, then alternating, unless layer_types says otherwise
+    for (int l = 0; l < c.layers; ++l) c.layerKinds.push_back({l % 2 == 0, true, true});
     readLayerTypes(r, c);
 }
 
@@ -39,14 +39,12 @@ ExpertWeights expert(TensorBinder& b, const Architecture& c, const std::string& 
 }
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
-    ModelWeights w =
-        bindLlamaDecoder(b, c, true, true, [&](const std::string& p, int, LayerWeights& layer) {
-            layer.router = linearLayer(b, p + "mlp.router", c.dModel, c.moe.experts, true);
-            for (int e = 0; e < c.moe.experts; ++e)
-                layer.experts.push_back(expert(b, c, p + "mlp.experts.", e));
-            layer.attentionSinks = b.vector(p + "self_attn.sinks", c.heads);
-        });
-    return w;
+    return bindLlamaDecoder(b, c, true, true, [&](const std::string& p, int, LayerWeights& layer) {
+        layer.router = linearLayer(b, p + "mlp.router", c.dModel, c.moe.experts, true);
+        for (int e = 0; e < c.moe.experts; ++e)
+            layer.experts.push_back(expert(b, c, p + "mlp.experts.", e));
+        layer.attentionSinks = b.vector(p + "self_attn.sinks", c.heads);
+    });
 }
 
 }  // namespace
