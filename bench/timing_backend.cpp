@@ -79,6 +79,10 @@ void TimingBackend::addWeightedRows(const Tensor& s, const std::vector<int>& row
                                     const std::vector<float>& weights, Tensor& d) {
     timed("addWeightedRows", [&] { m_inner->addWeightedRows(s, rows, weights, d); });
 }
+void TimingBackend::gatherColumns(const Tensor& first, const Tensor* second,
+                                  const std::vector<int>& columns, Tensor& d) {
+    timed("gatherColumns", [&] { m_inner->gatherColumns(first, second, columns, d); });
+}
 void TimingBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
                               const AttentionLayout& layout, const AttentionOptions& options,
                               Tensor& out, const AttentionCapture* capture) {

@@ -43,6 +43,8 @@ class TimingBackend final : public Backend {
                     Tensor& destination) override;
     void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
                          const std::vector<float>& weights, Tensor& destination) override;
+    void gatherColumns(const Tensor& first, const Tensor* second, const std::vector<int>& columns,
+                       Tensor& destination) override;
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override;

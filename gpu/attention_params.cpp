@@ -76,17 +76,17 @@ SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptio
 
 GemmParams valueParams(const AttentionOperands& shape, const AttentionOptions& options,
                        const ScratchPlan& plan, int firstHead) {
-    const uint32_t n = shape.queries, keys = shape.keys, dk = shape.layout.headDim;
-    GemmParams p = headGemm(n, dk, keys, keys, shape.valueColumns, shape.outColumns, firstHead);
+    const uint32_t n = shape.queries, keys = shape.keys, dv = shape.layout.valueWidth();
+    GemmParams p = headGemm(n, dv, keys, keys, shape.valueColumns, shape.outColumns, firstHead);
     p.aOffset = chunkOffset(plan, firstHead);
     p.aBatchStride = plan.headStride;
-    p.bBatchStride = dk;
-    p.cBatchStride = dk;
+    p.bBatchStride = dv;
+    p.cBatchStride = dv;
     p.aGroup = 1;
     p.bGroup = shape.layout.valueGroup;
     p.flags = vectorFlag(options.causal, gemm::kCausal) | vectorFlag(keys % 4 == 0, gemm::kVecA) |
-              vectorFlag(shape.valueColumns % 4 == 0 && dk % 4 == 0, gemm::kVecB) |
-              vectorFlag(shape.outColumns % 4 == 0 && dk % 4 == 0, gemm::kVecC);
+              vectorFlag(shape.valueColumns % 4 == 0 && dv % 4 == 0, gemm::kVecB) |
+              vectorFlag(shape.outColumns % 4 == 0 && dv % 4 == 0, gemm::kVecC);
     return p;
 }
 

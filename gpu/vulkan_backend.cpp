@@ -248,6 +248,28 @@ class VulkanBackend final : public Backend {
         moveRows(source, rows, &weights, destination, rows::kAddWeighted);
     }
 
+    void gatherColumns(const Tensor& first, const Tensor* second, const std::vector<int>& columns,
+                       Tensor& destination) override {
+        requireShape(columnGatherAllowed(first, second, columns, destination), "gatherColumns");
+        const int rows = destination.rows(), cols = destination.cols();
+        if (rows == 0 || cols == 0) return;
+        std::vector<float> bits(columns.size());
+        std::memcpy(bits.data(), columns.data(), columns.size() * sizeof(int));
+        auto listed = upload(bits.data(), 1, cols);
+        const Tensor& other = second ? *second : first;  // unread without a second source
+        const ColumnsParams p{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols),
+                              static_cast<uint32_t>(first.cols()),
+                              static_cast<uint32_t>(second ? second->cols() : 0)};
+        const uint32_t workgroup = m_recorder.pipeline(Kernel::Columns).workgroupSize;
+        const uint32_t groupsY = std::min<uint32_t>(rows, 65535);
+        m_recorder.dispatch(Kernel::Columns,
+                            {{&rowMajor(first, "gatherColumns").region(), false},
+                             {&rowMajor(other, "gatherColumns").region(), false},
+                             {&rowMajor(*listed, "gatherColumns").region(), false},
+                             {&rowMajor(destination, "gatherColumns").region(), true}},
+                            p, ceilDiv(cols, workgroup), groupsY, ceilDiv(rows, groupsY));
+    }
+
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
@@ -264,14 +286,17 @@ class VulkanBackend final : public Backend {
         }
         const int n = q.rows(), keys = k.rows();
         const int heads = layout.heads;
-        auto columnsNeeded = [&](int group) { return ((heads - 1) / group + 1) * layout.headDim; };
-        requireShape(heads > 0 && layout.headDim > 0 && layout.queryGroup > 0 &&
+        const int dv = layout.valueWidth();
+        auto columnsNeeded = [&](int group, int width) {
+            return ((heads - 1) / group + 1) * width;
+        };
+        requireShape(heads > 0 && layout.headDim > 0 && dv > 0 && layout.queryGroup > 0 &&
                          layout.keyGroup > 0 && layout.valueGroup > 0 && v.rows() == keys &&
                          attentionShapeAllowed(options, n, keys, heads) && out.rows() == n &&
-                         out.cols() == heads * layout.headDim &&
-                         q.cols() >= columnsNeeded(layout.queryGroup) &&
-                         k.cols() >= columnsNeeded(layout.keyGroup) &&
-                         v.cols() >= columnsNeeded(layout.valueGroup),
+                         out.cols() == heads * dv &&
+                         q.cols() >= columnsNeeded(layout.queryGroup, layout.headDim) &&
+                         k.cols() >= columnsNeeded(layout.keyGroup, layout.headDim) &&
+                         v.cols() >= columnsNeeded(layout.valueGroup, dv),
                      "attention");
         if (std::max(n, keys) > 65535)
             throw Error("the Vulkan backend handles at most 65535 tokens");

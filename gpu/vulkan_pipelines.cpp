@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/util/error.h"
+#include "gpu/shaders/columns.h"
 #include "gpu/shaders/eltwise.h"
 #include "gpu/shaders/gemm.h"
 #include "gpu/shaders/gemv.h"
@@ -48,6 +49,8 @@ KernelSpec spec(Kernel kernel) {
             return {"rope", spirv::rope, 3, sizeof(RopeParams), 256, {}};
         case Kernel::Rows:
             return {"rows", spirv::rows, 4, sizeof(RowsParams), 256, {}};
+        case Kernel::Columns:
+            return {"columns", spirv::columns, 4, sizeof(ColumnsParams), 256, {}};
         case Kernel::Count:
             break;
     }

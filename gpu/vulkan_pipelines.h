@@ -21,7 +21,8 @@ enum class Kernel {
     Norm,
     Eltwise,
     Rope,
-    Rows,  // rows.comp: a mixture of experts' gather and weighted add
+    Rows,     // rows.comp: a mixture of experts' gather and weighted add
+    Columns,  // columns.comp: latent attention's column gather
     Count
 };
 
@@ -73,6 +74,10 @@ struct RopeParams {
 struct RowsParams {
     QKV_ROWS_PARAMS
 };
+
+struct ColumnsParams {
+    QKV_COLUMNS_PARAMS
+};
 namespace rows {
 constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHTED;
 }
@@ -81,7 +86,7 @@ constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHT
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
               sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 5 * 4 &&
               sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4 &&
-              sizeof(RowsParams) == 3 * 4);
+              sizeof(RowsParams) == 3 * 4 && sizeof(ColumnsParams) == 4 * 4);
 static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

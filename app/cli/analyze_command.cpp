@@ -4,17 +4,20 @@
 #include "app/cli/command.h"
 #include "app/cli/terminal_progress.h"
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/latent_forms.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
 
 namespace qkv::cli {
 namespace {
 
-// `withSinks`: the mean sink share column (gpt-oss, with an input).
-void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks) {
-    std::printf("%5s %5s %9s %9s %5s %9s %8s %8s %8s %7s %8s%s%s\n", "layer", "head", "W_QK sym",
+// `withSinks`: the mean sink share column (gpt-oss, with an input); `withRotary`: latent
+// attention's rotary part.
+void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks, bool withRotary) {
+    std::printf("%5s %5s %9s %9s %5s %9s %8s %8s %8s %7s %8s%s%s%s\n", "layer", "head", "W_QK sym",
                 "W_QK dir", "rank", "eig.pos", "QK sim", "QV sim", "KV sim", "OV rank", "OV copy",
-                withScores ? "  score sym" : "", withSinks ? "  sink share" : "");
+                withScores ? "  score sym" : "", withSinks ? "  sink share" : "",
+                withRotary ? "  rot rank   rot sym" : "");
     for (size_t l = 0; l < metrics.layers.size(); ++l) {
         const LayerMetrics& layer = metrics.layers[l];
         for (size_t h = 0; h < layer.heads.size(); ++h) {
@@ -28,6 +31,8 @@ void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks) 
                 std::printf(" %8s", "-");
             if (m.scoreSymmetry) std::printf(" %10.4f", *m.scoreSymmetry);
             if (withSinks && m.sinkShare) std::printf(" %11.4f", *m.sinkShare);
+            if (withRotary && m.rotaryPart)
+                std::printf(" %9d %9.4f", m.rotaryPart->rank, m.rotaryPart->symmetry);
             std::printf("\n");
         }
         std::printf("%5zu %5s %9.4f %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry,
@@ -81,6 +86,7 @@ int runAnalyze(const Arguments& args) {
             doc["bilinear_form"] =
                 "W_Q diag(g_q * g_k) W_K^T: the QK-norm gains are folded in, their per-token "
                 "RMS factors left out";
+        if (c.latent.present()) doc["bilinear_form"] = latentFormDescription(c);
         if (!c.isEncoderDecoder()) {
             doc.update(metricsJson(metrics.front()));  // decoder- and encoder-only: as before
         } else {
@@ -95,12 +101,13 @@ int runAnalyze(const Arguments& args) {
         std::printf(
             "QK-norm: each head's form is W_Q diag(g_q * g_k) W_K^T (the norms' gains folded "
             "in, their per-token RMS factors left out)\n");
+    if (c.latent.present()) std::printf("%s\n", latentFormDescription(c).c_str());
     for (size_t i = 0; i < blocks.size(); ++i) {
         if (c.isEncoderDecoder()) std::printf("\n%s attention\n", blocks[i].name);
         std::printf("median layer W_QK symmetry %.4f, directionality %.4f\n\n",
                     metrics[i].medianLayerWqkSymmetry, metrics[i].medianLayerWqkDirectionality);
         printMetrics(metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross,
-                     forward.has_value() && c.attentionSinks);
+                     forward.has_value() && c.attentionSinks, c.latent.present());
     }
     return 0;
 }

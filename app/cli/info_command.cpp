@@ -47,14 +47,25 @@ int runInfo(const Arguments& args) {
         nlohmann::ordered_json layers = nlohmann::ordered_json::array();
         for (int l = 0; l < c.layers; ++l)
             if (c.kindOf(l).experts) layers.push_back(l);
-        doc["experts"] = {{"count", c.moe.experts},
-                          {"per_token", c.moe.perToken},
-                          {"width", c.moe.width},
-                          {"router", c.moe.router == Router::TopKSoftmax ? "softmax of the top k"
-                                                                         : "top k of the softmax"},
-                          {"renormalised", c.moe.normalizeTopK},
-                          {"layers", layers}};
+        doc["experts"] = {
+            {"count", c.moe.experts},
+            {"per_token", c.moe.perToken},
+            {"width", c.moe.width},
+            {"router", c.moe.router == Router::TopKSoftmax   ? "softmax of the top k"
+                       : c.moe.router == Router::SigmoidTopK ? "top k of the sigmoids"
+                                                             : "top k of the softmax"},
+            {"renormalised", c.moe.normalizeTopK},
+            {"layers", layers}};
+        if (c.moe.groups > 1) doc["experts"]["groups"] = {c.moe.groupsKept, c.moe.groups};
+        if (c.moe.scale != 1.0f) doc["experts"]["scale"] = c.moe.scale;
+        if (c.moe.sharedWidth > 0) doc["experts"]["shared_width"] = c.moe.sharedWidth;
     }
+    if (c.latent.present())
+        doc["latent_attention"] = {{"query_rank", c.latent.queryRank},
+                                   {"latent_rank", c.latent.keyValueRank},
+                                   {"rotary_dims", c.latent.ropeDim},
+                                   {"other_dims", c.latent.nopeDim},
+                                   {"value_dims", c.valueWidth()}};
     if (c.attentionSinks) doc["attention_sinks"] = true;
     if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
     if (args.flag("json")) {
@@ -75,6 +86,7 @@ int runInfo(const Arguments& args) {
     // A model whose every layer has experts uses no dense MLP width (Qwen3-MoE still states one).
     if (c.expertLayers() < c.layers) row("d_ff", std::to_string(c.dFF));
     if (c.expertLayers() > 0) row("experts", c.describeExperts());
+    if (c.latent.present()) row("latent attn", c.describeLatent());
     if (c.embeddingWidth > 0)
         row("embeddings", std::to_string(c.embeddingWidth) +
                               " wide, projected to d_model after the lookup and back before "

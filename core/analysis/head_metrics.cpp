@@ -7,10 +7,12 @@
 #include <string>
 #include <thread>
 
+#include "core/analysis/latent_forms.h"
 #include "core/analysis/matrix_metrics.h"
 #include "core/analysis/ov_circuit.h"
 #include "core/backend/gemm.h"
 #include "core/model/forward.h"
+#include "core/model/latent_attention.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
 
@@ -22,6 +24,12 @@ void checkHead(const Architecture& c, int layer, int head) {
         throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
                     " (the model has " + std::to_string(c.layers) + " layers of " +
                     std::to_string(c.heads) + " heads)");
+}
+
+Projection sourceOf(const WConfiguration& config, Projection slot) {
+    return slot == Projection::Query ? config.querySource
+           : slot == Projection::Key ? config.keySource
+                                     : config.valueSource;
 }
 
 void checkTrace(const Architecture& c, const AttentionTrace* trace) {
@@ -42,32 +50,47 @@ class LayerFactors {
           m_layer(layer),
           m_kind(options.kind),
           m_pairing(options.pairing),
-          m_heads(architectureOf(model, options.kind).heads) {}
+          m_heads(architectureOf(model, options.kind).heads) {
+        if (m_kind == AttentionKind::Self && model.architecture().latent.present())
+            m_latent.emplace(latentHeadForms(model, layer));
+    }
 
     // Decomposes every block the layer's heads read, spread over the pool's threads; slot()
     // is then only a lookup and may be called from several threads.
     void prepare(ThreadPool& pool) {
-        std::vector<MatrixView> blocks;
+        std::vector<Block> blocks;
         std::set<const void*> seen;
         for (int head = 0; head < m_heads; ++head)
             for (Projection p : {Projection::Query, Projection::Key, Projection::Value}) {
-                const MatrixView view = projection(head, p);
-                if (!m_factors.count(view.data) && seen.insert(view.data).second)
-                    blocks.push_back(view);
+                const Block block = blockOf(head, p);
+                if (!m_factors.count(block.id) && seen.insert(block.id).second)
+                    blocks.push_back(block);
             }
         std::vector<std::optional<FactorBasis>> factors(blocks.size());
         pool.parallelFor(static_cast<int>(blocks.size()), [&](int, int first, int last) {
-            for (int i = first; i < last; ++i) factors[i].emplace(toDouble(blocks[i]));
+            for (int i = first; i < last; ++i) factors[i].emplace(blocks[i].matrix());
         });
         for (size_t i = 0; i < blocks.size(); ++i)
-            m_factors.emplace(blocks[i].data, std::move(*factors[i]));
+            m_factors.emplace(blocks[i].id, std::move(*factors[i]));
     }
 
     const FactorBasis& slot(int head, Projection slot) {
-        const MatrixView view = projection(head, slot);
-        auto it = m_factors.find(view.data);
-        if (it == m_factors.end()) it = m_factors.emplace(view.data, toDouble(view)).first;
+        const Block block = blockOf(head, slot);
+        auto it = m_factors.find(block.id);
+        if (it == m_factors.end()) it = m_factors.emplace(block.id, block.matrix()).first;
         return it->second;
+    }
+
+    // Latent attention's rotary part under the configuration; nullopt for other attention.
+    std::optional<HeadMetrics::RotaryPart> rotaryPart(int head) const {
+        if (!m_latent) return std::nullopt;
+        auto rotary = [&](Projection source) -> const Eigen::MatrixXd& {
+            return source == Projection::Query ? m_latent->queryRotary[head] : m_latent->keyRotary;
+        };
+        const Eigen::MatrixXd& q = rotary(m_config.querySource);
+        const Eigen::MatrixXd& k = rotary(m_config.keySource);
+        return HeadMetrics::RotaryPart{productSpectrum(FactorBasis(q), FactorBasis(k)).rank,
+                                       productSymmetryScore(q, k)};
     }
 
     std::optional<Eigen::VectorXd> scoreGains(int head) const {
@@ -80,9 +103,25 @@ class LayerFactors {
     }
 
   private:
-    MatrixView projection(int head, Projection slot) const {
-        return headProjection(m_model, m_config, m_layer, head, slot, m_kind, m_pairing);
+    // A slot's weights: a stored block (shared by the slots and heads that read it), or a latent
+    // head's computed form.
+    struct Block {
+        const void* id;  // the block's first element, or the form's matrix
+        MatrixView view;
+        const Eigen::MatrixXd* form = nullptr;
+        Eigen::MatrixXd matrix() const { return form ? *form : toDouble(view); }
+    };
+    Block blockOf(int head, Projection slot) const {
+        if (!m_latent)
+            return blockOf(
+                headProjection(m_model, m_config, m_layer, head, slot, m_kind, m_pairing));
+        const Projection source = sourceOf(m_config, slot);
+        const Eigen::MatrixXd& form = source == Projection::Query ? m_latent->query[head]
+                                      : source == Projection::Key ? m_latent->key[head]
+                                                                  : m_latent->value[head];
+        return {&form, {}, &form};
     }
+    static Block blockOf(const MatrixView& view) { return {view.data, view}; }
 
     const Model& m_model;
     const WConfiguration& m_config;
@@ -90,7 +129,8 @@ class LayerFactors {
     AttentionKind m_kind;
     GqaPairing m_pairing;
     int m_heads;
-    std::map<const void*, FactorBasis> m_factors;  // keyed by the block's first element
+    std::optional<LatentHeadForms> m_latent;
+    std::map<const void*, FactorBasis> m_factors;  // keyed by Block::id
 };
 
 // What the trace gives of one head, where captured.
@@ -131,6 +171,7 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     m.ovRank = ov.rank;
     m.ovSingularValues = std::move(ov.singularValues);
     m.ovCopyingScore = ov.copyingScore;
+    m.rotaryPart = factors.rotaryPart(head);
     if (trace) addTraceMetrics(m, *trace, layer, head);
     return m;
 }
@@ -187,9 +228,9 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
                           Projection slot, AttentionKind kind, GqaPairing pairing) {
     const Architecture c = architectureOf(model, kind);
     checkHead(c, layer, head);
-    const Projection source = slot == Projection::Query ? config.querySource
-                              : slot == Projection::Key ? config.keySource
-                                                        : config.valueSource;
+    if (c.latent.present())
+        throw Error("latent attention stores no per-head W_Q, W_K or W_V (latent_forms.h)");
+    const Projection source = sourceOf(config, slot);
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
@@ -238,7 +279,7 @@ MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
     const MatrixView& output = (kind == AttentionKind::Cross ? w.crossOutput : w.output).weight;
-    return output.rowRange(head * c.headDim, c.headDim);
+    return output.rowRange(head * c.valueWidth(), c.valueWidth());
 }
 
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
@@ -246,6 +287,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const Progress& progress, const AnalysisOptions& options) {
     const Architecture c = architectureOf(model, options.kind);
     checkTrace(c, trace);
+    requireConfigurationApplies(c, config);
     ModelMetrics out;
     std::vector<double> layerSymmetries, layerDirectionalities;
     useSingleThreadedBlas();  // the pool's threads are the workers (core/backend/gemm.h)
@@ -291,6 +333,7 @@ std::vector<double> sinkShares(const RowMatrixXf& probabilities) {
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
                         const AttentionTrace* trace, const AnalysisOptions& options) {
     checkTrace(architectureOf(model, options.kind), trace);
+    requireConfigurationApplies(architectureOf(model, options.kind), config);
     LayerFactors factors(model, config, layer, options);
     std::optional<Eigen::MatrixXd> roundTrip;
     if (options.copyingScores) {

@@ -33,6 +33,13 @@ struct HeadMetrics {
     int ovRank = 0;
     std::vector<double> ovSingularValues;  // descending, d_k of them
     std::optional<double> ovCopyingScore;  // absent without an output head, or not asked for
+    // Latent attention (latent_forms.h), whose fields above describe the non-rotary part: the
+    // rotary part's form W_QR^h W_KRᵀ (its key one for every head), rank and symmetry.
+    struct RotaryPart {
+        int rank = 0;
+        double symmetry = 0;
+    };
+    std::optional<RotaryPart> rotaryPart;
 };
 
 struct LayerMetrics {
@@ -75,7 +82,8 @@ struct AnalysisOptions {
 };
 
 // The d_model x d_k weight (biases excluded) that fills `slot` of query head `head` in `layer`
-// under `config` (GQA: a K or V source of query head h is the KV head `pairing` names).
+// under `config` (GQA: a K or V source of query head h is the KV head `pairing` names). Latent
+// attention has no such stored weight (latent_forms.h computes its heads'): throws qkv::Error.
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
                           Projection slot, AttentionKind kind = AttentionKind::Self,
                           GqaPairing pairing = GqaPairing::HuggingFace);

@@ -36,14 +36,18 @@ class Tensor {
 enum class ScoreTransform { None, Symmetric, Skew };
 
 // How query heads find their key and value heads. Each of q, k, v holds heads side by side
-// (head i in columns [i * headDim, (i + 1) * headDim)); query head h reads q head
-// h / queryGroup, k head h / keyGroup and v head h / valueGroup (grouped-query attention).
+// (head i of q and k in columns [i * headDim, (i + 1) * headDim), of v and the output in
+// [i * valueWidth(), ...)); query head h reads q head h / queryGroup, k head h / keyGroup and
+// v head h / valueGroup (grouped-query attention).
 struct AttentionLayout {
     int heads = 0;
     int headDim = 0;
     int queryGroup = 1;
     int keyGroup = 1;
     int valueGroup = 1;
+    int valueDim = 0;  // a value head's width where it differs from headDim (latent attention)
+
+    int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
 };
 
 // Added to a block's sum of squares in normalizeHeads: a zero block stays zero (0 / sqrt(eps))
@@ -101,6 +105,17 @@ inline bool rowMoveAllowed(const std::vector<int>& rows, const Tensor& indexed,
     return indexed.cols() == listed.cols() && static_cast<int>(rows.size()) == listed.rows() &&
            (sorted.empty() || (sorted.front() >= 0 && sorted.back() < indexed.rows())) &&
            std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+}
+
+// Whether a column gather suits its tensors: rows agree, one listed column per destination
+// column, each a column of [first | second].
+inline bool columnGatherAllowed(const Tensor& first, const Tensor* second,
+                                const std::vector<int>& columns, const Tensor& destination) {
+    const int available = first.cols() + (second ? second->cols() : 0);
+    return (!second || second->rows() == first.rows()) && destination.rows() == first.rows() &&
+           static_cast<int>(columns.size()) == destination.cols() &&
+           std::all_of(columns.begin(), columns.end(),
+                       [&](int c) { return c >= 0 && c < available; });
 }
 
 // Host destinations for what a head computed: n_q x n_k row-major per query head, nullptr where
@@ -166,8 +181,13 @@ class Backend {
                             Tensor& destination) = 0;
     virtual void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
                                  const std::vector<float>& weights, Tensor& destination) = 0;
+    // destination column j := column columns[j] of [first | second], second's columns numbered
+    // after first's (second may be null); the rows of all three agree and every destination
+    // column is listed. Latent attention's per-head layout is assembled this way.
+    virtual void gatherColumns(const Tensor& first, const Tensor* second,
+                               const std::vector<int>& columns, Tensor& destination) = 0;
 
-    // Multi-head attention: out (n_q x heads*headDim) = softmax(mask(S + B)) V per head, with
+    // Multi-head attention: out (n_q x heads*valueWidth) = softmax(mask(S + B)) V per head, with
     // S = cap(transform(scale · q k^T)) and B the optional position bias. q has n_q rows, k and
     // v n_k: they differ only in cross-attention, which allows no causal, window, self mask or
     // score transform. With options.firstQuery, out has only the later queries' rows. Fills

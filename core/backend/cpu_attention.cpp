@@ -48,11 +48,12 @@ class HeadAttention {
           m_options(options),
           m_mask(options.keyMask()),
           m_dk(layout.headDim),
+          m_dv(layout.valueWidth()),
           m_q(o.q + head / layout.queryGroup * layout.headDim),
           m_k(o.k + head / layout.keyGroup * layout.headDim),
-          m_v(o.v + head / layout.valueGroup * layout.headDim),
-          m_out(o.out + head * layout.headDim),
-          m_outStride(layout.heads * layout.headDim),
+          m_v(o.v + head / layout.valueGroup * m_dv),
+          m_out(o.out + head * m_dv),
+          m_outStride(layout.heads * m_dv),
           m_bias(o.positionBias ? o.positionBias + static_cast<size_t>(head) * o.queries * o.keys
                                 : nullptr),
           m_sink(o.sinks ? o.sinks + head : nullptr),
@@ -92,7 +93,7 @@ class HeadAttention {
             else if (m_scores)
                 p = {scratch.data(), width, keyBegin, keyEnd};
             for (int r = 0; r < rows; ++r) softmaxRow(s, p, r, r0 + r);
-            product(rows, m_dk, width, 1.0f, p.at(0, keyBegin), p.stride, m_v + value(keyBegin),
+            product(rows, m_dv, width, 1.0f, p.at(0, keyBegin), p.stride, m_v + value(keyBegin),
                     m_o.valueColumns, false, out(r0), m_outStride);
         }
     }
@@ -118,7 +119,7 @@ class HeadAttention {
         const Block s{scores, n, 0, n}, p{probabilities, n, 0, n};
         for (int i = first; i < n; ++i) softmaxRow(s, p, i, i);
         if (m_probabilities) zeroNewKeysOfEarlierQueries();
-        product(n - first, m_dk, n, 1.0f, p.row(first), n, m_v, m_o.valueColumns, false, out(first),
+        product(n - first, m_dv, n, 1.0f, p.row(first), n, m_v, m_o.valueColumns, false, out(first),
                 m_outStride);
     }
 
@@ -178,6 +179,7 @@ class HeadAttention {
     const AttentionOptions& m_options;
     const KeyMask m_mask;
     const int m_dk;
+    const int m_dv;
     const float* m_q;
     const float* m_k;
     const float* m_v;

@@ -24,7 +24,7 @@ struct CpuAttentionOperands {
     int valueColumns;
     int queries;                // rows of q (every query, also those before options.firstQuery)
     int keys;                   // rows of k and v
-    float* out;                 // (queries - firstQuery) x heads * headDim
+    float* out;                 // (queries - firstQuery) x heads * layout.valueWidth()
     const float* positionBias;  // heads * queries rows of keys, or null
     const float* sinks;         // one logit per head (AttentionOptions::sinks), or null
 };

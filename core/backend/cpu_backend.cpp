@@ -361,12 +361,28 @@ class CpuBackend final : public Backend {
         }
     }
 
+    void gatherColumns(const Tensor& first, const Tensor* second, const std::vector<int>& columns,
+                       Tensor& destination) override {
+        requireShape(columnGatherAllowed(first, second, columns, destination), "gatherColumns");
+        const int rows = first.rows(), width = first.cols(), cols = destination.cols();
+        for (int r = 0; r < rows; ++r) {
+            float* to = cpu(destination).data() + static_cast<size_t>(r) * cols;
+            for (int j = 0; j < cols; ++j) {
+                const int c = columns[j];
+                to[j] = c < width
+                            ? cpu(first).data()[static_cast<size_t>(r) * width + c]
+                            : cpu(*second)
+                                  .data()[static_cast<size_t>(r) * second->cols() + (c - width)];
+            }
+        }
+    }
+
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
         const int n = q.rows(), keys = k.rows();
         requireShape(v.rows() == keys && out.rows() == n - options.firstQuery &&
-                         out.cols() == layout.heads * layout.headDim &&
+                         out.cols() == layout.heads * layout.valueWidth() &&
                          attentionShapeAllowed(options, n, keys, layout.heads),
                      "attention");
         const CpuAttentionOperands operands{

@@ -3,6 +3,7 @@
 // kind and placement, residual style, positions, score scale, soft-caps, windows, activations.
 // A model family's reader (core/model/families/) fills it from config.json; nothing downstream
 // looks at the family's name.
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,18 +29,45 @@ struct LayerKind {
 
 // How a router's logits choose a token's experts and weigh them.
 enum class Router {
-    SoftmaxTopK,  // softmax over every expert, the top k (Mixtral, Qwen3-MoE)
+    SoftmaxTopK,  // softmax over every expert, the top k (Mixtral, Qwen3-MoE, DeepSeek-V2)
     TopKSoftmax,  // the top k logits, softmax over those alone (gpt-oss)
+    SigmoidTopK,  // a sigmoid per expert, chosen with a correction bias (DeepSeek-V3)
 };
 
-// A mixture-of-experts MLP (Mixtral, Qwen3-MoE, gpt-oss): a router sends each token to
-// `perToken` of `experts` gated MLPs, `width` wide each, whose outputs it weighs (see routing.h).
+// A mixture-of-experts MLP (Mixtral, Qwen3-MoE, gpt-oss, DeepSeek): a router sends each token
+// to `perToken` of `experts` gated MLPs, `width` wide each, whose outputs it weighs (see
+// routing.h).
 struct MixtureOfExperts {
     int experts = 0;  // 0: no layer has experts
     int perToken = 0;
     int width = 0;
-    bool normalizeTopK = true;  // SoftmaxTopK: the chosen probabilities are divided by their sum
+    bool normalizeTopK = true;  // the chosen weights are divided by their sum
     Router router = Router::SoftmaxTopK;
+    // DeepSeek: the experts fall into `groups` equal groups and a token's experts come from its
+    // `groupsKept` best groups only; the weights are then multiplied by `scale`.
+    int groups = 1;
+    int groupsKept = 1;
+    float scale = 1.0f;
+    // DeepSeek's shared experts: a gated MLP this wide that every token passes through, added to
+    // the routed experts' sum (the layer's mlpIn, mlpGate, mlpOut); 0: none.
+    int sharedWidth = 0;
+};
+
+// Multi-head latent attention (DeepSeek-V2/V3): queries through an optional low-rank bottleneck,
+// keys and values from one shared latent per token, and a rotary key shared by every head.
+// Per head, queries and keys are laid out [rotary part | the rest] (headDim = ropeDim +
+// nopeDim wide), values valueDim wide. See core/model/latent_attention.h.
+struct LatentAttention {
+    int queryRank = 0;     // q_lora_rank; 0: one query projection (q_proj)
+    int keyValueRank = 0;  // kv_lora_rank; 0: not latent attention
+    int ropeDim = 0;       // qk_rope_head_dim
+    int nopeDim = 0;       // qk_nope_head_dim
+    // The checkpoint stores the rotary dims as pairs (2i, 2i+1) (DeepSeek-V2's complex rotation,
+    // V3's rope_interleave); they are de-interleaved for the rotate-half rotation.
+    bool interleavedRope = true;
+    float normEps = 1e-6f;  // q_a_layernorm and kv_a_layernorm
+
+    bool present() const { return keyValueRank > 0; }
 };
 
 struct Architecture {
@@ -52,8 +80,9 @@ struct Architecture {
     int heads = 0;    // query heads
     int kvHeads = 0;  // key/value heads (= heads unless grouped-query attention)
     int dModel = 0;
-    int headDim = 0;  // d_k
-    int dFF = 0;      // MLP hidden width
+    int headDim = 0;   // d_k
+    int valueDim = 0;  // a value head's width where it differs from d_k (latent attention)
+    int dFF = 0;       // MLP hidden width
     int vocabSize = 0;
     int contextLength = 0;  // maximum positions
     int typeVocabSize = 0;  // token-type (segment) embeddings; 0 = none
@@ -85,6 +114,7 @@ struct Architecture {
     // bidirectional one (ModernBERT's local_attention / 2). 0: none.
     int slidingWindow = 0;
     QkNorm qkNorm = QkNorm::None;
+    LatentAttention latent;  // DeepSeek's projections instead of W_Q, W_K, W_V
     // gpt-oss: a learned logit per head joins every row's softmax and takes a share of it, so
     // attention rows sum to less than one (LayerWeights::attentionSinks).
     bool attentionSinks = false;
@@ -112,6 +142,7 @@ struct Architecture {
     int relativeMaxDistance = 0;
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
+    int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
     LayerKind kindOf(int layer) const {
@@ -154,12 +185,39 @@ struct Architecture {
     // "8 experts 14336 wide, 2 per token (weights renormalised), in 32 of 32 layers"; "" without.
     std::string describeExperts() const {
         if (expertLayers() == 0) return {};
-        const char* weights = moe.router == Router::TopKSoftmax ? "a softmax of the chosen logits"
-                              : moe.normalizeTopK               ? "renormalised"
-                                                                : "as routed";
-        return std::to_string(moe.experts) + " experts " + std::to_string(moe.width) + " wide, " +
-               std::to_string(moe.perToken) + " per token (weights " + weights + "), in " +
-               std::to_string(expertLayers()) + " of " + std::to_string(layers) + " layers";
+        std::string weights = moe.router == Router::SigmoidTopK ? "sigmoid scores, " : "";
+        weights += moe.router == Router::TopKSoftmax ? "a softmax of the chosen logits"
+                   : moe.normalizeTopK               ? "renormalised"
+                                                     : "as routed";
+        if (moe.groups > 1)
+            weights += ", from the best " + std::to_string(moe.groupsKept) + " of " +
+                       std::to_string(moe.groups) + " groups";
+        if (moe.scale != 1.0f) {
+            char factor[32];
+            std::snprintf(factor, sizeof factor, "%g", moe.scale);
+            weights += std::string(", times ") + factor;
+        }
+        std::string text = std::to_string(moe.experts) + " experts " + std::to_string(moe.width) +
+                           " wide, " + std::to_string(moe.perToken) + " per token (weights " +
+                           weights + "), in " + std::to_string(expertLayers()) + " of " +
+                           std::to_string(layers) + " layers";
+        if (moe.sharedWidth > 0)
+            text += ", beside a shared MLP " + std::to_string(moe.sharedWidth) + " wide";
+        return text;
+    }
+    // "queries through a rank-1536 latent, keys and values from a rank-512 one; per head 128 +
+    // 64 rotary dims (one rotary key for every head), values 128"; "" without latent attention.
+    std::string describeLatent() const {
+        if (!latent.present()) return {};
+        const std::string query =
+            latent.queryRank > 0
+                ? "queries through a rank-" + std::to_string(latent.queryRank) + " latent, keys"
+                : "keys";
+        return query + " and values from a rank-" + std::to_string(latent.keyValueRank) +
+               " latent; per head " + std::to_string(latent.nopeDim) + " + " +
+               std::to_string(latent.ropeDim) +
+               " rotary dims (one rotary key for every head), values " +
+               std::to_string(valueWidth());
     }
     KeyMask keyMask(int layer) const {
         if (!causal) return {false, 0, windowOf(layer)};

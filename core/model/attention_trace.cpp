@@ -19,7 +19,7 @@ ConstMatrixMap AttentionTrace::key(int layer, int head) const {
     return headBlock(m_layers.at(layer).key, head / m_layout.keyGroup, m_layout.headDim);
 }
 ConstMatrixMap AttentionTrace::value(int layer, int head) const {
-    return headBlock(m_layers.at(layer).value, head / m_layout.valueGroup, m_layout.headDim);
+    return headBlock(m_layers.at(layer).value, head / m_layout.valueGroup, m_layout.valueWidth());
 }
 
 bool AttentionTrace::hasScores(int layer, int head) const {

@@ -28,12 +28,19 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
     d.queryNorm = bindNorm(layer.queryNorm, backend);
     d.keyNorm = bindNorm(layer.keyNorm, backend);
     if (!layer.attentionSinks.empty()) d.attentionSinks = backend.vector(layer.attentionSinks);
+    const LatentAttentionWeights& latent = layer.latent;
+    d.latent = {bindLinear(latent.queryDown, backend), bindNorm(latent.queryNorm, backend),
+                bindLinear(latent.queryUp, backend),   bindLinear(latent.latent, backend),
+                bindLinear(latent.rotaryKey, backend), bindNorm(latent.latentNorm, backend),
+                bindLinear(latent.keyValueUp, backend)};
     d.mlpNorm = bindNorm(layer.mlpNorm, backend);
     d.mlpOutputNorm = bindNorm(layer.mlpOutputNorm, backend);
     d.mlpIn = bindLinear(layer.mlpIn, backend);
     d.mlpGate = bindLinear(layer.mlpGate, backend);
     d.mlpOut = bindLinear(layer.mlpOut, backend);
     d.router = bindLinear(layer.router, backend);
+    d.routerChoiceBias.assign(layer.routerChoiceBias.data,
+                              layer.routerChoiceBias.data + layer.routerChoiceBias.size);
     for (const ExpertWeights& e : layer.experts)
         d.experts.push_back(
             {bindLinear(e.in, backend), bindLinear(e.gate, backend), bindLinear(e.out, backend)});

@@ -23,14 +23,24 @@ struct DeviceExpert {
     DeviceLinear in, gate, out;
 };
 
+struct DeviceLatentAttention {
+    DeviceLinear queryDown;
+    DeviceNorm queryNorm;
+    DeviceLinear queryUp, latent, rotaryKey;
+    DeviceNorm latentNorm;
+    DeviceLinear keyValueUp;
+};
+
 struct DeviceLayer {
     DeviceNorm attentionNorm, attentionOutputNorm;
     DeviceLinear query, key, value, output;
     DeviceNorm queryNorm, keyNorm;
     std::unique_ptr<Tensor> attentionSinks;  // null where the family has none
+    DeviceLatentAttention latent;            // empty unless latent attention
     DeviceNorm mlpNorm, mlpOutputNorm;
     DeviceLinear mlpIn, mlpGate, mlpOut;
     DeviceLinear router;  // a mixture-of-experts layer's, with its experts; else empty
+    std::vector<float> routerChoiceBias;  // on the host, where routing is decided
     std::vector<DeviceExpert> experts;
     DeviceNorm crossNorm;
     DeviceLinear crossQuery, crossKey, crossValue, crossOutput;

@@ -4,8 +4,10 @@
 // and window; the request's W configuration decides which projection fills each slot, in every
 // attention block — self-attention, and a decoder layer's cross-attention.
 #include <memory>
+#include <optional>
 
 #include "core/model/forward.h"
+#include "core/model/latent_attention.h"
 #include "core/model/mixture_of_experts.h"
 
 namespace qkv {
@@ -20,10 +22,17 @@ struct AttentionBlock {
     const DeviceNorm* queryNorm = nullptr;  // QK-norm; cross-attention has none
     const DeviceNorm* keyNorm = nullptr;
     const Tensor* sinks = nullptr;  // gpt-oss's attention sinks, whatever the configuration
+    const DeviceLatentAttention* latent = nullptr;  // DeepSeek's projections instead of W_Q...
 
     static AttentionBlock self(const DeviceLayer& l) {
-        return {
-            l.query, l.key, l.value, l.output, &l.queryNorm, &l.keyNorm, l.attentionSinks.get()};
+        return {l.query,
+                l.key,
+                l.value,
+                l.output,
+                &l.queryNorm,
+                &l.keyNorm,
+                l.attentionSinks.get(),
+                l.latent.keyValueUp.weight ? &l.latent : nullptr};
     }
     static AttentionBlock cross(const DeviceLayer& l) {
         return {l.crossQuery, l.crossKey, l.crossValue, l.crossOutput};
@@ -68,8 +77,13 @@ class LayerRunner {
         // Slots filled from W_Q have one head per query head; from W_K or W_V, one per KV head.
         auto groupOf = [&](Projection p) { return p == Projection::Query ? 1 : m_c.kvGroup(); };
         const WConfiguration& a = request.config;
-        m_layout = {m_c.heads, m_c.headDim, groupOf(a.querySource), groupOf(a.keySource),
-                    groupOf(a.valueSource)};
+        requireConfigurationApplies(m_c, a);
+        m_layout = {m_c.heads,
+                    m_c.headDim,
+                    groupOf(a.querySource),
+                    groupOf(a.keySource),
+                    groupOf(a.valueSource),
+                    m_c.valueDim};
     }
 
     const AttentionLayout& layout() const { return m_layout; }
@@ -187,9 +201,12 @@ class LayerRunner {
         // One projection per distinct (weights, input); QK-norm and rotary embedding on the Q
         // and K slots only (a V slot filled from W_Q keeps the raw projection).
         std::unique_ptr<Tensor> projected[3][2], normed[3][2], rotated[3][2];
+        std::optional<LatentProjection> latent;
+        if (block.latent) latent.emplace(m_be, m_c, *block.latent);
         auto source = [&](Projection p, const Tensor& input) -> Tensor& {
             auto& slot = projected[static_cast<int>(p)][&input == &keys];
-            if (!slot) slot = linear(block.projection(p), input);
+            if (!slot)
+                slot = latent ? latent->project(p, input) : linear(block.projection(p), input);
             return *slot;
         };
         auto qkNormed = [&](Projection p, const Tensor& input) -> Tensor& {
@@ -251,7 +268,7 @@ class LayerRunner {
         options.positionBias = bias;
         options.sinks = block.sinks;
         options.firstQuery = kept;
-        auto attended = m_be.create(n - kept, m_c.heads * m_c.headDim);
+        auto attended = m_be.create(n - kept, m_c.heads * m_c.valueWidth());
         m_be.attention(*q, *k, *v, m_layout, options, *attended, &capture);
         for (auto [tensor, target] : {std::pair{q, &traced.query}, std::pair{k, &traced.key},
                                       std::pair{v, &traced.value}}) {

@@ -24,16 +24,36 @@ std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, con
     return applyLinear(backend, out, *hidden);
 }
 
+namespace {
+
+std::vector<TokenRouting> route(const MixtureOfExperts& moe, const float* logits, int tokens,
+                                const std::vector<float>& choiceBias) {
+    if (moe.router == Router::TopKSoftmax)
+        return routeByTopLogits(logits, tokens, moe.experts, moe.perToken);
+    if (moe.router == Router::SoftmaxTopK && moe.groups == 1 && moe.scale == 1.0f)
+        return routeBySoftmax(logits, tokens, moe.experts, moe.perToken, moe.normalizeTopK);
+    GroupedRouting rule;
+    rule.sigmoid = moe.router == Router::SigmoidTopK;
+    rule.groups = moe.groups;
+    rule.groupsKept = moe.groupsKept;
+    // Hugging Face ranks DeepSeek-V3's groups by their two best values, V2's by the best.
+    rule.groupBest = rule.sigmoid ? 2 : 1;
+    rule.perToken = moe.perToken;
+    rule.normalize = moe.normalizeTopK;
+    rule.scale = moe.scale;
+    rule.choiceBias = choiceBias.empty() ? nullptr : choiceBias.data();
+    return routeByGroups(logits, tokens, moe.experts, rule);
+}
+
+}  // namespace
+
 std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c,
                                          const DeviceLayer& layer, const Tensor& x,
                                          std::vector<TokenRouting>& routing) {
     const int tokens = x.rows(), experts = c.moe.experts;
     std::vector<float> logits(static_cast<std::size_t>(tokens) * experts);
     backend.download(*applyLinear(backend, layer.router, x), logits.data());
-    routing =
-        c.moe.router == Router::TopKSoftmax
-            ? routeByTopLogits(logits.data(), tokens, experts, c.moe.perToken)
-            : routeBySoftmax(logits.data(), tokens, experts, c.moe.perToken, c.moe.normalizeTopK);
+    routing = route(c.moe, logits.data(), tokens, layer.routerChoiceBias);
 
     // Each expert's tokens (ascending) and the weight of its output for each.
     std::vector<std::vector<int>> rows(experts);
@@ -54,6 +74,9 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
             feedForward(backend, c.activation, expert.in, expert.gate, expert.out, *routed);
         backend.addWeightedRows(*output, rows[e], weights[e], *sum);
     }
+    if (layer.mlpIn.weight)  // shared experts
+        backend.add(
+            *sum, *feedForward(backend, c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x));
     return sum;
 }
 

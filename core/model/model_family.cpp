@@ -66,6 +66,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::olmo2(),      families::smollm3(),
         families::modernbert(), families::mixtral(),
         families::qwen3Moe(),   families::gptOss(),
+        families::deepseek(),
     };
     return all;
 }
@@ -101,6 +102,12 @@ Architecture parseArchitecture(const std::string& jsonText, const std::string& w
                     (config.modelType.empty() ? std::string("(no model_type)") : config.modelType) +
                     "\"; supported model_type values: " + supportedModelTypes());
     config.family = family->name;
+    // Quantised weights (gpt-oss's MXFP4, DeepSeek-V3's FP8, GPTQ, AWQ...) are packed integers and
+    // scales that no reader decodes yet: refused by name before any tensor is looked at.
+    if (const auto quantised = reader.object("quantization_config"))
+        reader.fail("weights quantised as \"" + quantised->stringOr("quant_method", "unnamed") +
+                    "\" (quantization_config) are not supported yet; a checkpoint with "
+                    "unquantised (bf16, f16 or f32) weights opens");
     family->read(reader, config);
     validate(config, where);
     return config;

@@ -61,6 +61,7 @@ ModelFamily modernbert();
 ModelFamily mixtral();
 ModelFamily qwen3Moe();
 ModelFamily gptOss();
+ModelFamily deepseek();
 }  // namespace families
 
 }  // namespace qkv

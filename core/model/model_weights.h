@@ -25,6 +25,19 @@ struct ExpertWeights {
     LinearWeights in, gate, out;
 };
 
+// Multi-head latent attention's projections (Architecture::latent), as the checkpoint stores
+// them: the query's optional bottleneck (queryDown, its norm, then queryUp; or queryUp alone),
+// the shared latent and rotary key (keyValueDown's first keyValueRank columns and the rest),
+// the latent's norm, and keyValueUp giving each head's [key | value] from the normed latent.
+struct LatentAttentionWeights {
+    LinearWeights queryDown;
+    NormWeights queryNorm;
+    LinearWeights queryUp;  // heads x [nope | rope] columns
+    LinearWeights latent, rotaryKey;
+    NormWeights latentNorm;
+    LinearWeights keyValueUp;  // heads x [key nope | value] columns
+};
+
 struct LayerWeights {
     NormWeights attentionNorm;        // pre-norm: input of attention; post-norm: after its residual
     NormWeights attentionOutputNorm;  // Gemma-2: on the attention output, before the residual
@@ -34,14 +47,17 @@ struct LayerWeights {
     LinearWeights output;             // heads*d_k x d_model
     NormWeights queryNorm, keyNorm;   // QK-norm (Qwen3, Gemma-3, OLMo 2); empty otherwise
     VectorView attentionSinks;        // gpt-oss: a logit per query head (AttentionOptions::sinks)
+    LatentAttentionWeights latent;    // DeepSeek: instead of query, key and value
     NormWeights mlpNorm;
     NormWeights mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
     LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
     LinearWeights mlpGate;      // gated MLPs' gate_proj (empty otherwise)
     LinearWeights mlpOut;
-    // A mixture-of-experts layer (Architecture::moe) instead of the MLP above: the router
-    // (d_model x experts) and every expert.
+    // A mixture-of-experts layer (Architecture::moe) instead of the MLP above (which then holds
+    // the shared experts where the family has them): the router (d_model x experts), its
+    // choice bias (DeepSeek-V3's e_score_correction_bias, only for choosing) and every expert.
     LinearWeights router;
+    VectorView routerChoiceBias;
     std::vector<ExpertWeights> experts;
     // Decoder layers of encoder-decoder models: cross-attention between self-attention and the
     // MLP. Its query reads the decoder's stream, its key and value the encoder's output.

@@ -22,4 +22,24 @@ std::vector<TokenRouting> routeBySoftmax(const float* logits, int tokens, int ex
 std::vector<TokenRouting> routeByTopLogits(const float* logits, int tokens, int experts,
                                            int perToken);
 
+// DeepSeek's routing. Per token each expert gets a float32 score, a softmax over every expert
+// (V2) or the sigmoid of its logit (V3), and a choice value: the score plus `choiceBias` (V3's
+// e_score_correction_bias; null: none). The experts form `groups` equal groups, each ranked by
+// the sum of its `groupBest` best choice values; experts outside the `groupsKept` best groups
+// choose with the value 0, as Hugging Face masks them. The `perToken` largest choice values win
+// (ties to the lower index), weighed by their scores — divided by the scores' sum when
+// `normalize` — times `scale`.
+struct GroupedRouting {
+    bool sigmoid = false;
+    int groups = 1;
+    int groupsKept = 1;
+    int groupBest = 1;
+    int perToken = 1;
+    bool normalize = false;
+    float scale = 1.0f;
+    const float* choiceBias = nullptr;
+};
+std::vector<TokenRouting> routeByGroups(const float* logits, int tokens, int experts,
+                                        const GroupedRouting& rule);
+
 }  // namespace qkv

@@ -25,6 +25,7 @@ constexpr HfAttentionLayout kLayouts[] = {
     {"mixtral", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"qwen3_moe", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"gpt_oss", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
+    {"deepseek", C::CausalLm, L::Separate, "kv_b_proj", "", ""},  // learned only (no tying)
     {"modernbert", C::Encoder, L::FusedRowBlocks, "Wqkv", "", ""},
     {"opt", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"bert", C::Encoder, L::Separate, "query", "key", "value"},

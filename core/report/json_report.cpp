@@ -47,6 +47,9 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head) {
     out["ov_rank"] = head.ovRank;
     out["ov_singular_values"] = numbersJson(head.ovSingularValues);
     if (head.ovCopyingScore) out["ov_copying_score"] = jsonNumber(*head.ovCopyingScore);
+    if (head.rotaryPart)
+        out["rotary_part"] = {{"wqk_rank", head.rotaryPart->rank},
+                              {"wqk_symmetry", jsonNumber(head.rotaryPart->symmetry)}};
     return out;
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/io/hub_cache.h"
+#include "core/model/latent_attention.h"
 #include "core/report/hf_attention_layout.h"
 #include "core/report/python_tying.h"
 #include "core/util/error.h"
@@ -159,6 +160,7 @@ std::string pythonSnippet(const PythonCheck& check) {
         throw Error("no Hugging Face transformers layout is known for family \"" +
                     check.architecture.family + "\"");
     validate(check);
+    requireConfigurationApplies(check.architecture, check.config);
     std::ostringstream out;
     writeHeader(out, check);
     const std::vector<std::string> reasons = untranslatableParts(check.config, check.architecture);

@@ -105,6 +105,11 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
                                   " := V does not fit: transformers would put the " +
                                   (s.slot == P::Query ? "query" : "key") +
                                   " path's QK-norm on the values, which QKV Lab leaves un-normed");
+    if (a.latent.present() && !movedSlots(config).empty())
+        reasons.push_back(
+            "multi-head latent attention has no per-head W_Q and W_K of one shape in transformers "
+            "to copy into each other: queries come through q_proj (or q_a_proj, q_b_proj), keys "
+            "from the latent's kv_b_proj plus one rotary key for every head");
     if (groupedQuery(a))
         for (Slot s : movedSlots(config))
             if (s.source == P::Query && s.slot != P::Query)

@@ -1,8 +1,11 @@
+#include <nlohmann/json.hpp>
 #include <system_error>
 
 #include "core/tokenize/bert_tokenizer.h"
 #include "core/tokenize/gpt2_tokenizer.h"
 #include "core/tokenize/json_bpe_tokenizer.h"
+#include "core/tokenize/json_file.h"
+#include "core/tokenize/llama_post_processor.h"
 #include "core/tokenize/sentencepiece_tokenizer.h"
 #include "core/tokenize/tokenizer.h"
 #include "core/tokenize/vocab_merges_layout.h"
@@ -25,8 +28,11 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) 
     if (has("vocab.txt"))
         return std::make_unique<BertTokenizer>(modelDir / "vocab.txt",
                                                modelDir / "tokenizer_config.json");
-    if (has("tokenizer.json"))
-        return std::make_unique<JsonBpeTokenizer>(modelDir / "tokenizer.json");
+    if (has("tokenizer.json")) {
+        nlohmann::json doc = json::readFile(modelDir / "tokenizer.json");
+        applyLlamaPostProcessor(doc, modelDir);
+        return std::make_unique<JsonBpeTokenizer>(doc, (modelDir / "tokenizer.json").string());
+    }
     throw Error(
         modelDir.string() +
         ": no tokenizer files (vocab.json+merges.txt, vocab.txt, tokenizer.json, spiece.model or "

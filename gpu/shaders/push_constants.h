@@ -88,6 +88,13 @@
 #define QKV_ROWS_GATHER 0u
 #define QKV_ROWS_ADD_WEIGHTED 1u
 
+// columns.comp: destination column j := column columns[j] of [first | second].
+#define QKV_COLUMNS_PARAMS \
+    uint rows;             \
+    uint cols;             \
+    uint firstCols;        \
+    uint secondCols;
+
 // rope.comp: rotary embedding on the first rotaryDims of each head, row i at position
 // firstPosition + i.
 #define QKV_ROPE_PARAMS \

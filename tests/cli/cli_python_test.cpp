@@ -98,6 +98,10 @@ TEST(CliPython, ScriptsMatchQkvLabUnderTransformers) {
             std::vector<std::string> python = {"python"};
             python.insert(python.end(), common.begin(), common.end());
             const CliRun script = cli(python);
+            // Configurations latent attention does not define are refused (LatentAttention).
+            if (script.exitCode != 0 &&
+                contains(script.err, "is not defined for multi-head latent attention"))
+                continue;
             ASSERT_EQ(script.exitCode, 0) << script.err;
             if (contains(script.out, "raise SystemExit(")) continue;  // GQA: refused, by design
             const auto path = dir.path() / "check.py";

@@ -162,8 +162,9 @@ TEST_P(SharedCircuits, MetricsMatchTheFullProducts) {
                 EXPECT_NEAR(head.ovSingularValues[i], sigma(i), 1e-9 * sigma(0));
             EXPECT_EQ(head.ovRank, c.headDim);  // random weights: full rank
             ASSERT_EQ(head.ovCopyingScore.has_value(), roundTrip.has_value());
-            if (roundTrip)
+            if (roundTrip) {
                 EXPECT_NEAR(*head.ovCopyingScore, eigenPositivity(wov * *roundTrip), 1e-8);
+            }
         }
         EXPECT_NEAR(metrics.layers[l].wqkDirectionality, directionalityByHand(layerForm), kExact);
     }

@@ -57,6 +57,69 @@ TEST(Routing, TopLogitsWeighedBySoftmaxOverThemAlone) {
     EXPECT_NEAR(routed[1][0].weight, 0.5f, 1e-6f);
 }
 
+float logit(double p) { return static_cast<float>(std::log(p / (1.0 - p))); }  // sigmoid⁻¹
+
+// DeepSeek-V3's router. Sigmoid scores .9 .1 | .6 .5 | .8 .7 | .2 .3 in four groups of two; the
+// choice bias lifts expert 2 by .5. Groups by the sum of their two choice values: 1.0, 1.6, 1.5,
+// .5; the best two (experts 2-5) are eligible, so expert 0 (the highest score) is not. Top two
+// choices: experts 2 (1.1) and 4 (.8), weighed by their scores .6 and .8 renormalised, × 2.5.
+TEST(Routing, DeepSeekV3ChoosesWithinTheBestGroupsAndWeighsByScore) {
+    const float logits[] = {logit(0.9), logit(0.1), logit(0.6), logit(0.5),
+                            logit(0.8), logit(0.7), logit(0.2), logit(0.3)};
+    const float bias[] = {0, 0, 0.5f, 0, 0, 0, 0, 0};
+    GroupedRouting rule;
+    rule.sigmoid = true;
+    rule.groups = 4;
+    rule.groupsKept = 2;
+    rule.groupBest = 2;
+    rule.perToken = 2;
+    rule.normalize = true;
+    rule.scale = 2.5f;
+    rule.choiceBias = bias;
+    const auto routed = routeByGroups(logits, 1, 8, rule);
+    ASSERT_EQ(routed[0].size(), 2u);
+    EXPECT_EQ(routed[0][0].expert, 4);  // heaviest first
+    EXPECT_NEAR(routed[0][0].weight, 2.5 * 0.8 / 1.4, 1e-6);
+    EXPECT_EQ(routed[0][1].expert, 2);
+    EXPECT_NEAR(routed[0][1].weight, 2.5 * 0.6 / 1.4, 1e-6);
+}
+
+// Hugging Face masks the experts outside the kept groups with 0, not -inf: where the kept
+// group's choice values are negative (a negative bias), a masked expert still wins a place.
+// Choices .4 -.3 -.2 (sum of the best two .2) | .05 .05 .05 (.1): the first group is kept, and
+// the second pick is expert 3 (0, ties to the lower index) over expert 2 (-.2).
+TEST(Routing, DeepSeekV3MasksOtherGroupsWithZeroAsHuggingFaceDoes) {
+    const float logits[] = {logit(0.9), logit(0.3), logit(0.2), logit(0.5), logit(0.5), logit(0.5)};
+    const float bias[] = {-0.5f, -0.6f, -0.4f, -0.45f, -0.45f, -0.45f};
+    GroupedRouting rule;
+    rule.sigmoid = true;
+    rule.groups = 2;
+    rule.groupBest = 2;
+    rule.perToken = 2;
+    rule.choiceBias = bias;
+    const auto routed = routeByGroups(logits, 1, 6, rule);
+    EXPECT_EQ(routed[0][0].expert, 0);
+    EXPECT_NEAR(routed[0][0].weight, 0.9, 1e-6);  // not renormalised, scale 1
+    EXPECT_EQ(routed[0][1].expert, 3);
+    EXPECT_NEAR(routed[0][1].weight, 0.5, 1e-6);
+}
+
+// DeepSeek-V2's group-limited greedy routing: softmax probabilities 1/10 .. 4/10 over experts
+// [1 4 | 2 3] (logits ln 1 .. ln 4), groups ranked by their best: the first (0.4) is kept, so
+// expert 1 (0.4) and expert 0 (0.1) are chosen, never renormalised, times 2.
+TEST(Routing, DeepSeekV2GroupLimitedGreedyRanksGroupsByTheirBest) {
+    const float logits[] = {0.0f, std::log(4.0f), std::log(2.0f), std::log(3.0f)};
+    GroupedRouting rule;
+    rule.groups = 2;
+    rule.perToken = 2;
+    rule.scale = 2.0f;
+    const auto routed = routeByGroups(logits, 1, 4, rule);
+    EXPECT_EQ(routed[0][0].expert, 1);
+    EXPECT_NEAR(routed[0][0].weight, 0.8, 1e-6);
+    EXPECT_EQ(routed[0][1].expert, 0);
+    EXPECT_NEAR(routed[0][1].weight, 0.2, 1e-6);
+}
+
 // Gate clamped above at 7, up to [-7, 7]; out = (up + 1) · gate · sigmoid(1.702 gate).
 TEST(ClampedSwiGlu, ClampsGateAndUpAsGptOssDoes) {
     const float pairs[] = {10.0f, -9.0f, -3.0f, 0.5f, 2.0f, 8.0f, 0.0f, -1.0f};

@@ -46,9 +46,14 @@ TEST(FamilyDtypes, HalfPrecisionFilesGiveTheFloat32Results) {
             const ElementType stored = dtype == Stored::F16 ? ElementType::F16 : ElementType::BF16;
             const auto halfModel = Model::open(half.path());
             for (const LayerWeights& layer : halfModel->weights().layers)
-                for (const MatrixView* w : {&layer.query.weight, &layer.key.weight,
-                                            &layer.value.weight, &layer.output.weight})
-                    ASSERT_EQ(w->type, stored);
+                for (const MatrixView* w :
+                     {&layer.query.weight, &layer.key.weight, &layer.value.weight,
+                      &layer.output.weight, &layer.latent.queryDown.weight,
+                      &layer.latent.queryUp.weight, &layer.latent.latent.weight,
+                      &layer.latent.rotaryKey.weight, &layer.latent.keyValueUp.weight})
+                    if (!w->empty()) {
+                        ASSERT_EQ(w->type, stored);
+                    }
             EXPECT_EQ(halfModel->weights().tokenEmbedding.type, stored);
             const ForwardResult a = run(half.path(), ids);
             const ForwardResult b = run(full.path(), ids);
@@ -143,6 +148,18 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
         {"olmo2-random-tiny", "num_key_value_heads", 4,
          "k_proj.weight' has shape [32, 64], expected [64, 64]"},
         {"gemma3mm-random-tiny", "text_config", nullptr, "missing \"text_config\""},
+        // Latent attention and DeepSeek's routing.
+        {"deepseek_v3-random-tiny", "kv_lora_rank", 96,
+         "\"kv_lora_rank\" (96) exceeds hidden_size (64)"},
+        {"deepseek_v3-random-tiny", "num_key_value_heads", 2,
+         "\"num_key_value_heads\" (2) must equal the heads"},
+        {"deepseek_v3-random-tiny", "qk_rope_head_dim", 7, "\"qk_rope_head_dim\" must be even"},
+        {"deepseek_v3-random-tiny", "n_group", 3,
+         "\"n_group\" 3 and \"topk_group\" 2 do not fit 8 experts"},
+        {"deepseek_v3-random-tiny", "num_experts_per_tok", 9,
+         "\"num_experts_per_tok\" (9) exceeds the 8 experts"},
+        {"deepseek_v3-random-tiny", "v_head_dim", 8,
+         "kv_b_proj.weight' has shape [128, 16], expected [96, 16]"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);

@@ -70,9 +70,41 @@ TEST_P(TokenizeFamily, MatchesTokenReference) {
     expectMatchesTokenReference(folder, folder / "token_reference.json");
 }
 
+// A Llama tokenizer class takes its special tokens from tokenizer_config.json, as Hugging Face's
+// LlamaTokenizerFast does: DeepSeek-V3's with add_bos_token false and add_eos_token true gives
+// the text's ids followed by the EOS; a BOS the vocabulary lacks is named.
+TEST(TokenizeLlamaClass, SpecialTokensFollowTokenizerConfig) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto source = shared / "tokenizers" / "deepseek-v3";
+    TempDir dir;
+    std::filesystem::copy_file(source / "tokenizer.json", dir.path() / "tokenizer.json");
+    std::ifstream in(source / "tokenizer_config.json");
+    nlohmann::json config = nlohmann::json::parse(in);
+    config["add_bos_token"] = false;
+    config["add_eos_token"] = true;
+    writeText(dir.path() / "tokenizer_config.json", config.dump());
+    const std::vector<Token> tokens = loadTokenizer(dir.path())->encode("Hello world");
+    ASSERT_GE(tokens.size(), 2u);
+    EXPECT_FALSE(tokens.front().special);
+    EXPECT_TRUE(tokens.back().special);
+    EXPECT_EQ(tokens.back().id, 1);  // <｜end▁of▁sentence｜>
+    config["add_bos_token"] = true;
+    config["bos_token"] = "<no such token>";
+    writeText(dir.path() / "tokenizer_config.json", config.dump());
+    try {
+        loadTokenizer(dir.path());
+        ADD_FAILURE() << "loaded";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'<no such token>' is not in the tokenizer's "
+                                             "vocabulary"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(SharedTokenizers, TokenizeFamily,
                          testing::Values("pythia", "qwen2", "roberta", "t5", "marian-en-fr",
-                                         "qwen3", "gpt-oss"),
+                                         "qwen3", "gpt-oss", "deepseek-v3"),
                          tokenizerCaseName);
 
 // Tokenizers whose files come from npm (shared/ keeps only their token_reference.json): fetched

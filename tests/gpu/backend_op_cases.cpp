@@ -464,6 +464,27 @@ void addRowMoveCases(std::vector<OpCase>& cases) {
     };
     gather.tolerance = kCopy;
     cases.push_back(std::move(gather));
+    // Latent attention's layout: columns of one source (repeated, reordered) or of two.
+    OpCase columns;
+    columns.name = "GatherColumns_5x7_and_5x4";
+    columns.description =
+        "gatherColumns: 5 x 12 from [5 x 7 | 5 x 4] by 9, 0, 2, 10, 10, 6, 1, 7, 3, 3, 8, 4 "
+        "(seeds 46, 47), then 5 x 4 from the first alone by 6, 5, 0, 6";
+    columns.run = [](Backend& be) {
+        const auto a = randomValues(5 * 7, 46), b = randomValues(5 * 4, 47);
+        auto first = be.upload(a.data(), 5, 7);
+        auto second = be.upload(b.data(), 5, 4);
+        auto both = be.create(5, 12);
+        be.gatherColumns(*first, second.get(), {9, 0, 2, 10, 10, 6, 1, 7, 3, 3, 8, 4}, *both);
+        auto alone = be.create(5, 4);
+        be.gatherColumns(*first, nullptr, {6, 5, 0, 6}, *alone);
+        std::vector<float> out = download(be, *both);
+        const std::vector<float> tail = download(be, *alone);
+        out.insert(out.end(), tail.begin(), tail.end());
+        return out;
+    };
+    columns.tolerance = kCopy;
+    cases.push_back(std::move(columns));
     OpCase add;
     add.name = "AddWeightedRows_3x6_into_rows7_0_3_of_9x6";
     add.description =
@@ -514,12 +535,12 @@ bool capturesProbabilities(const AttentionRun& r, int head) {
 // Uncaptured host buffers are filled with -7 first: they must stay untouched on both backends.
 AttentionOutputs runAttention(Backend& be, const AttentionRun& r) {
     const AttentionShape& c = r.shape;
-    const int dk = c.layout.headDim;
+    const int dk = c.layout.headDim, dv = c.layout.valueWidth();
     const int heads = c.layout.heads;
     const int keys = c.keyCount();
     const auto q = randomValues(static_cast<size_t>(c.n) * c.qHeads * dk, r.seed, 2.0f);
     const auto k = randomValues(static_cast<size_t>(keys) * c.kHeads * dk, r.seed + 1, 2.0f);
-    const auto v = randomValues(static_cast<size_t>(keys) * c.vHeads * dk, r.seed + 2);
+    const auto v = randomValues(static_cast<size_t>(keys) * c.vHeads * dv, r.seed + 2);
     const size_t cells = static_cast<size_t>(c.n) * keys;
     AttentionOutputs o;
     o.scores.assign(heads, std::vector<float>(cells, -7.0f));
@@ -532,8 +553,8 @@ AttentionOutputs runAttention(Backend& be, const AttentionRun& r) {
     }
     auto qt = be.upload(q.data(), c.n, c.qHeads * dk);
     auto kt = be.upload(k.data(), keys, c.kHeads * dk);
-    auto vt = be.upload(v.data(), keys, c.vHeads * dk);
-    auto out = be.create(c.n, heads * dk);
+    auto vt = be.upload(v.data(), keys, c.vHeads * dv);
+    auto out = be.create(c.n, heads * dv);
     AttentionOptions options = r.options;
     std::unique_ptr<Tensor> bias;
     if (r.positionBias) {
@@ -557,7 +578,8 @@ std::string shapeTag(const AttentionShape& c) {
     return "n" + std::to_string(c.n) + (c.keys > 0 ? "x" + std::to_string(c.keys) : "") + "_h" +
            std::to_string(l.heads) + "_d" + std::to_string(l.headDim) + "_g" +
            std::to_string(l.queryGroup) + "_" + std::to_string(l.keyGroup) + "_" +
-           std::to_string(l.valueGroup);
+           std::to_string(l.valueGroup) +
+           (l.valueDim > 0 ? "_dv" + std::to_string(l.valueDim) : "");
 }
 
 std::string optionsTag(const AttentionOptions& o) {
@@ -576,7 +598,8 @@ std::string describeAttention(const AttentionShape& c, const AttentionOptions& o
     const AttentionLayout& l = c.layout;
     return "attention: n " + std::to_string(c.n) +
            (c.keys > 0 ? ", keys " + std::to_string(c.keys) : "") + ", heads " +
-           std::to_string(l.heads) + ", d_k " + std::to_string(l.headDim) + ", groups q/k/v " +
+           std::to_string(l.heads) + ", d_k " + std::to_string(l.headDim) +
+           (l.valueDim > 0 ? ", d_v " + std::to_string(l.valueDim) : "") + ", groups q/k/v " +
            std::to_string(l.queryGroup) + "/" + std::to_string(l.keyGroup) + "/" +
            std::to_string(l.valueGroup) + ", stored heads q/k/v " + std::to_string(c.qHeads) + "/" +
            std::to_string(c.kHeads) + "/" + std::to_string(c.vHeads) +
@@ -632,6 +655,15 @@ void addAttentionCases(std::vector<OpCase>& cases) {
                         true});
         runs.push_back(
             {c, {true, true, true, ScoreTransform::Symmetric}, true, seed++, false, true});
+    }
+    // Latent attention: value heads narrower (DeepSeek) or wider than d_k.
+    const AttentionShape latent[] = {
+        {11, {4, 24, 1, 1, 1, 16}, 4, 4, 4},
+        {9, {3, 6, 1, 1, 1, 13}, 3, 3, 3},
+    };
+    for (const AttentionShape& c : latent) {
+        runs.push_back({c, {true, false, false, ScoreTransform::None}, true, seed++});
+        runs.push_back({c, {true, false, false, ScoreTransform::Symmetric, 0.3f}, false, seed++});
     }
     // Cross-attention: the target's queries read n_k source keys, with no mask.
     const AttentionShape rectangular[] = {

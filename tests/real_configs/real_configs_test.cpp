@@ -5,6 +5,7 @@
 // transformers does: shapes, layer kinds, rotary scaling, QK-norm and the tensors it binds.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -84,10 +85,50 @@ void addExperts(const Architecture& c, const Add& add) {
     }
 }
 
+// DeepSeek: latent attention (q_proj without a query rank), dense first layers, then routed
+// experts beside shared ones (V3's router also has a choice bias).
+std::vector<TensorShape> deepseekTensors(const Architecture& c, const std::string& prefix) {
+    const std::int64_t d = c.dModel, heads = c.heads, rank = c.latent.keyValueRank;
+    std::vector<TensorShape> t = {{prefix + "embed_tokens.weight", {c.vocabSize, d}},
+                                  {prefix + "norm.weight", {d}},
+                                  {"lm_head.weight", {c.vocabSize, d}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = prefix + "layers." + std::to_string(l) + ".";
+        auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+            t.push_back({p + name, std::move(shape)});
+        };
+        add("input_layernorm.weight", {d});
+        add("post_attention_layernorm.weight", {d});
+        if (c.latent.queryRank > 0) {
+            add("self_attn.q_a_proj.weight", {c.latent.queryRank, d});
+            add("self_attn.q_a_layernorm.weight", {c.latent.queryRank});
+            add("self_attn.q_b_proj.weight", {heads * c.headDim, c.latent.queryRank});
+        } else {
+            add("self_attn.q_proj.weight", {heads * c.headDim, d});
+        }
+        add("self_attn.kv_a_proj_with_mqa.weight", {rank + c.latent.ropeDim, d});
+        add("self_attn.kv_a_layernorm.weight", {rank});
+        add("self_attn.kv_b_proj.weight", {heads * (c.latent.nopeDim + c.valueWidth()), rank});
+        add("self_attn.o_proj.weight", {d, heads * c.valueWidth()});
+        const bool experts = c.kindOf(l).experts;
+        const std::int64_t width = experts ? c.moe.sharedWidth : c.dFF;
+        const std::string mlp = experts ? "mlp.shared_experts." : "mlp.";
+        add(mlp + "gate_proj.weight", {width, d});
+        add(mlp + "up_proj.weight", {width, d});
+        add(mlp + "down_proj.weight", {d, width});
+        if (!experts) continue;
+        addExperts(c, add);
+        if (c.moe.router == Router::SigmoidTopK)
+            add("mlp.gate.e_score_correction_bias", {c.moe.experts});
+    }
+    return t;
+}
+
 // The tensors a Hub checkpoint of the family holds for its text model, under `prefix`.
 std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& prefix) {
     if (c.modelType == "modernbert") return modernBertTensors(c);
     if (c.modelType == "opt") return opt350Tensors(c, prefix);
+    if (c.latent.present()) return deepseekTensors(c, prefix);
     const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
                        kv = std::int64_t{c.kvHeads} * c.headDim, ff = c.dFF;
     const std::string& type = c.modelType;
@@ -241,7 +282,10 @@ INSTANTIATE_TEST_SUITE_P(
                     Expected{"Qwen3-30B-A3B", "model.", 48, 32, 4, 128, QkNorm::PerHead,
                              RopeType::Default, 128, 0, 0, 128, 8, 768, 48},
                     Expected{"Mixtral-8x7B-v0.1", "model.", 32, 32, 8, 128, QkNorm::None,
-                             RopeType::Default, 128, 0, 0, 8, 2, 14336, 32, false}),
+                             RopeType::Default, 128, 0, 0, 8, 2, 14336, 32, false},
+                    // Latent attention: heads of 128 + 64 rotary dims.
+                    Expected{"DeepSeek-V2-Lite", "model.", 27, 16, 16, 192, QkNorm::None,
+                             RopeType::Yarn, 64, 0, 0, 64, 6, 1408, 26}),
     [](const testing::TestParamInfo<Expected>& info) {
         std::string name = info.param.name;
         for (char& ch : name)
@@ -287,6 +331,53 @@ TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
     EXPECT_EQ(c.moe.router, Router::TopKSoftmax);
     EXPECT_TRUE(c.attentionSinks);
     EXPECT_EQ(c.vocabSize, 201088);
+}
+
+// DeepSeek-V3 as the Hub stores it: FP8 weights, refused by name. Without quantization_config
+// (a bf16 conversion) it is described: latent attention (query rank 1536, latent 512, heads of
+// 128 + 64 rotary dims, values 128), YaRN whose mscale_all_dim squares into the softmax scale,
+// 3 dense layers then 256 experts of 2048 routed 8 per token within 4 of 8 groups, weights
+// × 2.5, one shared expert. (671B parameters as zero pages: not run.)
+TEST(RealConfigDeepSeekV3, Fp8IsRefusedByNameAndTheBf16LayoutIsDescribed) {
+    test::TempDir dir;
+    const auto config = test::testDataDir() / "real-configs" / "DeepSeek-V3.json";
+    std::filesystem::copy_file(config, dir.path() / "config.json");
+    try {
+        loadArchitecture(dir.path() / "config.json");
+        ADD_FAILURE() << "FP8 weights opened";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("quantised as \"fp8\""), std::string::npos)
+            << e.what();
+    }
+    std::ifstream in(config);
+    nlohmann::json doc = nlohmann::json::parse(in);
+    doc.erase("quantization_config");
+    std::ofstream(dir.path() / "config.json") << doc.dump();
+    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    EXPECT_EQ(c.layers, 61);
+    EXPECT_EQ(c.heads, 128);
+    EXPECT_EQ(c.headDim, 192);
+    EXPECT_EQ(c.valueWidth(), 128);
+    EXPECT_EQ(c.latent.queryRank, 1536);
+    EXPECT_EQ(c.latent.keyValueRank, 512);
+    EXPECT_EQ(c.latent.ropeDim, 64);
+    EXPECT_TRUE(c.latent.interleavedRope);
+    EXPECT_EQ(c.rotary.dims, 64);
+    EXPECT_EQ(c.rotary.scaling.type, RopeType::Yarn);
+    const double mscale = 0.1 * 1.0 * std::log(40.0) + 1.0;
+    EXPECT_NEAR(c.attentionScale, mscale * mscale / std::sqrt(192.0), 1e-6);
+    EXPECT_EQ(c.expertLayers(), 58);
+    EXPECT_FALSE(c.kindOf(2).experts);
+    EXPECT_TRUE(c.kindOf(3).experts);
+    EXPECT_EQ(c.moe.experts, 256);
+    EXPECT_EQ(c.moe.perToken, 8);
+    EXPECT_EQ(c.moe.width, 2048);
+    EXPECT_EQ(c.moe.router, Router::SigmoidTopK);
+    EXPECT_EQ(c.moe.groups, 8);
+    EXPECT_EQ(c.moe.groupsKept, 4);
+    EXPECT_FLOAT_EQ(c.moe.scale, 2.5f);
+    EXPECT_EQ(c.moe.sharedWidth, 2048);
+    EXPECT_EQ(c.vocabSize, 129280);
 }
 
 }  // namespace

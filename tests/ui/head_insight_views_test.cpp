@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QImage>
 #include <QListView>
+#include <QRegularExpression>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 
 #include "core/analysis/head_vectors.h"
@@ -16,6 +18,7 @@
 #include "ui/plot/metric_matrices.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/compare_view.h"
+#include "ui/views/config_panel.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/lines_view.h"
@@ -25,6 +28,7 @@
 #include "ui/views/space_view.h"
 #include "ui/views/thumbnail_grid.h"
 #include "ui/views/token_chips.h"
+#include "ui/views/weight_panel.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -364,6 +368,50 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     QTest::mouseMove(heatmap->plot(), heatmap->figure().cellCenter({0, row, 2}));
     EXPECT_TRUE(heatmap->lastToolTip().contains(QStringLiteral("A<sub>ij</sub>")));
     EXPECT_FALSE(heatmap->lastToolTip().contains(QStringLiteral("sink")));
+}
+
+// Latent attention (DeepSeek): the weight panel describes the head's factored form — its rank
+// against the latents' bound, its parameters, the rotary part apart — and the configurations
+// latent attention does not define are listed disabled; one that was chosen gives way to the
+// learned configuration when such a model opens.
+TEST_F(MainWindowTest, LatentAttentionShowsItsFactoredFormAndDefinedConfigurations) {
+    QKV_REQUIRE_SHARED(shared);
+    doc().setConfig(WConfiguration::parse("tied-kv"));
+    qkv::test::TempDir dir;
+    const QString folder = withLlamaTokenizer(shared, "deepseek_v3-random-tiny", dir);
+    ASSERT_TRUE(open(folder));
+    EXPECT_EQ(doc().config().name(), "learned");
+    ASSERT_TRUE(type(kMovie));
+    doc().setHead(1, 3);
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(settle());
+    const HeadMetrics h =
+        analyzeHead(*doc().model(), WConfiguration{}, 1, 3, nullptr, {.copyingScores = false});
+    ASSERT_TRUE(h.rotaryPart.has_value());
+    const WeightPanel* panel = window->weightPanel();
+    EXPECT_TRUE(
+        panel->valueText("rank").startsWith(QStringLiteral("%1 of at most 16").arg(h.wqkRank)))
+        << panel->valueText("rank").toStdString();
+    EXPECT_TRUE(
+        panel->valueText("rotary").startsWith(QStringLiteral("rank %1 of 8, symmetry %2")
+                                                  .arg(h.rotaryPart->rank)
+                                                  .arg(formatNumber(h.rotaryPart->symmetry))))
+        << panel->valueText("rotary").toStdString();
+    // Per head W_UQ (32 x 16) and W_UK (16 x 16); shared W_DQ (64 x 32) and W_DKV (64 x 16).
+    QString parameters = panel->valueText("parameters");
+    parameters.remove(QRegularExpression(QStringLiteral("[,.\u00a0\u202f]")));  // the locale's
+    EXPECT_TRUE(parameters.contains(QStringLiteral("768 per head"))) << parameters.toStdString();
+    EXPECT_TRUE(parameters.contains(QStringLiteral("3072 shared"))) << parameters.toStdString();
+
+    auto* presets = qobject_cast<QStandardItemModel*>(window->configPanel()->presetBox()->model());
+    ASSERT_NE(presets, nullptr);
+    auto enabled = [&](const char* name) {
+        return presets->item(window->configPanel()->presetBox()->findText(name))->isEnabled();
+    };
+    EXPECT_TRUE(enabled("shared-qk"));
+    EXPECT_TRUE(enabled("sym-scores"));
+    EXPECT_FALSE(enabled("tied-kv"));
+    EXPECT_FALSE(enabled("single-w"));
 }
 
 }  // namespace

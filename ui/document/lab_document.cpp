@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/backend/backend.h"
+#include "core/model/latent_attention.h"
 #include "ui/compute/compute_worker.h"
 #include "ui/support/worker_thread.h"
 
@@ -78,6 +79,15 @@ void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> 
     m_pinned.reset();
     m_annotations.clear();  // they name this model's heads only
     clearResults();
+    // A configuration the new model's attention does not define (tied-kv under latent
+    // attention) gives way to the learned one, with the options kept.
+    if (!configurationApplies(m_model->architecture(), m_config)) {
+        WConfiguration learned;
+        learned.scaleOutside = m_config.scaleOutside;
+        learned.maskSelf = m_config.maskSelf;
+        m_config = learned;
+        emit configChanged();
+    }
     emit annotationsChanged();
     emit attentionKindChanged();
     emit modelChanged();

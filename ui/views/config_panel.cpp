@@ -5,7 +5,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QStandardItemModel>
 
+#include "core/model/latent_attention.h"
 #include "ui/document/lab_document.h"
 
 namespace qkv::ui {
@@ -53,7 +55,34 @@ ConfigPanel::ConfigPanel(LabDocument& document, QWidget* parent)
     connect(m_scaleOutside, &QCheckBox::toggled, this, &ConfigPanel::onOptionsChanged);
     connect(m_maskSelf, &QCheckBox::toggled, this, &ConfigPanel::onOptionsChanged);
     connect(&document, &LabDocument::configChanged, this, &ConfigPanel::showConfig);
+    connect(&document, &LabDocument::modelChanged, this, &ConfigPanel::offerApplicableChoices);
     showConfig();
+}
+
+// Latent attention defines fewer configurations: the others stay listed, disabled, with the
+// reason as their tooltip.
+void ConfigPanel::offerApplicableChoices() {
+    const auto model = m_document.model();
+    auto enable = [](QComboBox* box, int index, bool enabled, const QString& why) {
+        auto* items = qobject_cast<QStandardItemModel*>(box->model());
+        if (!items) return;
+        items->item(index)->setEnabled(enabled);
+        items->item(index)->setToolTip(enabled ? QString() : why);
+    };
+    const QString why =
+        tr("Not defined for this model's latent attention: its values have no "
+           "projection of a query's or key's shape to trade places with");
+    for (int i = 0; i < m_preset->count(); ++i) {
+        const QString name = m_preset->itemText(i);
+        const bool applies =
+            name == kCustom || !model ||
+            configurationApplies(model->architecture(), WConfiguration::parse(name.toStdString()));
+        enable(m_preset, i, applies, why);
+    }
+    const bool latent = model && model->architecture().latent.present();
+    for (int slot = 0; slot < 3; ++slot)
+        for (int source = 0; source < 3; ++source)
+            enable(m_slots[slot], source, !latent || (slot == 2) == (source == 2), why);
 }
 
 void ConfigPanel::onPresetChosen() {

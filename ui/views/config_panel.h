@@ -26,6 +26,7 @@ class ConfigPanel : public QWidget {
     void onSlotsChanged();
     void onOptionsChanged();
     void showConfig();
+    void offerApplicableChoices();
 
     LabDocument& m_document;
     QComboBox* m_preset;

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/latent_forms.h"
 #include "ui/document/lab_document.h"
 #include "ui/plot/head_figures.h"
 #include "ui/views/cell_tooltip.h"
@@ -38,12 +39,9 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
 
     m_formTitle = sectionLabel(tr("Bilinear form M = W_Q W_Kᵀ"), this);
     layout->addWidget(m_formTitle);
-    m_qkNormNote =
-        new QLabel(tr("QK-norm: the norms' gains g_q, g_k are folded into M; their per-token RMS "
-                      "factors, which rescale each score, are left out."),
-                   this);
-    m_qkNormNote->setWordWrap(true);
-    layout->addWidget(m_qkNormNote);
+    m_formNote = new QLabel(this);
+    m_formNote->setWordWrap(true);
+    layout->addWidget(m_formNote);
     m_spectrum = new QCustomPlot(this);
     m_spectrum->setMinimumHeight(150);
     m_spectrum->setMaximumHeight(190);
@@ -58,7 +56,9 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     layout->addWidget(m_spectrum);
 
     auto* form = new QFormLayout;
+    m_form = form;
     m_rank = addValue(form, tr("rank"), "rank");
+    m_rotary = addValue(form, tr("rotary part"), "rotary");
     m_parameters = addValue(form, tr("parameters"), "parameters");
     m_symmetry = addValue(form, tr("symmetry s(M)"), "symmetry");
     m_positivity = addValue(form, tr("eigenvalue positivity"), "positivity");
@@ -135,11 +135,28 @@ void WeightPanel::refresh() {
         (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
         tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())) +
         (layerKind.isEmpty() ? QString() : QStringLiteral("\n") + layerKind));
-    const bool qkNorm =
-        d.attentionKind() != AttentionKind::Cross && d.shownArchitecture().qkNorm != QkNorm::None;
-    m_formTitle->setText(qkNorm ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
-                                : tr("Bilinear form M = W_Q W_Kᵀ"));
-    m_qkNormNote->setVisible(qkNorm);
+    const Architecture& c = d.shownArchitecture();
+    const bool qkNorm = d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None;
+    const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
+    m_formTitle->setText(latent   ? tr("Bilinear form M = W_DQ W_UQʰ (W_DKV W_UKʰ)ᵀ")
+                         : qkNorm ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
+                                  : tr("Bilinear form M = W_Q W_Kᵀ"));
+    m_formNote->setText(
+        latent ? tr("Latent attention: every head's queries pass through one rank-%1 latent "
+                    "and its keys through one rank-%2 latent shared by all heads, so M (the "
+                    "non-rotary part, %3 dims per head) has rank at most %4. The %5 rotary dims "
+                    "are apart: their key W_KR is one for every head. The latents' norm gains "
+                    "are folded in, their per-token RMS factors left out.")
+                     .arg(c.latent.queryRank > 0 ? c.latent.queryRank : c.dModel)
+                     .arg(c.latent.keyValueRank)
+                     .arg(c.latent.nopeDim)
+                     .arg(latentFormRankBound(c))
+                     .arg(c.latent.ropeDim)
+        : qkNorm ? tr("QK-norm: the norms' gains g_q, g_k are folded into M; their per-token RMS "
+                      "factors, which rescale each score, are left out.")
+                 : QString());
+    m_formNote->setVisible(latent || qkNorm);
+    m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
 }
@@ -147,13 +164,22 @@ void WeightPanel::refresh() {
 void WeightPanel::showHeadMetrics() {
     const LabDocument& d = document();
     const Architecture& c = d.model()->architecture();
+    const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
     const BilinearParameterCount count = bilinearParameterCount(c);
     const QLocale locale;
-    m_parameters->setText(
-        // Two short lines: one long wrapped line was clipped by the next row of the form.
-        tr("2·d_model·d_k = %1\nvs d_model² = %2 (%3%)")
-            .arg(locale.toString(count.factored), locale.toString(count.full))
-            .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
+    // Two short lines: one long wrapped line was clipped by the next row of the form.
+    if (latent) {
+        const LatentParameterCount own = latentParameterCount(c);
+        m_parameters->setText(tr("W_UQʰ, W_UKʰ: %1 per head\n+ W_DQ, W_DKV: %2 shared\nvs "
+                                 "d_model² = %3")
+                                  .arg(locale.toString(own.perHead), locale.toString(own.shared),
+                                       locale.toString(count.full)));
+    } else {
+        m_parameters->setText(
+            tr("2·d_model·d_k = %1\nvs d_model² = %2 (%3%)")
+                .arg(locale.toString(count.factored), locale.toString(count.full))
+                .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
+    }
     m_baseline->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
     const auto metrics = d.metrics();
     const auto early = d.headMetrics();  // the shown head, ahead of the whole model
@@ -171,12 +197,25 @@ void WeightPanel::showHeadMetrics() {
     }
     const HeadMetrics& h = *found;
     showSpectrum(h.wqkSingularValues);
-    m_rank->setText(
-        tr("%1 of at most d_k = %2 (d_model = %3)").arg(h.wqkRank).arg(c.headDim).arg(c.dModel));
+    m_rank->setText(latent ? tr("%1 of at most %2, the latents' and the head's least (d_model = "
+                                "%3)")
+                                 .arg(h.wqkRank)
+                                 .arg(latentFormRankBound(c))
+                                 .arg(c.dModel)
+                           : tr("%1 of at most d_k = %2 (d_model = %3)")
+                                 .arg(h.wqkRank)
+                                 .arg(c.headDim)
+                                 .arg(c.dModel));
+    if (h.rotaryPart)
+        m_rotary->setText(tr("rank %1 of %2, symmetry %3 (key W_KR shared by every head)")
+                              .arg(h.rotaryPart->rank)
+                              .arg(c.latent.ropeDim)
+                              .arg(formatNumber(h.rotaryPart->symmetry)));
     m_symmetry->setText(formatNumber(h.wqkSymmetry));
     m_positivity->setText(formatNumber(h.eigenPositivity));
     m_directionality->setText(formatNumber(h.wqkDirectionality));
-    m_ovRank->setText(tr("%1 of at most d_k = %2").arg(h.ovRank).arg(c.headDim));
+    m_ovRank->setText(latent ? tr("%1 of at most d_v = %2").arg(h.ovRank).arg(c.valueWidth())
+                             : tr("%1 of at most d_k = %2").arg(h.ovRank).arg(c.headDim));
     if (!h.ovSingularValues.empty()) m_ovTop->setText(formatNumber(h.ovSingularValues.front()));
     // The copying score comes with the whole model's metrics (one W_U W_E product for all).
     m_ovCopying->setText(h.ovCopyingScore                    ? formatNumber(*h.ovCopyingScore)

@@ -37,15 +37,17 @@ class WeightPanel : public DocumentView {
     void showSpectrum(const std::vector<double>& singularValues);
 
     QLabel* m_title;
-    QLabel* m_formTitle;   // "Bilinear form M = W_Q W_Kᵀ", with diag(g) under QK-norm
-    QLabel* m_qkNormNote;  // what folding the QK-norm gains leaves out
-    QWidget* m_body;       // hidden while no model is open
+    QLabel* m_formTitle;  // "Bilinear form M = W_Q W_Kᵀ", with diag(g) under QK-norm
+    QLabel* m_formNote;   // what folding QK-norm gains leaves out; latent attention's factors
+    QFormLayout* m_form;  // the form's rows (the rotary part's is latent attention's only)
+    QWidget* m_body;      // hidden while no model is open
     QCustomPlot* m_spectrum;
     QLabel* m_pairHint;
     QLabel* m_pairVerdict;
     // The value labels (object names as valueText() takes them), shown as "—" until known.
     std::vector<QLabel*> m_values;
-    QLabel *m_rank, *m_parameters, *m_symmetry, *m_positivity, *m_directionality, *m_scoreSymmetry;
+    QLabel *m_rank, *m_rotary, *m_parameters, *m_symmetry, *m_positivity, *m_directionality,
+        *m_scoreSymmetry;
     QLabel *m_ovRank, *m_ovTop, *m_ovCopying;
     QLabel *m_qk, *m_qv, *m_kv, *m_baseline;
     QLabel *m_pair, *m_pairScores, *m_keyCosine, *m_valueCosine;

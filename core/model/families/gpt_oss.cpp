@@ -5,17 +5,14 @@
 // weighs them by a softmax over those; an expert's gate and up projections are one interleaved
 // product (mlp.experts.gate_up_proj [experts, d_model, 2 width], gate in the even columns) with a
 // bias, followed by the clamped SwiGLU and down_proj [experts, width, d_model] with a bias.
-// Experts quantised to MXFP4 (the Hub's files) are refused by name.
+// Experts quantised to MXFP4 (the Hub's files) are refused by name, as every quantisation is
+// (parseArchitecture).
 #include "core/model/families/binding.h"
 
 namespace qkv::families {
 namespace {
 
 void read(const ConfigReader& r, Architecture& c) {
-    if (const auto quantised = r.object("quantization_config"))
-        r.fail("experts quantised as \"" + quantised->stringOr("quant_method", "unnamed") +
-               "\" (quantization_config) are not supported yet; a checkpoint with unquantised "
-               "(bf16 or f32) experts opens");
     readRotaryDecoder(r, c);
     c.activation = Activation::ClampedSwiGlu;
     c.attentionSinks = true;

@@ -1,0 +1,162 @@
+// DeepSeek-V2 and -V3 (keys under "model."): Llama's decoder with multi-head latent attention
+// (core/model/latent_attention.h: q_a_proj, q_a_layernorm, q_b_proj or q_proj alone;
+// kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj; o_proj) and, from layer first_k_dense_replace
+// on, a mixture of n_routed_experts SwiGLU experts of moe_intermediate_size plus
+// n_shared_experts that every token passes through (one MLP, mlp.shared_experts). V2 routes by
+// a softmax (topk_method greedy, or group_limited_greedy within its topk_group best of n_group
+// groups) and never renormalises; V3 by sigmoid scores, chosen with e_score_correction_bias
+// within the topk_group best groups, renormalised when norm_topk_prob. Both multiply the
+// weights by routed_scaling_factor. The softmax scale is (qk_nope + qk_rope)^-1/2; V3 multiplies
+// it by YaRN's mscale² (from rope_scaling's mscale_all_dim), as Hugging Face does.
+#include <cmath>
+
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+// A latent rank that does not compress: the shape is then not what the key describes.
+int latentRank(const ConfigReader& r, const char* key, const Architecture& c) {
+    const int rank = r.width(key);
+    if (rank > c.dModel)
+        r.fail("\"" + std::string(key) + "\" (" + std::to_string(rank) + ") exceeds hidden_size (" +
+               std::to_string(c.dModel) + "): a latent is narrower than the model");
+    return rank;
+}
+
+void readLatentAttention(const ConfigReader& r, Architecture& c, bool v3) {
+    LatentAttention& l = c.latent;
+    l.queryRank = r.has("q_lora_rank") ? latentRank(r, "q_lora_rank", c) : 0;
+    l.keyValueRank = latentRank(r, "kv_lora_rank", c);
+    l.ropeDim = r.width("qk_rope_head_dim");
+    l.nopeDim = r.width("qk_nope_head_dim");
+    if (l.ropeDim % 2 != 0) r.fail("\"qk_rope_head_dim\" must be even (rotary turns pairs)");
+    l.interleavedRope = v3 ? r.boolOr("rope_interleave", true) : true;
+    c.valueDim = r.width("v_head_dim");
+    c.headDim = l.ropeDim + l.nopeDim;  // config.json's head_dim is the rotary part's
+    if (c.kvHeads != c.heads)
+        r.fail("\"num_key_value_heads\" (" + std::to_string(c.kvHeads) +
+               ") must equal the heads: latent attention gives every head its own key");
+    c.rotary = readRotary(r, l.ropeDim, c.contextLength);
+    c.contextLength = c.rotary.longestInput();
+    double scale = 1.0 / std::sqrt(static_cast<double>(c.headDim));
+    const std::optional<ConfigReader> scaling = r.object("rope_scaling");
+    if (v3 && scaling && scaling->numberOr("mscale_all_dim", 0.0f) > 0.0f) {
+        const double factor = scaling->number("factor");
+        const double mscale =
+            factor <= 1.0 ? 1.0 : 0.1 * scaling->number("mscale_all_dim") * std::log(factor) + 1.0;
+        scale *= mscale * mscale;
+    }
+    c.attentionScale = static_cast<float>(scale);
+}
+
+void readExpertsOf(const ConfigReader& r, Architecture& c, bool v3) {
+    if (!r.has("n_routed_experts")) return;
+    const std::string scoring = r.stringOr("scoring_func", v3 ? "sigmoid" : "softmax");
+    if (scoring != (v3 ? "sigmoid" : "softmax"))
+        r.fail("\"scoring_func\" \"" + scoring + "\" is not supported for " + c.modelType);
+    if (r.positiveIntOr("moe_layer_freq", 1) != 1)
+        r.fail("\"moe_layer_freq\" other than 1 is not supported");
+    // V2's gate ignores norm_topk_prob (Hugging Face never renormalises its weights).
+    c.moe = readExperts(r, "n_routed_experts", r.width("moe_intermediate_size"),
+                        v3 && r.boolOr("norm_topk_prob", true));
+    c.moe.router = v3 ? Router::SigmoidTopK : Router::SoftmaxTopK;
+    c.moe.scale = r.numberOr("routed_scaling_factor", 1.0f);
+    const std::string method = r.stringOr("topk_method", v3 ? "noaux_tc" : "greedy");
+    if (v3 || method == "group_limited_greedy") {
+        c.moe.groups = r.positiveInt("n_group");
+        c.moe.groupsKept = r.positiveInt("topk_group");
+    } else if (method != "greedy") {
+        r.fail("\"topk_method\" \"" + method + "\" is not supported");
+    }
+    const int perGroup = c.moe.experts / c.moe.groups;
+    if (c.moe.experts % c.moe.groups != 0 || c.moe.groupsKept > c.moe.groups ||
+        c.moe.groupsKept * perGroup < c.moe.perToken || (v3 && perGroup < 2))
+        r.fail("\"n_group\" " + std::to_string(c.moe.groups) + " and \"topk_group\" " +
+               std::to_string(c.moe.groupsKept) + " do not fit " + std::to_string(c.moe.experts) +
+               " experts routed " + std::to_string(c.moe.perToken) + " per token");
+    c.moe.sharedWidth = r.nonNegativeIntOr("n_shared_experts", 0) * c.moe.width;
+    const int dense = r.nonNegativeIntOr("first_k_dense_replace", 0);
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; ++l) c.layerKinds[l].experts = l >= dense;
+}
+
+void read(const ConfigReader& r, Architecture& c) {
+    const bool v3 = c.modelType == "deepseek_v3";
+    readStandardShape(r, c, 2048);
+    c.norm = NormKind::RmsNorm;
+    c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
+    c.positions = Positions::Rotary;
+    c.activation = Activation::SwiGlu;
+    c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);
+    const std::string act = r.stringOr("hidden_act", "silu");
+    if (act != "silu") r.fail("hidden_act \"" + act + "\" is not supported (only \"silu\")");
+    if (r.boolOr("mlp_bias", false)) r.fail("\"mlp_bias\" is not supported");
+    readLatentAttention(r, c, v3);
+    readExpertsOf(r, c, v3);
+}
+
+void bindLatentAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool bias,
+                         LayerWeights& layer) {
+    const LatentAttention& l = c.latent;
+    const int d = c.dModel, queryWidth = c.heads * c.headDim;
+    LatentAttentionWeights& w = layer.latent;
+    if (l.queryRank > 0) {
+        w.queryDown = linearLayer(b, p + "q_a_proj", d, l.queryRank, bias);
+        w.queryNorm = rmsNorm(b, p + "q_a_layernorm", l.queryRank);
+        w.queryUp = linearLayer(b, p + "q_b_proj", l.queryRank, queryWidth, false);
+    } else {
+        w.queryUp = linearLayer(b, p + "q_proj", d, queryWidth, false);
+    }
+    // [latent | rotary key] in one projection: two column views.
+    const LinearWeights down =
+        linearLayer(b, p + "kv_a_proj_with_mqa", d, l.keyValueRank + l.ropeDim, bias);
+    auto part = [&](int first, int count) -> LinearWeights {
+        return {down.weight.columns(first, count),
+                down.bias.empty() ? VectorView{} : down.bias.slice(first, count)};
+    };
+    w.latent = part(0, l.keyValueRank);
+    w.rotaryKey = part(l.keyValueRank, l.ropeDim);
+    w.latentNorm = rmsNorm(b, p + "kv_a_layernorm", l.keyValueRank);
+    w.keyValueUp = linearLayer(b, p + "kv_b_proj", l.keyValueRank,
+                               c.heads * (l.nopeDim + c.valueWidth()), false);
+    layer.output = linearLayer(b, p + "o_proj", c.heads * c.valueWidth(), d, bias);
+}
+
+ModelWeights bind(TensorBinder& b, const Architecture& c) {
+    const int d = c.dModel;
+    const bool bias = b.has("layers.0.self_attn.kv_a_proj_with_mqa.bias");
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
+    int index = 0;  // bindLayers visits the layers in order
+    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        bindLatentAttention(b, c, p + "self_attn.", bias, layer);
+        layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        if (!c.kindOf(index++).experts) {
+            bindGatedMlp(b, c, p + "mlp.", layer);
+            return;
+        }
+        bindExperts(b, c, p + "mlp.", {"gate_proj", "up_proj", "down_proj"}, layer);
+        if (c.moe.router == Router::SigmoidTopK)
+            layer.routerChoiceBias =
+                b.vector(p + "mlp.gate.e_score_correction_bias", c.moe.experts);
+        if (c.moe.sharedWidth > 0) {
+            const std::string shared = p + "mlp.shared_experts.";
+            layer.mlpGate = linearLayer(b, shared + "gate_proj", d, c.moe.sharedWidth, false);
+            layer.mlpIn = linearLayer(b, shared + "up_proj", d, c.moe.sharedWidth, false);
+            layer.mlpOut = linearLayer(b, shared + "down_proj", c.moe.sharedWidth, d, false);
+        }
+    });
+    w.finalNorm = rmsNorm(b, "norm", d);
+    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
+}  // namespace
+
+ModelFamily deepseek() {
+    return {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"model.", ""}, read, bind};
+}
+
+}  // namespace qkv::families
