@@ -326,8 +326,12 @@ void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace) {
 std::vector<double> sinkShares(const RowMatrixXf& probabilities) {
     std::vector<double> shares(probabilities.rows());
     for (Eigen::Index i = 0; i < probabilities.rows(); ++i)
-        shares[i] = 1.0 - probabilities.row(i).cast<double>().sum();
+        shares[i] = sinkShareOfRow(probabilities, static_cast<int>(i));
     return shares;
+}
+
+double sinkShareOfRow(const RowMatrixXf& probabilities, int row) {
+    return 1.0 - probabilities.row(row).cast<double>().sum();
 }
 
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,

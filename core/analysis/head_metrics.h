@@ -115,8 +115,9 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
 void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace);
 
 // What attention sinks take of each query row of a head's probabilities: 1 - sum_j A_ij,
-// summed in double.
+// summed in double; of one row.
 std::vector<double> sinkShares(const RowMatrixXf& probabilities);
+double sinkShareOfRow(const RowMatrixXf& probabilities, int row);
 
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,

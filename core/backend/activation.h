@@ -2,6 +2,8 @@
 // The non-linearities the backends implement. The gated kinds compute act(x W_gate) * (x W_up)
 // (Backend::glu); ClampedSwiGlu reads gate and up interleaved in one product
 // (Backend::clampedSwiGlu); the others apply in place (Backend::activate).
+#include "core/backend/clamped_swiglu.h"
+
 namespace qkv {
 
 enum class Activation {
@@ -15,11 +17,10 @@ enum class Activation {
     ClampedSwiGlu
 };
 
-// gpt-oss's expert activation, fixed in its modelling code: the gate clamped to at most kLimit and
-// the up projection to [-kLimit, kLimit]; out = (up + 1) · gate · sigmoid(kAlpha · gate).
+// gpt-oss's expert activation (clamped_swiglu.h).
 struct ClampedSwiGluConstants {
-    static constexpr float kLimit = 7.0f;
-    static constexpr float kAlpha = 1.702f;
+    static constexpr float kLimit = QKV_CLAMPED_SWIGLU_LIMIT;
+    static constexpr float kAlpha = QKV_CLAMPED_SWIGLU_ALPHA;
 };
 
 inline bool isGated(Activation a) {

@@ -1,6 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
+#include "clamped_swiglu.h"
 // Element-wise ops in place on x (grid-stride loop): activations, the gated x *= silu(y) or
 // x *= gelu_tanh(y), gpt-oss's clamped SwiGLU of y's interleaved pairs (y twice x's size), and
 // the residual x += y.
@@ -20,9 +21,9 @@ const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
 const uint kGeluGlu = QKV_ELTWISE_GELU_GLU;
 const uint kSilu = QKV_ELTWISE_SILU;
 const uint kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
-// gpt-oss's constants (core/backend/activation.h).
-const float kClampLimit = 7.0;
-const float kClampAlpha = 1.702;
+// gpt-oss's constants, shared with the CPU backend.
+const float kClampLimit = QKV_CLAMPED_SWIGLU_LIMIT;
+const float kClampAlpha = QKV_CLAMPED_SWIGLU_ALPHA;
 
 // tanh without the overflow of (e^2x - 1) / (e^2x + 1) that some drivers' builtin has.
 float safeTanh(float v) {

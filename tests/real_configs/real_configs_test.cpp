@@ -293,26 +293,32 @@ INSTANTIATE_TEST_SUITE_P(
         return name;
     });
 
-// gpt-oss-20b as the Hub stores it: MXFP4 experts, refused by name until they are decoded. The
-// same config without quantization_config (a bf16 conversion) is described: alternating
-// sliding and full layers, YaRN, 32 experts of 2880 routed 4 per token, attention sinks. (Its
-// 20B parameters as zero pages would stream 40 GB: it is not run.)
-TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
+// A Hub config whose quantization_config names `method`: refused by that name; the same config
+// without it (a bf16 conversion of the checkpoint) is read and returned.
+Architecture refusedQuantisedThenRead(const std::string& name, const std::string& method) {
     test::TempDir dir;
-    const auto config = test::testDataDir() / "real-configs" / "gpt-oss-20b.json";
+    const auto config = test::testDataDir() / "real-configs" / (name + ".json");
     std::filesystem::copy_file(config, dir.path() / "config.json");
     try {
         loadArchitecture(dir.path() / "config.json");
-        ADD_FAILURE() << "MXFP4 experts opened";
+        ADD_FAILURE() << name << " opened quantised";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("quantised as \"mxfp4\""), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("quantised as \"" + method + "\""), std::string::npos)
             << e.what();
     }
     std::ifstream in(config);
     nlohmann::json doc = nlohmann::json::parse(in);
     doc.erase("quantization_config");
     std::ofstream(dir.path() / "config.json") << doc.dump();
-    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    return loadArchitecture(dir.path() / "config.json");
+}
+
+// gpt-oss-20b as the Hub stores it: MXFP4 experts, refused by name until they are decoded. The
+// same config without quantization_config (a bf16 conversion) is described: alternating
+// sliding and full layers, YaRN, 32 experts of 2880 routed 4 per token, attention sinks. (Its
+// 20B parameters as zero pages would stream 40 GB: it is not run.)
+TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
+    const Architecture c = refusedQuantisedThenRead("gpt-oss-20b", "mxfp4");
     EXPECT_EQ(c.layers, 24);
     EXPECT_EQ(c.heads, 64);
     EXPECT_EQ(c.kvHeads, 8);
@@ -339,21 +345,7 @@ TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
 // 3 dense layers then 256 experts of 2048 routed 8 per token within 4 of 8 groups, weights
 // × 2.5, one shared expert. (671B parameters as zero pages: not run.)
 TEST(RealConfigDeepSeekV3, Fp8IsRefusedByNameAndTheBf16LayoutIsDescribed) {
-    test::TempDir dir;
-    const auto config = test::testDataDir() / "real-configs" / "DeepSeek-V3.json";
-    std::filesystem::copy_file(config, dir.path() / "config.json");
-    try {
-        loadArchitecture(dir.path() / "config.json");
-        ADD_FAILURE() << "FP8 weights opened";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("quantised as \"fp8\""), std::string::npos)
-            << e.what();
-    }
-    std::ifstream in(config);
-    nlohmann::json doc = nlohmann::json::parse(in);
-    doc.erase("quantization_config");
-    std::ofstream(dir.path() / "config.json") << doc.dump();
-    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    const Architecture c = refusedQuantisedThenRead("DeepSeek-V3", "fp8");
     EXPECT_EQ(c.layers, 61);
     EXPECT_EQ(c.heads, 128);
     EXPECT_EQ(c.headDim, 192);

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "core/analysis/head_metrics.h"
+
 namespace qkv::ui {
 
 QString formatNumber(double value) {
@@ -41,9 +43,8 @@ QString headCellValues(const AttentionTrace& trace, int layer, int head, int que
                       : QStringLiteral("A<sub>ij</sub> = %1").arg(formatNumber(a)));
         if (trace.hasSinks())
             lines << QStringLiteral("sink share of row i = %1 (the row sums to 1 − it)")
-                         .arg(formatNumber(
-                             1.0 -
-                             trace.probabilities(layer, head).row(query).cast<double>().sum()));
+                         .arg(
+                             formatNumber(sinkShareOfRow(trace.probabilities(layer, head), query)));
     }
     if (trace.hasScores(layer, head) && trace.tokens() != trace.keyTokens()) {  // cross
         lines << QStringLiteral("S<sub>ij</sub> = %1")
