@@ -180,7 +180,11 @@ void WeightPanel::showHeadMetrics() {
                 .arg(locale.toString(count.factored), locale.toString(count.full))
                 .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
     }
-    m_baseline->setText(tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
+    // Random subspaces as wide as the compared ones: latent attention compares its non-rotary
+    // parts (qk_nope_head_dim wide).
+    m_baseline->setText(
+        latent ? tr("d_nope / d_model = %1").arg(formatNumber(double(c.latent.nopeDim) / c.dModel))
+               : tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
     const auto metrics = d.metrics();
     const auto early = d.headMetrics();  // the shown head, ahead of the whole model
     const HeadMetrics* found = nullptr;
