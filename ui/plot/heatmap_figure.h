@@ -116,6 +116,10 @@ class HeatmapFigure {
     QCPColorMap* colorMap(int panel) const { return m_drawn.at(panel).map; }
     QCPColorScale* colorScale(int group) const;
 
+    // Axes of up to this many cells are handed to QCustomPlot whole, as they were before
+    // sampling: cheap, and drawn the same even where a panel is squeezed below a pixel per cell.
+    static constexpr int kWholeAxisCells = 512;
+
   private:
     struct Drawn {
         QCPAxisRect* rect = nullptr;
