@@ -9,6 +9,7 @@
 // weights by routed_scaling_factor. The softmax scale is (qk_nope + qk_rope)^-1/2; V3 multiplies
 // it by YaRN's mscale² (from rope_scaling's mscale_all_dim), as Hugging Face does.
 #include <cmath>
+#include <cstdint>
 
 #include "core/model/families/binding.h"
 
@@ -34,6 +35,10 @@ void readLatentAttention(const ConfigReader& r, Architecture& c, bool v3) {
     l.interleavedRope = v3 ? r.boolOr("rope_interleave", true) : true;
     c.valueDim = r.width("v_head_dim");
     c.headDim = l.ropeDim + l.nopeDim;  // config.json's head_dim is the rotary part's
+    if (std::int64_t{c.heads} * (l.nopeDim + c.valueDim) > ConfigReader::kMaxWidth)
+        r.fail(std::to_string(c.heads) + " heads of keys and values " +
+               std::to_string(l.nopeDim + c.valueDim) + " wide exceed the " +
+               std::to_string(ConfigReader::kMaxWidth) + " attention width QKV Lab supports");
     if (c.kvHeads != c.heads)
         r.fail("\"num_key_value_heads\" (" + std::to_string(c.kvHeads) +
                ") must equal the heads: latent attention gives every head its own key");
@@ -71,11 +76,16 @@ void readExpertsOf(const ConfigReader& r, Architecture& c, bool v3) {
     }
     const int perGroup = c.moe.experts / c.moe.groups;
     if (c.moe.experts % c.moe.groups != 0 || c.moe.groupsKept > c.moe.groups ||
-        c.moe.groupsKept * perGroup < c.moe.perToken || (v3 && perGroup < 2))
+        std::int64_t{c.moe.groupsKept} * perGroup < c.moe.perToken || (v3 && perGroup < 2))
         r.fail("\"n_group\" " + std::to_string(c.moe.groups) + " and \"topk_group\" " +
                std::to_string(c.moe.groupsKept) + " do not fit " + std::to_string(c.moe.experts) +
                " experts routed " + std::to_string(c.moe.perToken) + " per token");
-    c.moe.sharedWidth = r.nonNegativeIntOr("n_shared_experts", 0) * c.moe.width;
+    const std::int64_t shared =
+        std::int64_t{r.nonNegativeIntOr("n_shared_experts", 0)} * c.moe.width;
+    if (shared > ConfigReader::kMaxWidth)
+        r.fail("\"n_shared_experts\" of \"moe_intermediate_size\" make a shared MLP wider than " +
+               std::to_string(ConfigReader::kMaxWidth));
+    c.moe.sharedWidth = static_cast<int>(shared);
     const int dense = r.nonNegativeIntOr("first_k_dense_replace", 0);
     c.layerKinds.assign(c.layers, LayerKind{});
     for (int l = 0; l < c.layers; ++l) c.layerKinds[l].experts = l >= dense;
