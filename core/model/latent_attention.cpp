@@ -1,5 +1,6 @@
 #include "core/model/latent_attention.h"
 
+#include "core/model/mixture_of_experts.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -65,12 +66,6 @@ LatentProjection::LatentProjection(Backend& backend, const Architecture& config,
                                    const DeviceLatentAttention& weights)
     : m_be(backend), m_c(config), m_w(weights) {}
 
-std::unique_ptr<Tensor> LatentProjection::linear(const DeviceLinear& l, const Tensor& x) const {
-    auto y = m_be.create(x.rows(), l.weight->cols());
-    m_be.linear(x, *l.weight, l.bias.get(), *y);
-    return y;
-}
-
 std::unique_ptr<Tensor> LatentProjection::normed(const DeviceNorm& n,
                                                  std::unique_ptr<Tensor> x) const {
     auto y = m_be.create(x->rows(), x->cols());
@@ -80,8 +75,9 @@ std::unique_ptr<Tensor> LatentProjection::normed(const DeviceNorm& n,
 
 void LatentProjection::computeLatent(const Tensor& x) {
     if (m_latentOf == &x) return;
-    m_rotaryKey = linear(m_w.rotaryKey, x);
-    m_keyValue = linear(m_w.keyValueUp, *normed(m_w.latentNorm, linear(m_w.latent, x)));
+    m_rotaryKey = applyLinear(m_be, m_w.rotaryKey, x);
+    m_keyValue = applyLinear(m_be, m_w.keyValueUp,
+                             *normed(m_w.latentNorm, applyLinear(m_be, m_w.latent, x)));
     m_latentOf = &x;
 }
 
@@ -89,8 +85,9 @@ std::unique_ptr<Tensor> LatentProjection::project(Projection projection, const T
     const int rows = x.rows();
     if (projection == Projection::Query) {
         auto stored = m_w.queryDown.weight
-                          ? linear(m_w.queryUp, *normed(m_w.queryNorm, linear(m_w.queryDown, x)))
-                          : linear(m_w.queryUp, x);
+                          ? applyLinear(m_be, m_w.queryUp,
+                                        *normed(m_w.queryNorm, applyLinear(m_be, m_w.queryDown, x)))
+                          : applyLinear(m_be, m_w.queryUp, x);
         auto q = m_be.create(rows, m_c.heads * m_c.headDim);
         m_be.gatherColumns(*stored, nullptr, latentQueryColumns(m_c), *q);
         return q;

@@ -27,7 +27,6 @@ class LatentProjection {
     std::unique_ptr<Tensor> project(Projection projection, const Tensor& x);
 
   private:
-    std::unique_ptr<Tensor> linear(const DeviceLinear& l, const Tensor& x) const;
     std::unique_ptr<Tensor> normed(const DeviceNorm& n, std::unique_ptr<Tensor> x) const;
     void computeLatent(const Tensor& x);
 
