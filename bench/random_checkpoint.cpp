@@ -4,11 +4,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <tuple>
 #include <vector>
 
+#include "core/model/model_family.h"
 #include "core/train/checkpoint.h"
 #include "core/util/error.h"
 #include "core/util/half.h"
@@ -19,8 +22,13 @@ namespace {
 struct Entry {
     std::string name;
     std::vector<std::int64_t> shape;
-    float stddev;  // 0: ones (norm weights)
+    float stddev;                // BF16: 0 gives ones (norm weights)
+    const char* dtype = "BF16";  // or "U8": MXFP4 blocks (random bytes) and scales (kMxfp4Scale)
 };
+
+// MXFP4 codes drawn uniformly have an RMS of 2.9 units: scales of 2^-7 give weights of std 0.023.
+constexpr std::uint8_t kMxfp4Scale = 120;
+bool isScales(const Entry& e) { return e.name.ends_with("_scales"); }
 
 std::vector<Entry> gpt2Entries(const train::ModelShape& s) {
     const std::int64_t d = s.dModel;
@@ -76,16 +84,52 @@ std::vector<Entry> llamaEntries(const Architecture& c) {
     return e;
 }
 
-// A safetensors header for `entries` stored back to back as `dtype` (padded to 8 bytes, as the
-// Python writer does).
-void writeHeader(std::ofstream& out, const std::vector<Entry>& entries, const char* dtype,
-                 std::uint64_t elementBytes) {
+// gpt-oss's tensors as the Hub stores them: attention, sinks, norms, router and expert biases in
+// bf16, the experts in MXFP4 ([experts, out, in/32, 16] blocks and [experts, out, in/32] scales).
+std::vector<Entry> gptOssEntries(const Architecture& c) {
+    const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
+                       kv = std::int64_t{c.kvHeads} * c.headDim, width = c.moe.width,
+                       experts = c.moe.experts;
+    std::vector<Entry> e = {{"model.embed_tokens.weight", {c.vocabSize, d}, 0.02f}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        e.push_back({p + "input_layernorm.weight", {d}, 0.0f});
+        for (const auto& [name, rows, cols] :
+             {std::tuple{"q_proj", q, d}, {"k_proj", kv, d}, {"v_proj", kv, d}, {"o_proj", d, q}}) {
+            e.push_back({p + "self_attn." + name + ".weight", {rows, cols}, 0.02f});
+            e.push_back({p + "self_attn." + name + ".bias", {rows}, 0.02f});
+        }
+        e.push_back({p + "self_attn.sinks", {c.heads}, 0.02f});
+        e.push_back({p + "post_attention_layernorm.weight", {d}, 0.0f});
+        e.push_back({p + "mlp.router.weight", {experts, d}, 0.02f});
+        e.push_back({p + "mlp.router.bias", {experts}, 0.02f});
+        for (const auto& [name, out, in] :
+             {std::tuple{"gate_up_proj", 2 * width, d}, {"down_proj", d, width}}) {
+            const std::string m = p + "mlp.experts." + name;
+            e.push_back({m + "_blocks", {experts, out, in / 32, 16}, 0.0f, "U8"});
+            e.push_back({m + "_scales", {experts, out, in / 32}, 0.0f, "U8"});
+            e.push_back({m + "_bias", {experts, out}, 0.02f});
+        }
+    }
+    e.push_back({"model.norm.weight", {d}, 0.0f});
+    e.push_back({"lm_head.weight", {c.vocabSize, d}, 0.02f});
+    return e;
+}
+
+std::uint64_t storedBytes(const Entry& e) {
+    const std::string dtype = e.dtype;
+    return (dtype == "F32" ? 4 : dtype == "BF16" ? 2 : 1) * static_cast<std::uint64_t>(elements(e));
+}
+
+// A safetensors header for `entries` stored back to back, each in its dtype (padded to 8 bytes,
+// as the Python writer does).
+void writeHeader(std::ofstream& out, const std::vector<Entry>& entries) {
     nlohmann::json header = nlohmann::json::object();
     std::uint64_t offset = 0;
     for (const auto& e : entries) {
-        const std::uint64_t bytes = elementBytes * static_cast<std::uint64_t>(elements(e));
+        const std::uint64_t bytes = storedBytes(e);
         header[e.name] = {
-            {"dtype", dtype}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
+            {"dtype", e.dtype}, {"shape", e.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
     std::string text = header.dump();
@@ -95,41 +139,89 @@ void writeHeader(std::ofstream& out, const std::vector<Entry>& entries, const ch
     out << text;
 }
 
-// One .safetensors file of `entries` in bf16: norm scales are ones, every weight has std 0.02.
-// Weights are read from a random block (a prime number of values, so no two rows of a weight
-// repeat each other) entered at a random place per tensor: 16 GB of fresh normal samples would
-// take minutes to draw.
-void writeBf16Shard(const std::filesystem::path& file, const std::vector<Entry>& entries,
+// `count` values of `block` from a random place on, wrapping around.
+template <typename T>
+void writeFromBlock(std::ofstream& out, const std::vector<T>& block, size_t count,
                     std::mt19937& engine) {
+    size_t left = count, at = engine() % block.size();
+    while (left > 0) {
+        const size_t n = std::min(left, block.size() - at);
+        out.write(reinterpret_cast<const char*>(block.data() + at),
+                  static_cast<std::streamsize>(n * sizeof(T)));
+        left -= n;
+        at = 0;
+    }
+}
+
+// One .safetensors file of `entries`: bf16 norm scales are ones, every bf16 weight has std 0.02,
+// MXFP4 blocks are random codes. Values are read from a random block (a prime number of them, so
+// no two rows of a weight repeat each other) entered at a random place per tensor: 16 GB of fresh
+// normal samples would take minutes to draw.
+void writeShard(const std::filesystem::path& file, const std::vector<Entry>& entries,
+                std::mt19937& engine) {
     constexpr size_t kBlock = 4194301;  // prime
-    static const std::vector<std::uint16_t> block = [] {
+    static const std::vector<std::uint16_t> normals = [] {
         std::mt19937 e(7);
         std::normal_distribution<float> normal(0.0f, 0.02f);
         std::vector<std::uint16_t> b(kBlock);
         for (auto& v : b) v = floatToBf16(normal(e));
         return b;
     }();
+    static const std::vector<std::uint8_t> bytes = [] {
+        std::mt19937 e(8);
+        std::vector<std::uint8_t> b(kBlock);
+        for (auto& v : b) v = static_cast<std::uint8_t>(e());
+        return b;
+    }();
     std::ofstream out(file, std::ios::binary);
-    writeHeader(out, entries, "BF16", 2);
+    writeHeader(out, entries);
     for (const auto& e : entries) {
         const size_t count = static_cast<size_t>(elements(e));
-        if (e.stddev == 0.0f) {
+        if (std::string(e.dtype) == "U8" && isScales(e)) {
+            const std::vector<std::uint8_t> scales(count, kMxfp4Scale);
+            out.write(reinterpret_cast<const char*>(scales.data()),
+                      static_cast<std::streamsize>(count));
+        } else if (std::string(e.dtype) == "U8") {
+            writeFromBlock(out, bytes, count, engine);
+        } else if (e.stddev == 0.0f) {
             const std::vector<std::uint16_t> ones(count, floatToBf16(1.0f));
             out.write(reinterpret_cast<const char*>(ones.data()),
                       static_cast<std::streamsize>(count * 2));
-            continue;
-        }
-        size_t left = count, at = engine() % kBlock;
-        while (left > 0) {
-            const size_t n = std::min(left, kBlock - at);
-            out.write(reinterpret_cast<const char*>(block.data() + at),
-                      static_cast<std::streamsize>(n * 2));
-            left -= n;
-            at = 0;
+        } else {
+            writeFromBlock(out, normals, count, engine);
         }
     }
     out.close();
     if (!out) throw Error(file.string() + ": cannot write the benchmark checkpoint");
+}
+
+// `entries` in shards of about 4 GB, as the Hub's files are, with their index.
+void writeShards(const std::filesystem::path& dir, const std::vector<Entry>& entries,
+                 unsigned seed) {
+    std::filesystem::create_directories(dir);
+    constexpr std::uint64_t kShardBytes = std::uint64_t{4} << 30;
+    std::vector<std::vector<Entry>> shards(1);
+    std::uint64_t bytes = 0;
+    for (const auto& e : entries) {
+        const std::uint64_t size = storedBytes(e);
+        if (bytes > 0 && bytes + size > kShardBytes) {
+            shards.emplace_back();
+            bytes = 0;
+        }
+        shards.back().push_back(e);
+        bytes += size;
+    }
+    std::mt19937 engine(seed);
+    nlohmann::json weightMap = nlohmann::json::object();
+    for (size_t i = 0; i < shards.size(); ++i) {
+        char name[64];
+        std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", i + 1, shards.size());
+        writeShard(dir / name, shards[i], engine);
+        for (const auto& e : shards[i]) weightMap[e.name] = name;
+    }
+    std::ofstream(dir / "model.safetensors.index.json")
+        << nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", weightMap}}.dump(
+               2);
 }
 
 }  // namespace
@@ -175,32 +267,7 @@ Architecture llama3_2_1b() {
 }
 
 void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& c, unsigned seed) {
-    std::filesystem::create_directories(dir);
-    const auto entries = llamaEntries(c);
-    // Shards of about 4 GB, as the Hub's files are.
-    constexpr std::uint64_t kShardBytes = std::uint64_t{4} << 30;
-    std::vector<std::vector<Entry>> shards(1);
-    std::uint64_t bytes = 0;
-    for (const auto& e : entries) {
-        const std::uint64_t size = 2 * static_cast<std::uint64_t>(elements(e));
-        if (bytes > 0 && bytes + size > kShardBytes) {
-            shards.emplace_back();
-            bytes = 0;
-        }
-        shards.back().push_back(e);
-        bytes += size;
-    }
-    std::mt19937 engine(seed);
-    nlohmann::json weightMap = nlohmann::json::object();
-    for (size_t i = 0; i < shards.size(); ++i) {
-        char name[64];
-        std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", i + 1, shards.size());
-        writeBf16Shard(dir / name, shards[i], engine);
-        for (const auto& e : shards[i]) weightMap[e.name] = name;
-    }
-    std::ofstream(dir / "model.safetensors.index.json")
-        << nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", weightMap}}.dump(
-               2);
+    writeShards(dir, llamaEntries(c), seed);
     const nlohmann::json config = {
         {"architectures", {"LlamaForCausalLM"}},
         {"model_type", "llama"},
@@ -228,28 +295,37 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
     if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
 }
 
-std::string llamaCheckpointFolder(const std::string& checkpoint, const Architecture& shape,
-                                  const std::string& description, TemporaryFolder& temporary) {
+std::string checkpointFolder(const std::string& checkpoint, const std::string& description,
+                             const std::function<void(const std::filesystem::path&)>& write,
+                             TemporaryFolder& temporary) {
     std::string dir = checkpoint;
     if (dir.empty()) {
         temporary.path = std::filesystem::temp_directory_path() /
-                         ("qkvlab-bench-llama-" + std::to_string(std::random_device()()));
+                         ("qkvlab-bench-" + std::to_string(std::random_device()()));
         dir = temporary.path.string();
     }
     if (!std::filesystem::exists(std::filesystem::path(dir) / "config.json")) {
-        std::cerr << "writing a " << description << " bf16 checkpoint to " << dir << " ...\n";
+        std::cerr << "writing a " << description << " checkpoint to " << dir << " ...\n";
         const auto start = Clock::now();
-        writeRandomLlamaBf16(dir, shape, 42);
+        write(dir);
         std::cerr << "  written in " << seconds(start) << " s\n";
     }
     return dir;
 }
 
+std::string llamaCheckpointFolder(const std::string& checkpoint, const Architecture& shape,
+                                  const std::string& description, TemporaryFolder& temporary) {
+    return checkpointFolder(
+        checkpoint, description + " bf16",
+        [&](const std::filesystem::path& dir) { writeRandomLlamaBf16(dir, shape, 42); }, temporary);
+}
+
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& s, unsigned seed) {
     std::filesystem::create_directories(dir);
-    const auto entries = gpt2Entries(s);
+    auto entries = gpt2Entries(s);
+    for (auto& e : entries) e.dtype = "F32";
     std::ofstream out(dir / "model.safetensors", std::ios::binary);
-    writeHeader(out, entries, "F32", 4);
+    writeHeader(out, entries);
     std::mt19937 engine(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<float> chunk;
@@ -262,6 +338,59 @@ void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& 
     out.close();
     if (!out) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
     train::writeConfigJson(s, kEndOfText, dir);
+}
+
+}  // namespace qkv::bench
+
+namespace qkv::bench {
+
+// openai/gpt-oss-20b's config.json (its layer_types alternate sliding and full, sliding first,
+// which is also the reader's default).
+const nlohmann::json& gptOss20bConfig() {
+    static const nlohmann::json config = {
+        {"architectures", {"GptOssForCausalLM"}},
+        {"model_type", "gpt_oss"},
+        {"attention_bias", true},
+        {"experts_per_token", 4},
+        {"num_experts_per_tok", 4},
+        {"num_local_experts", 32},
+        {"head_dim", 64},
+        {"hidden_act", "silu"},
+        {"hidden_size", 2880},
+        {"intermediate_size", 2880},
+        {"initial_context_length", 4096},
+        {"max_position_embeddings", 131072},
+        {"num_attention_heads", 64},
+        {"num_hidden_layers", 24},
+        {"num_key_value_heads", 8},
+        {"rms_norm_eps", 1e-05},
+        {"rope_scaling",
+         {{"beta_fast", 32.0},
+          {"beta_slow", 1.0},
+          {"factor", 32.0},
+          {"original_max_position_embeddings", 4096},
+          {"rope_type", "yarn"},
+          {"truncate", false}}},
+        {"rope_theta", 150000},
+        {"sliding_window", 128},
+        {"swiglu_limit", 7.0},
+        {"tie_word_embeddings", false},
+        {"vocab_size", 201088},
+        {"quantization_config",
+         {{"modules_to_not_convert",
+           {"model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens",
+            "lm_head"}},
+          {"quant_method", "mxfp4"}}}};
+    return config;
+}
+
+void writeRandomGptOssMxfp4(const std::filesystem::path& dir, unsigned seed) {
+    std::filesystem::create_directories(dir);
+    std::ofstream configFile(dir / "config.json");
+    configFile << gptOss20bConfig().dump(2);
+    configFile.close();
+    if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
+    writeShards(dir, gptOssEntries(loadArchitecture(dir / "config.json")), seed);
 }
 
 }  // namespace qkv::bench

@@ -1,7 +1,9 @@
 #pragma once
-// Random checkpoints for the benchmark. A GPT-2 with float32 weights (streamed, so a 500 MB model
-// needs no 500 MB buffer), keyed like the Hub's gpt2 file.
+// Random checkpoints for the benchmark, keyed like the Hub's files: a GPT-2 with float32 weights
+// (streamed, so a 500 MB model needs no 500 MB buffer), Llama-shaped bf16 and gpt-oss-shaped
+// MXFP4 ones.
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "bench/bench_common.h"
@@ -23,11 +25,22 @@ Architecture llama3_2_1b();
 // unit norm scales.
 void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& shape,
                           unsigned seed);
+// The folder of a benchmark checkpoint: `checkpoint` (written there by `write` first when it
+// holds no model, and kept for later runs), else a new folder that `temporary` removes on exit.
+// `description` ("gpt-oss-20b-shaped MXFP4 (13 GB)") names it on the progress line.
+std::string checkpointFolder(const std::string& checkpoint, const std::string& description,
+                             const std::function<void(const std::filesystem::path&)>& write,
+                             TemporaryFolder& temporary);
 // The folder of a Llama-shaped benchmark checkpoint: `checkpoint` (written there first when it
 // holds no model, and kept for later runs), else a new folder that `temporary` removes on exit.
 // `description` ("Llama-3-8B-shaped (16 GB)") names it on the progress line.
 std::string llamaCheckpointFolder(const std::string& checkpoint, const Architecture& shape,
                                   const std::string& description, TemporaryFolder& temporary);
+
+// openai/gpt-oss-20b's shape as the Hub stores it (config.json with quant_method mxfp4): bf16
+// attention, router and biases, MXFP4 experts of random codes under one scale (weights of std
+// about 0.02), 13 GB in shards of about 4 GB.
+void writeRandomGptOssMxfp4(const std::filesystem::path& dir, unsigned seed);
 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& shape,
                      unsigned seed);

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to gpu/: weights uploaded once per host memory and layout, in their element type (an
-// F16/BF16 weight stays 16-bit on the device; the GEMM shaders widen it as they load it). A
+// F16/BF16 weight stays 16-bit on the device; the GEMM shaders widen it as they load it; MXFP4 is
+// decoded to bfloat16, which holds each of its values exactly). A
 // column-major view (a Linear [out, in] weight) is kept in that layout, since the GEMM reads both;
 // such a weight larger than one shader can address is split into column ranges (whole GEMM tiles).
 #include <cstddef>

@@ -68,6 +68,7 @@ int runInfo(const Arguments& args) {
                                    {"value_dims", c.valueWidth()}};
     if (c.attentionSinks) doc["attention_sinks"] = true;
     if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
+    if (!c.quantisation.empty()) doc["quantisation"] = c.quantisation;
     if (args.flag("json")) {
         printJson(doc);
         return 0;
@@ -114,7 +115,10 @@ int runInfo(const Arguments& args) {
     row("parameters", std::to_string(model->parameterCount()));
     char size[32];
     std::snprintf(size, sizeof size, "%.1f MB", model->weightBytes() / 1e6);
-    row("weights", size);
+    row("weights",
+        size + (c.quantisation.empty() ? std::string()
+                                       : ", quantised as " + c.quantisation +
+                                             " (decoded block by block where a product reads it)"));
     row("tokenizer", model->tokenizer() ? "yes" : "none: " + model->tokenizerError());
     return 0;
 }

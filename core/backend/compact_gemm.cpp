@@ -21,13 +21,13 @@ bool widenPanel(const MatrixView& b, int first, int count, std::vector<float>& p
     panel.resize(k * count);
     if (b.rowStride == 1) {  // column j's elements are contiguous
         for (int j = 0; j < count; ++j)
-            widen(b.type, b.element(static_cast<std::ptrdiff_t>(first + j) * b.colStride), k,
-                  panel.data() + j * k);
+            b.widenRun(static_cast<std::ptrdiff_t>(first + j) * b.colStride, k,
+                       panel.data() + j * k);
         return true;
     }
     for (size_t r = 0; r < k; ++r)  // colStride == 1: row r's columns are contiguous
-        widen(b.type, b.element(static_cast<std::ptrdiff_t>(r) * b.rowStride + first), count,
-              panel.data() + r * count);
+        b.widenRun(static_cast<std::ptrdiff_t>(r) * b.rowStride + first, count,
+                   panel.data() + r * count);
     return false;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// C = A · B + beta C with A float32 and B a weight kept in its stored element type (F16/BF16).
+// C = A · B + beta C with A float32 and B a weight kept in its stored element type (F16, BF16,
+// MXFP4).
 // B is widened to float32 one panel of columns at a time into a per-thread scratch that stays in
 // cache, and each panel goes through OpenBLAS's SGEMM: the products are those of a float32 GEMM
 // on the widened weight (summed in SGEMM's order), and no float32 copy of the weight is whole.

@@ -151,7 +151,7 @@ class CpuBackend final : public Backend {
         const MatrixView& weight = cpu(w).view();
         if (weight.isFloat32())
             gemm(&m_pool, cpu(x).view(), weight, 1.0f, beta, out, cols);
-        else  // F16/BF16: widened panel by panel
+        else  // F16, BF16, MXFP4: widened panel by panel
             compactGemm(m_pool, cpu(x).data(), x.cols(), x.rows(), weight, beta, out, cols);
     }
 

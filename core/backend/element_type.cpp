@@ -17,7 +17,7 @@ void widenHalves(const void* source, std::size_t count, float* out) {
 }  // namespace
 
 const char* elementTypeName(ElementType type) {
-    static constexpr const char* kNames[] = {"F32", "F16", "BF16"};
+    static constexpr const char* kNames[] = {"F32", "F16", "BF16", "MXFP4"};
     return kNames[static_cast<int>(type)];
 }
 

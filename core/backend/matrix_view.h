@@ -2,10 +2,14 @@
 // Non-owning views of host memory with the layouts checkpoints use: a Conv1D weight stored
 // [in, out] is row-major, a Linear weight stored [out, in] is the same matrix column-major, and
 // GPT-2's fused c_attn is three column blocks of one row-major [in, 3d] tensor. A matrix keeps
-// the element type it is stored in (F32, F16 or BF16); vectors (biases, norm scales) are float32.
+// the element type it is stored in (F32, F16, BF16 or MXFP4); vectors (biases, norm scales) are
+// float32.
 #include <cstddef>
+#include <cstdint>
 
 #include "core/backend/element_type.h"
+#include "core/backend/mxfp4.h"
+#include "core/util/error.h"
 
 namespace qkv {
 
@@ -16,6 +20,9 @@ struct MatrixView {
     std::ptrdiff_t rowStride = 0;  // element (r, c) is element r * rowStride + c * colStride
     std::ptrdiff_t colStride = 1;
     ElementType type = ElementType::F32;
+    // MXFP4 only: `data` holds the nibbles and `scales` one byte per 32 elements, so offsets
+    // into such a view (columns, rowRange) must fall on whole blocks.
+    const std::uint8_t* scales = nullptr;
 
     static MatrixView rowMajor(const float* data, int rows, int cols) {
         return {data, rows, cols, cols, 1};
@@ -28,19 +35,49 @@ struct MatrixView {
     bool isFloat32() const { return type == ElementType::F32; }
     // The elements as float32; only for a float32 view.
     const float* floats() const { return static_cast<const float*>(data); }
-    float at(int r, int c) const { return elementAt(type, data, r * rowStride + c * colStride); }
-    // The address of element `index` (strides count elements of the view's type).
+    float at(int r, int c) const {
+        const std::ptrdiff_t index = r * rowStride + c * colStride;
+        return type == ElementType::Mxfp4 ? mxfp4At(bytes(), scales, index)
+                                          : elementAt(type, data, index);
+    }
+    // Widens `count` elements from element `index` on (consecutive in memory) into `out`.
+    void widenRun(std::ptrdiff_t index, std::size_t count, float* out) const {
+        if (type == ElementType::Mxfp4)
+            decodeMxfp4(bytes(), scales, static_cast<std::size_t>(index), count, out);
+        else
+            widen(type, element(index), count, out);
+    }
+    // The address of element `index` of a byte-addressable view (strides count elements).
     const void* element(std::ptrdiff_t index) const {
-        return static_cast<const unsigned char*>(data) +
-               index * static_cast<std::ptrdiff_t>(elementBytes(type));
+        return bytes() + index * static_cast<std::ptrdiff_t>(elementBytes(type));
     }
     MatrixView columns(int first, int count) const {
-        return {element(first * colStride), rows, count, rowStride, colStride, type};
+        MatrixView v = from(first * colStride);
+        v.cols = count;
+        return v;
     }
     MatrixView rowRange(int first, int count) const {
-        return {element(first * rowStride), count, cols, rowStride, colStride, type};
+        MatrixView v = from(first * rowStride);
+        v.rows = count;
+        return v;
     }
-    MatrixView transposed() const { return {data, cols, rows, colStride, rowStride, type}; }
+    MatrixView transposed() const { return {data, cols, rows, colStride, rowStride, type, scales}; }
+
+  private:
+    const std::uint8_t* bytes() const { return static_cast<const std::uint8_t*>(data); }
+    // This view with element `index` as its first.
+    MatrixView from(std::ptrdiff_t index) const {
+        MatrixView v = *this;
+        if (type != ElementType::Mxfp4) {
+            v.data = element(index);
+        } else {
+            if (index % static_cast<std::ptrdiff_t>(kMxfp4BlockElements) != 0)
+                throw Error("internal error: an MXFP4 view split inside a block");
+            v.data = bytes() + index / 2;
+            v.scales = scales + index / static_cast<std::ptrdiff_t>(kMxfp4BlockElements);
+        }
+        return v;
+    }
 };
 
 struct VectorView {

@@ -76,6 +76,9 @@ struct Architecture {
     // What of the checkpoint is not shown, for the user ("image inputs are not shown" for a
     // multimodal model read as its text model); empty when everything is.
     std::string notShown;
+    // quantization_config's quant_method when the family decodes it ("mxfp4": gpt-oss's experts,
+    // decoded block by block where a product reads them); empty for plain float weights.
+    std::string quantisation;
     int layers = 0;
     int heads = 0;    // query heads
     int kvHeads = 0;  // key/value heads (= heads unless grouped-query attention)

@@ -102,12 +102,18 @@ Architecture parseArchitecture(const std::string& jsonText, const std::string& w
                     (config.modelType.empty() ? std::string("(no model_type)") : config.modelType) +
                     "\"; supported model_type values: " + supportedModelTypes());
     config.family = family->name;
-    // Quantised weights (gpt-oss's MXFP4, DeepSeek-V3's FP8, GPTQ, AWQ...) are packed integers and
-    // scales that no reader decodes yet: refused by name before any tensor is looked at.
-    if (const auto quantised = reader.object("quantization_config"))
-        reader.fail("weights quantised as \"" + quantised->stringOr("quant_method", "unnamed") +
-                    "\" (quantization_config) are not supported yet; a checkpoint with "
-                    "unquantised (bf16, f16 or f32) weights opens");
+    // Quantised weights (DeepSeek-V3's FP8, GPTQ, AWQ...) are packed integers and scales that no
+    // reader decodes: refused by name before any tensor is looked at. gpt-oss's MXFP4 experts are
+    // decoded (TensorBinder::stackedMatrix).
+    if (const auto quantised = reader.object("quantization_config")) {
+        const std::string method = quantised->stringOr("quant_method", "unnamed");
+        const auto& known = family->quantisations;
+        if (std::find(known.begin(), known.end(), method) == known.end())
+            reader.fail("weights quantised as \"" + method +
+                        "\" (quantization_config) are not supported yet; a checkpoint with "
+                        "unquantised (bf16, f16 or f32) weights opens");
+        config.quantisation = method;
+    }
     family->read(reader, config);
     validate(config, where);
     return config;

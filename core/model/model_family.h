@@ -20,6 +20,9 @@ struct ModelFamily {
     std::vector<std::string> tensorPrefixes;
     void (*read)(const ConfigReader& reader, Architecture& config);
     ModelWeights (*bind)(TensorBinder& binder, const Architecture& config);
+    // quantization_config quant_method values whose tensors the binder decodes; others are
+    // refused by name.
+    std::vector<std::string> quantisations = {};
 };
 
 const std::vector<ModelFamily>& modelFamilies();

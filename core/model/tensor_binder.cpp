@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/backend/mxfp4.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -39,12 +40,21 @@ const TensorInfo& TensorBinder::require(std::initializer_list<std::string> names
 }
 
 void TensorBinder::check(const TensorInfo& tensor, const std::vector<std::int64_t>& expected) {
+    requireShape(tensor, expected);
+    countParameters(tensor, tensor.elementCount());
+}
+
+void TensorBinder::requireShape(const TensorInfo& tensor,
+                                const std::vector<std::int64_t>& expected) const {
     if (tensor.shape != expected)
         throw Error(tensor.file.string() + ": tensor '" + tensor.name + "' has shape " +
                     shapeText(tensor.shape) + ", expected " + shapeText(expected) +
                     " from config.json");
+}
+
+void TensorBinder::countParameters(const TensorInfo& tensor, std::int64_t parameters) {
     if (m_counted.insert(tensor.name).second)
-        m_parameters += static_cast<std::uint64_t>(tensor.elementCount());
+        m_parameters += static_cast<std::uint64_t>(parameters);
 }
 
 const float* TensorBinder::bind(const TensorInfo& tensor, std::vector<std::int64_t> expected) {
@@ -81,6 +91,7 @@ VectorView TensorBinder::rowVector(const std::string& name, std::int64_t size) {
 
 MatrixView TensorBinder::stackedMatrix(const std::string& name, std::int64_t count,
                                        std::int64_t rows, std::int64_t cols, int index) {
+    if (!has(name) && has(name + "_blocks")) return stackedMxfp4(name, count, rows, cols, index);
     const TensorInfo& t = require({name});
     check(t, {count, rows, cols});
     const std::int64_t offset = index * rows * cols;
@@ -90,6 +101,34 @@ MatrixView TensorBinder::stackedMatrix(const std::string& name, std::int64_t cou
         return {t.data + offset * elementBytes(type), r, c, c, 1, type};
     }
     return MatrixView::rowMajor(m_store.floats(t) + offset, r, c);
+}
+
+// Each matrix is stored transposed: its column j's `rows` elements are rows / 32 blocks of 16
+// bytes, with their scales in the same order. The view indexes nibbles (MatrixView).
+MatrixView TensorBinder::stackedMxfp4(const std::string& name, std::int64_t count,
+                                      std::int64_t rows, std::int64_t cols, int index) {
+    const TensorInfo& blocks = require({name + "_blocks"});
+    const TensorInfo& scales = require({name + "_scales"});
+    for (const TensorInfo* t : {&blocks, &scales})
+        if (t->dtype != DType::U8)
+            throw Error(t->file.string() + ": tensor '" + t->name + "' has dtype " +
+                        dtypeName(t->dtype) + ", expected U8 (MXFP4 blocks and scales)");
+    const auto blockCount = static_cast<std::int64_t>(kMxfp4BlockElements);
+    if (rows % blockCount != 0)
+        throw Error(
+            blocks.file.string() + ": tensor '" + blocks.name + "' packs " + std::to_string(rows) +
+            " inputs per output in MXFP4, which needs a multiple of " + std::to_string(blockCount));
+    requireShape(blocks, {count, cols, rows / blockCount, blockCount / 2});
+    requireShape(scales, {count, cols, rows / blockCount});
+    countParameters(blocks, count * rows * cols);
+    const std::int64_t elements = static_cast<std::int64_t>(index) * rows * cols;
+    return {blocks.data + elements / 2,
+            static_cast<int>(rows),
+            static_cast<int>(cols),
+            1,
+            rows,
+            ElementType::Mxfp4,
+            scales.data + elements / blockCount};
 }
 
 VectorView TensorBinder::stackedVector(const std::string& name, std::int64_t count,

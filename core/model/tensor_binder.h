@@ -1,6 +1,6 @@
 #pragma once
 // Resolves checkpoint tensor names to views with shape checks: matrices in their stored element
-// type (F32, F16, BF16, in the file mapping), vectors as float32. Names are tried with each
+// type (F32, F16, BF16, MXFP4, in the file mapping), vectors as float32. Names are tried with each
 // of the architecture's prefixes ("" and "transformer." for GPT-2, say), and LayerNorm
 // parameters also under their legacy gamma/beta names. Errors name the tensor and what was
 // expected.
@@ -25,7 +25,9 @@ class TensorBinder {
     VectorView vector(const std::string& name, std::int64_t size);
     VectorView rowVector(const std::string& name, std::int64_t size);  // stored as [1, size]
     // Matrix `index` of a [count, rows, cols] tensor (a mixture's experts stored together), as
-    // row-major [rows, cols] in its stored element type; row `index` of a [count, size] one.
+    // row-major [rows, cols] in its stored element type, or of its MXFP4 packing (gpt-oss's
+    // name_blocks U8 [count, cols, rows/32, 16] and name_scales U8 [count, cols, rows/32]) as a
+    // column-major MXFP4 view; row `index` of a [count, size] one.
     MatrixView stackedMatrix(const std::string& name, std::int64_t count, std::int64_t rows,
                              std::int64_t cols, int index);
     VectorView stackedVector(const std::string& name, std::int64_t count, std::int64_t size,
@@ -56,6 +58,10 @@ class TensorBinder {
     const TensorInfo& require(std::initializer_list<std::string> names);
     // Throws unless the shape is `expected`; counts the tensor's parameters once.
     void check(const TensorInfo& tensor, const std::vector<std::int64_t>& expected);
+    void requireShape(const TensorInfo& tensor, const std::vector<std::int64_t>& expected) const;
+    void countParameters(const TensorInfo& tensor, std::int64_t parameters);  // once per tensor
+    MatrixView stackedMxfp4(const std::string& name, std::int64_t count, std::int64_t rows,
+                            std::int64_t cols, int index);
     const float* bind(const TensorInfo& tensor, std::vector<std::int64_t> expected);
     MatrixView storedMatrix(const TensorInfo& tensor);
 

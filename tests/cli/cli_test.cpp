@@ -11,6 +11,7 @@
 
 #include "tests/cli/cli_run.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/mxfp4_fixture.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 #include "tests/support/shared_models.h"
@@ -393,6 +394,31 @@ TEST(CliShared, RoutingListsEachTokensExperts) {
              "1,2", "--routing"});
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("has no mixture-of-experts layers"), std::string::npos) << r.err;
+}
+
+// gpt-oss as the Hub stores it, experts in MXFP4: info says so, and attention runs.
+TEST(CliShared, Mxfp4CheckpointOpensAndSaysItIsQuantised) {
+    QKV_REQUIRE_SHARED(shared);
+    test::TempDir packed, dequantised;
+    test::writeMxfp4Twins(shared / "models" / "gpt_oss-random-tiny", packed.path(),
+                          dequantised.path());
+    CliRun r = cli({"info", "--model", packed.path().string(), "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["quantisation"], "mxfp4");
+    r = cli({"info", "--model", packed.path().string()});
+    EXPECT_NE(r.out.find(", quantised as mxfp4 (decoded block by block"), std::string::npos)
+        << r.out;
+    r = cli({"attention", "--model", packed.path().string(), "--ids", "1,5,9", "--layer", "1",
+             "--head", "0"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    // A quantisation no reader decodes is refused by its name.
+    std::ifstream in(packed.path() / "config.json");
+    nlohmann::json config = nlohmann::json::parse(in);
+    config["quantization_config"]["quant_method"] = "awq";
+    std::ofstream(packed.path() / "config.json") << config.dump();
+    r = cli({"info", "--model", packed.path().string()});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("weights quantised as \"awq\""), std::string::npos) << r.err;
 }
 
 // gpt-oss's sinks: each row's sink share is 1 - its sum, in the table, the JSON and analyze.

@@ -12,6 +12,7 @@
 #include "core/model/latent_attention.h"
 #include "tests/gpu/gpu_test_support.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/mxfp4_fixture.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 #include "tests/support/shared_models.h"
@@ -224,6 +225,17 @@ TEST(VulkanForwardFixture, Opt350MatchesCpu) {
     test::TempDir dir;
     test::writeTinyOpt350(dir.path());
     expectFixtureMatchesCpu(gpu, dir.path(), {2, 17, 42, 5, 5, 11, 30}, {});
+}
+
+// gpt-oss's experts in MXFP4: the device holds them decoded to bfloat16 (exact), the CPU decodes
+// them panel by panel.
+TEST(VulkanForwardFixture, Mxfp4ExpertsMatchCpu) {
+    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_VULKAN(gpu);
+    test::TempDir packed, dequantised;
+    test::writeMxfp4Twins(shared / "models" / "gpt_oss-random-tiny", packed.path(),
+                          dequantised.path());
+    expectFixtureMatchesCpu(gpu, packed.path(), {5, 900, 17, 17, 263, 1, 40, 777, 3}, {});
 }
 
 TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {

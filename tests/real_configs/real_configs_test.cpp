@@ -1,6 +1,7 @@
 // The config.json files of today's popular models as the Hub writes them (tests/data/real-configs;
 // Phi-4-mini's LongRoPE factor lists are placeholders of the Hub's length, 48), each opened with
-// its full shapes: a safetensors file of bfloat16 zeros whose data is a hole (no disk), then
+// its full shapes: a safetensors file of zeros (bfloat16, MXFP4 for gpt-oss) whose data is a
+// hole (no disk), then
 // described and run on 4 tokens. What is checked is that the reader takes every key as
 // transformers does: shapes, layer kinds, rotary scaling, QK-norm and the tensors it binds.
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/model/forward.h"
 #include "core/model/model_family.h"
@@ -20,6 +22,7 @@ namespace {
 struct TensorShape {
     std::string name;
     std::vector<std::int64_t> shape;
+    const char* dtype = "BF16";  // or "U8" (MXFP4 blocks and scales)
 };
 
 // ModernBERT's masked-LM checkpoint: fused Wqkv and Wi, bias-free norms, no attn_norm in layer 0.
@@ -124,11 +127,48 @@ std::vector<TensorShape> deepseekTensors(const Architecture& c, const std::strin
     return t;
 }
 
+// gpt-oss as the Hub stores it: attention with biases and sinks in bf16, a router with a bias,
+// experts in MXFP4 (blocks of 32 inputs per output row, one scale byte each) with bf16 biases.
+std::vector<TensorShape> gptOssTensors(const Architecture& c, const std::string& prefix) {
+    const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
+                       kv = std::int64_t{c.kvHeads} * c.headDim, width = c.moe.width,
+                       experts = c.moe.experts;
+    std::vector<TensorShape> t = {{prefix + "embed_tokens.weight", {c.vocabSize, d}},
+                                  {prefix + "norm.weight", {d}},
+                                  {"lm_head.weight", {c.vocabSize, d}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = prefix + "layers." + std::to_string(l) + ".";
+        auto add = [&](const std::string& name, std::vector<std::int64_t> shape,
+                       const char* dtype = "BF16") {
+            t.push_back({p + name, std::move(shape), dtype});
+        };
+        for (const auto& [name, rows, cols] :
+             {std::tuple{"q_proj", q, d}, {"k_proj", kv, d}, {"v_proj", kv, d}, {"o_proj", d, q}}) {
+            add(std::string("self_attn.") + name + ".weight", {rows, cols});
+            add(std::string("self_attn.") + name + ".bias", {rows});
+        }
+        add("self_attn.sinks", {c.heads});
+        add("input_layernorm.weight", {d});
+        add("post_attention_layernorm.weight", {d});
+        add("mlp.router.weight", {experts, d});
+        add("mlp.router.bias", {experts});
+        for (const auto& [name, out, in] :
+             {std::tuple{"gate_up_proj", 2 * width, d}, {"down_proj", d, width}}) {
+            const std::string e = std::string("mlp.experts.") + name;
+            add(e + "_blocks", {experts, out, in / 32, 16}, "U8");
+            add(e + "_scales", {experts, out, in / 32}, "U8");
+            add(e + "_bias", {experts, out});
+        }
+    }
+    return t;
+}
+
 // The tensors a Hub checkpoint of the family holds for its text model, under `prefix`.
 std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& prefix) {
     if (c.modelType == "modernbert") return modernBertTensors(c);
     if (c.modelType == "opt") return opt350Tensors(c, prefix);
     if (c.latent.present()) return deepseekTensors(c, prefix);
+    if (c.modelType == "gpt_oss") return gptOssTensors(c, prefix);
     const std::int64_t d = c.dModel, q = std::int64_t{c.heads} * c.headDim,
                        kv = std::int64_t{c.kvHeads} * c.headDim, ff = c.dFF;
     const std::string& type = c.modelType;
@@ -179,14 +219,14 @@ std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& pr
 }
 
 // A safetensors file whose tensors are all zeros: the header, then a hole of the data's size.
-void writeZeroBf16(const std::filesystem::path& file, const std::vector<TensorShape>& tensors) {
+void writeZeros(const std::filesystem::path& file, const std::vector<TensorShape>& tensors) {
     nlohmann::json header = nlohmann::json::object();
     std::int64_t offset = 0;
     for (const TensorShape& t : tensors) {
-        std::int64_t bytes = 2;
+        std::int64_t bytes = std::string(t.dtype) == "U8" ? 1 : 2;
         for (std::int64_t n : t.shape) bytes *= n;
         header[t.name] = {
-            {"dtype", "BF16"}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
+            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
         offset += bytes;
     }
     std::string text = header.dump();
@@ -243,7 +283,7 @@ TEST_P(RealConfig, OpensDescribesAndRunsFourTokens) {
     EXPECT_EQ(c.moe.perToken, e.perToken);
     EXPECT_EQ(c.moe.width, e.expertWidth);
 
-    writeZeroBf16(dir.path() / "model.safetensors", hubTensors(c, e.prefix));
+    writeZeros(dir.path() / "model.safetensors", hubTensors(c, e.prefix));
     const auto model = Model::open(dir.path());
     if (!e.runs) return;
     auto backend = createCpuBackend();
@@ -313,12 +353,15 @@ Architecture refusedQuantisedThenRead(const std::string& name, const std::string
     return loadArchitecture(dir.path() / "config.json");
 }
 
-// gpt-oss-20b as the Hub stores it: MXFP4 experts, refused by name until they are decoded. The
-// same config without quantization_config (a bf16 conversion) is described: alternating
-// sliding and full layers, YaRN, 32 experts of 2880 routed 4 per token, attention sinks. (Its
-// 20B parameters as zero pages would stream 40 GB: it is not run.)
-TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
-    const Architecture c = refusedQuantisedThenRead("gpt-oss-20b", "mxfp4");
+// gpt-oss-20b as the Hub stores it, MXFP4 experts included: alternating sliding and full layers,
+// YaRN, 32 experts of 2880 routed 4 per token, attention sinks. It runs 4 tokens from zero pages:
+// the routed experts' blocks are decoded where they are mapped (the zero router logits tie, so
+// every token takes the same 4 experts per layer: about 1.2 GB of the 12 GB of experts is read).
+TEST(RealConfigGptOss, Mxfp4OpensDescribesAndRunsFourTokens) {
+    test::TempDir dir;
+    std::filesystem::copy_file(test::testDataDir() / "real-configs" / "gpt-oss-20b.json",
+                               dir.path() / "config.json");
+    const Architecture c = loadArchitecture(dir.path() / "config.json");
     EXPECT_EQ(c.layers, 24);
     EXPECT_EQ(c.heads, 64);
     EXPECT_EQ(c.kvHeads, 8);
@@ -337,6 +380,21 @@ TEST(RealConfigGptOss, Mxfp4IsRefusedByNameAndTheBf16LayoutIsDescribed) {
     EXPECT_EQ(c.moe.router, Router::TopKSoftmax);
     EXPECT_TRUE(c.attentionSinks);
     EXPECT_EQ(c.vocabSize, 201088);
+
+    writeZeros(dir.path() / "model.safetensors", gptOssTensors(c, "model."));
+    const auto model = Model::open(dir.path());
+    // 20.9B parameters: each MXFP4 element counts once (not as half a byte).
+    EXPECT_NEAR(static_cast<double>(model->parameterCount()), 20.9e9, 0.1e9);
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ForwardRequest request;
+    request.ids = {1, 2, 3, 4};
+    request.capture.layer = c.layers - 1;  // a full-attention layer
+    const ForwardResult result = pass.run(request);
+    ASSERT_EQ(result.trace.layerCount(), c.layers);
+    // Zero scores and a zero sink logit: the fourth token's 4 keys and the sink weigh the same.
+    EXPECT_FLOAT_EQ(result.trace.probabilities(c.layers - 1, 0)(3, 0), 0.2f);
+    EXPECT_EQ(result.logits.cols(), c.vocabSize);
 }
 
 // DeepSeek-V3 as the Hub stores it: FP8 weights, refused by name. Without quantization_config

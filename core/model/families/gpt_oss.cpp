@@ -5,8 +5,9 @@
 // weighs them by a softmax over those; an expert's gate and up projections are one interleaved
 // product (mlp.experts.gate_up_proj [experts, d_model, 2 width], gate in the even columns) with a
 // bias, followed by the clamped SwiGLU and down_proj [experts, width, d_model] with a bias.
-// Experts quantised to MXFP4 (the Hub's files) are refused by name, as every quantisation is
-// (parseArchitecture).
+// The Hub's files keep the experts in MXFP4 (quant_method "mxfp4": gate_up_proj_blocks/_scales
+// and down_proj_blocks/_scales), viewed as they are mapped and decoded block by block where a
+// product reads them (TensorBinder::stackedMatrix).
 #include "core/model/families/binding.h"
 
 namespace qkv::families {
@@ -46,6 +47,6 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily gptOss() { return {"gpt_oss", {"gpt_oss"}, {"model.", ""}, read, bind}; }
+ModelFamily gptOss() { return {"gpt_oss", {"gpt_oss"}, {"model.", ""}, read, bind, {"mxfp4"}}; }
 
 }  // namespace qkv::families

@@ -1,0 +1,66 @@
+#include "bench/gpt_oss_bench.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "bench/bench_common.h"
+#include "bench/child_stage.h"
+#include "bench/random_checkpoint.h"
+#include "core/model/forward.h"
+#include "core/model/model_family.h"
+
+namespace qkv::bench {
+namespace {
+
+// The multiply-adds each token costs: its attention projections, the router and the experts it is
+// routed to (the output head is not computed, as in the app's views).
+double activeParameters(const Architecture& c) {
+    const double d = c.dModel, q = double(c.heads) * c.headDim, kv = double(c.kvHeads) * c.headDim;
+    return c.layers *
+           (2 * d * q + 2 * d * kv + d * c.moe.experts + c.moe.perToken * 3.0 * d * c.moe.width);
+}
+
+}  // namespace
+
+int runGptOssBench(const LargeModelOptions& o) {
+    TemporaryFolder temporary;
+    const std::string dir = checkpointFolder(
+        o.checkpoint, "gpt-oss-20b-shaped MXFP4 (13 GB)",
+        [](const std::filesystem::path& folder) { writeRandomGptOssMxfp4(folder, 42); }, temporary);
+    const Architecture shape = loadArchitecture(std::filesystem::path(dir) / "config.json");
+    const std::vector<int> ids = randomIds(o.tokens, shape.vocabSize);
+
+    std::cerr << "open + info ...\n";
+    const Stage info = inChild([&] {
+        const auto start = Clock::now();
+        auto model = Model::open(dir);
+        return model->parameterCount() > 0 ? seconds(start) : -1.0;
+    });
+    std::cerr << "forward + capture of every head at " << o.tokens << " tokens ...\n";
+    ForwardRequest request;
+    request.ids = ids;
+    request.logits = LogitsMode::None;
+    const Stage forward = inChild([&] { return secondForwardSeconds(dir, request); });
+
+    std::cerr << "measuring SGEMM throughput ...\n";
+    const double gflops = sgemmGflops();
+    const double active = activeParameters(shape);
+    const double ideal = 2.0 * active * o.tokens / (gflops * 1e9);
+    std::printf(
+        "\ngpt-oss-20b shape (MXFP4 experts: 24 layers, 64 query / 8 KV heads, 32 experts, 4 per "
+        "token; %.2fB parameters used per token), %d tokens\n",
+        active / 1e9, o.tokens);
+    std::printf("SGEMM %.1f GFLOP/s: 2 * used parameters * tokens takes %.2f s at that rate\n",
+                gflops, ideal);
+    std::printf(
+        "peak anonymous memory: RssAnon sampled every 10 ms (the mapped weights are "
+        "file pages, not counted)\n\n");
+    printRow("open + info", info, 1.0, 200'000'000);
+    char note[96];
+    std::snprintf(note, sizeof note, "  (%.2fx the SGEMM time)", forward.seconds / ideal);
+    printRow(("forward + capture " + std::to_string(shape.layers * shape.heads) + " heads").c_str(),
+             forward, 1.5 * ideal, 3'000'000'000, note);
+    return info.error.empty() && forward.error.empty() ? 0 : 1;
+}
+
+}  // namespace qkv::bench
