@@ -1,5 +1,6 @@
 // The Vulkan backend's ops. Recording and submission live in CommandRecorder, host transfers in
-// Staging, weight uploads in WeightUploader; this file turns each Backend op into dispatches.
+// Staging, weight uploads in WeightUploader, products in GemmDispatcher, rotary tables in
+// RopeTables; this file turns each Backend op into dispatches.
 //
 // Attention per layer is three dispatches over a chunk of heads at once: a batched GEMM for the
 // scaled scores, a masked softmax (with the score transform folded in) and a batched GEMM for
@@ -13,7 +14,9 @@
 
 #include "core/util/error.h"
 #include "gpu/attention_params.h"
+#include "gpu/vulkan_gemm.h"
 #include "gpu/vulkan_recorder.h"
+#include "gpu/vulkan_rope_tables.h"
 #include "gpu/vulkan_staging.h"
 #include "gpu/vulkan_tensor.h"
 #include "gpu/vulkan_weights.h"
@@ -26,10 +29,6 @@ void requireShape(bool ok, const char* op) {
     if (!ok) throw Error(std::string("internal error: shape mismatch in vulkan ") + op);
 }
 
-uint32_t ceilDiv(size_t value, uint32_t divisor) {
-    return static_cast<uint32_t>((value + divisor - 1) / divisor);
-}
-
 class VulkanBackend final : public Backend {
   public:
     explicit VulkanBackend(const VulkanOptions& options)
@@ -37,7 +36,9 @@ class VulkanBackend final : public Backend {
           m_allocator(std::make_shared<DeviceAllocator>(m_context)),
           m_recorder(m_context, m_allocator),
           m_staging(m_context, m_recorder),
-          m_weights(m_allocator, m_staging, m_context->properties().limits.maxStorageBufferRange) {}
+          m_weights(m_allocator, m_staging, m_context->properties().limits.maxStorageBufferRange),
+          m_gemm(m_recorder, m_allocator),
+          m_ropeTables(m_allocator, m_staging) {}
 
     std::string name() const override { return "vulkan (" + m_context->info().name + ")"; }
     VulkanCounters counters() const {
@@ -119,9 +120,9 @@ class VulkanBackend final : public Backend {
             p.flags = (bias ? gemm::kBias : 0) | (k % 4 == 0 ? gemm::kVecA : 0) |
                       (p.ldb % 4 == 0 ? gemm::kVecB : 0) |
                       (n % 4 == 0 && columns % 4 == 0 && p.cOffset % 4 == 0 ? gemm::kVecC : 0);
-            gemm(weights.transposed(), p, 1, rowMajor(x, "linear").region(), *part.region,
-                 rowMajor(y, "linear").region(), bias ? &vulkan(*bias).region() : nullptr,
-                 weights.type());
+            m_gemm.run(weights.transposed(), p, 1, rowMajor(x, "linear").region(), *part.region,
+                       rowMajor(y, "linear").region(), bias ? &vulkan(*bias).region() : nullptr,
+                       weights.type());
         }
     }
 
@@ -209,7 +210,7 @@ class VulkanBackend final : public Backend {
                          rotaryDims > 0 && rotaryDims <= headDim && x.cols() % headDim == 0 &&
                          firstPosition >= 0,
                      "rope");
-        const BufferRegion& table = ropeTable(firstPosition + x.rows(), frequencies);
+        const BufferRegion& table = m_ropeTables.table(firstPosition + x.rows(), frequencies);
         RopeParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
                      static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims),
                      static_cast<uint32_t>(firstPosition)};
@@ -311,18 +312,21 @@ class VulkanBackend final : public Backend {
             planScratch(n, keys, heads,
                         std::min<VkDeviceSize>(m_context->properties().limits.maxStorageBufferRange,
                                                VkDeviceSize{256} << 20));
-        const BufferRegion& raw = scratch(m_rawScores, plan.floats(), "attention scores");
+        const BufferRegion& raw =
+            scratchBuffer(*m_allocator, m_rawScores, plan.floats(), "attention scores");
         const BufferRegion& probabilities =
-            scratch(m_probabilities, plan.floats(), "attention probabilities");
+            scratchBuffer(*m_allocator, m_probabilities, plan.floats(), "attention probabilities");
         // Scores differ from the raw product when transformed or capped: they get their own buffer.
         const bool transform = options.transform != ScoreTransform::None || options.softCap > 0.0f;
-        const BufferRegion* scores =
-            transform ? &scratch(m_scores, plan.floats(), "transformed attention scores") : &raw;
+        const BufferRegion* scores = transform
+                                         ? &scratchBuffer(*m_allocator, m_scores, plan.floats(),
+                                                          "transformed attention scores")
+                                         : &raw;
         for (int base = 0; base < heads; base += plan.chunk) {
             const int count = std::min(plan.chunk, heads - base);
-            gemm(true, scoreParams(shape, options, plan, base), count,
-                 rowMajor(q, "attention").region(), rowMajor(k, "attention").region(), raw,
-                 nullptr);
+            m_gemm.run(true, scoreParams(shape, options, plan, base), count,
+                       rowMajor(q, "attention").region(), rowMajor(k, "attention").region(), raw,
+                       nullptr);
             const BufferRegion* bias = options.positionBias
                                            ? &rowMajor(*options.positionBias, "attention").region()
                                            : nullptr;
@@ -338,8 +342,9 @@ class VulkanBackend final : public Backend {
             if (capture)
                 stageCapture(*capture, base, count, static_cast<size_t>(n) * keys, plan, *scores,
                              probabilities);
-            gemm(false, valueParams(shape, options, plan, base), count, probabilities,
-                 rowMajor(v, "attention").region(), rowMajor(out, "attention").region(), nullptr);
+            m_gemm.run(false, valueParams(shape, options, plan, base), count, probabilities,
+                       rowMajor(v, "attention").region(), rowMajor(out, "attention").region(),
+                       nullptr);
         }
     }
 
@@ -386,87 +391,6 @@ class VulkanBackend final : public Backend {
         return m_allocator->allocate(VkDeviceSize{sizeof(float)} * rows * cols, what);
     }
 
-    // A scratch buffer kept between calls, grown when a larger one is needed.
-    const BufferRegion& scratch(std::shared_ptr<BufferRegion>& slot, size_t floats,
-                                const std::string& what) {
-        const VkDeviceSize bytes = floats * sizeof(float);
-        if (!slot || slot->size() < bytes) {
-            slot.reset();
-            slot = m_allocator->allocate(bytes, what);
-        }
-        return *slot;
-    }
-
-    // C = alpha A B (+ bias) for `batches` batches: tiles of 64 x 64, or one invocation per
-    // column when A has so few rows that a tile would mostly compute nothing.
-    // B may be a weight kept in F16/BF16 (`bType`); the shaders widen it as they load it.
-    void gemm(bool transposedB, const GemmParams& p, uint32_t batches, const BufferRegion& a,
-              const BufferRegion& b, const BufferRegion& c, const BufferRegion* bias,
-              ElementType bType = ElementType::F32) {
-        std::initializer_list<Binding> bindings{
-            {&a, false}, {&b, false}, {&c, true}, {bias ? bias : nullptr, false}};
-        if (p.m <= gemm::kGemvRows) {
-            const KernelChoice kernel{transposedB ? Kernel::GemvTransposedB : Kernel::GemvRowMajorB,
-                                      bType};
-            m_recorder.dispatch(kernel, bindings, p,
-                                ceilDiv(p.n, m_recorder.pipeline(kernel).workgroupSize), 1,
-                                batches);
-        } else if (const uint32_t splits = batches == 1 ? splitsAlongK(p) : 1; splits > 1) {
-            gemmSplitAlongK(transposedB, p, splits, a, b, c, bias, bType);
-        } else {
-            const KernelChoice kernel{transposedB ? Kernel::GemmTransposedB : Kernel::GemmRowMajorB,
-                                      bType};
-            m_recorder.dispatch(kernel, bindings, p, ceilDiv(p.n, gemm::kTileN),
-                                ceilDiv(p.m, gemm::kTileM), batches);
-        }
-    }
-
-    // A product of few tiles over a long K (a short input's linear layers) leaves most of a GPU
-    // idle while each workgroup walks K alone. Split K into chunks of at least kMinSplitK, as
-    // many as bring the workgroups up to kBusyWorkgroups, each a multiple of 4 floats so the
-    // chunks' loads stay vector-aligned; 1 means no split.
-    static uint32_t splitsAlongK(const GemmParams& p) {
-        constexpr uint32_t kBusyWorkgroups = 256, kMinSplitK = 128;
-        if ((p.flags & gemm::kCausal) != 0) return 1;
-        const uint32_t tiles = ceilDiv(p.n, gemm::kTileN) * ceilDiv(p.m, gemm::kTileM);
-        for (uint32_t splits = std::min(kBusyWorkgroups / tiles, p.k / kMinSplitK); splits > 1;
-             --splits)
-            if (p.k % (splits * 4) == 0) return splits;
-        return 1;
-    }
-
-    // The split product: the K chunks as batches of partial m x n products (batch z reads A's
-    // and B's chunk z), then their sum in chunk order with alpha and the bias, so the result
-    // does not depend on scheduling.
-    void gemmSplitAlongK(bool transposedB, const GemmParams& p, uint32_t splits,
-                         const BufferRegion& a, const BufferRegion& b, const BufferRegion& c,
-                         const BufferRegion* bias, ElementType bType) {
-        const uint32_t chunk = p.k / splits;
-        GemmParams partial = p;
-        partial.k = chunk;
-        partial.aBatchStride = chunk;
-        partial.bBatchStride = transposedB ? chunk : chunk * p.ldb;
-        partial.aGroup = partial.bGroup = 1;
-        partial.batchBase = 0;
-        partial.ldc = p.n;
-        partial.cOffset = 0;
-        partial.cBatchStride = p.m * p.n;
-        partial.alpha = 1.0f;
-        partial.flags = (p.flags & ~(gemm::kBias | gemm::kVecC)) | (p.n % 4 == 0 ? gemm::kVecC : 0);
-        const BufferRegion& partials =
-            scratch(m_splitPartials, static_cast<size_t>(splits) * p.m * p.n, "split-K partials");
-        const KernelChoice kernel{transposedB ? Kernel::GemmTransposedB : Kernel::GemmRowMajorB,
-                                  bType};
-        m_recorder.dispatch(kernel, {{&a, false}, {&b, false}, {&partials, true}, {nullptr, false}},
-                            partial, ceilDiv(p.n, gemm::kTileN), ceilDiv(p.m, gemm::kTileM),
-                            splits);
-        const SplitSumParams sum{p.m,       p.n,          splits,         p.ldc,
-                                 p.cOffset, p.biasOffset, bias ? 1u : 0u, p.alpha};
-        const uint32_t workgroup = m_recorder.pipeline(Kernel::SplitSum).workgroupSize;
-        m_recorder.dispatch(Kernel::SplitSum, {{&partials, false}, {bias, false}, {&c, true}}, sum,
-                            ceilDiv(p.n, workgroup), p.m, 1);
-    }
-
     // One workgroup per row of `cols` over x's buffer read as `rows` x `cols`.
     void norm(const Tensor& x, int rows, int cols, const Tensor* gamma, const Tensor* beta,
               float eps, uint32_t kind, Tensor& y) {
@@ -493,53 +417,15 @@ class VulkanBackend final : public Backend {
                             p, std::min<uint32_t>(ceilDiv(count, workgroup), 65535), 1, 1);
     }
 
-    // cos/sin of float32(pos) * inv_freq (times the frequencies' scale) for positions
-    // 0..rows-1 over the rotated pairs, computed as the CPU backend does. A forward may rotate
-    // with two tables (Gemma-3's local and global layers) before its commands run, so recent
-    // tables are kept side by side; one is replaced only by a longer input of its frequencies,
-    // which comes in a later forward.
-    const BufferRegion& ropeTable(int rows, const RotaryFrequencies& frequencies) {
-        auto found = std::find_if(m_ropeTables.begin(), m_ropeTables.end(),
-                                  [&](const RopeTable& t) { return t.frequencies == frequencies; });
-        if (found != m_ropeTables.end() && found->rows >= rows) {
-            std::rotate(m_ropeTables.begin(), found, found + 1);  // most recent first
-            return *m_ropeTables.front().buffer;
-        }
-        if (found != m_ropeTables.end()) m_ropeTables.erase(found);
-        const int half = static_cast<int>(frequencies.inverse.size());
-        std::vector<float> table(static_cast<size_t>(rows) * half * 2);
-        for (int i = 0; i < half; ++i)
-            for (int pos = 0; pos < rows; ++pos) {
-                const float angle = static_cast<float>(pos) * frequencies.inverse[i];
-                table[(static_cast<size_t>(pos) * half + i) * 2] =
-                    std::cos(angle) * frequencies.scale;
-                table[(static_cast<size_t>(pos) * half + i) * 2 + 1] =
-                    std::sin(angle) * frequencies.scale;
-            }
-        auto buffer = m_allocator->allocate(table.size() * sizeof(float), "the rotary table");
-        m_staging.upload(*buffer, table.size(), sizeof(float),
-                         [&](void* out, size_t first, size_t count) {
-                             std::memcpy(out, table.data() + first, count * sizeof(float));
-                         });
-        m_ropeTables.insert(m_ropeTables.begin(), RopeTable{frequencies, rows, std::move(buffer)});
-        if (m_ropeTables.size() > kKeptRopeTables) m_ropeTables.pop_back();
-        return *m_ropeTables.front().buffer;
-    }
-
     // Declared first: everything below uses the device and is destroyed before it.
     std::shared_ptr<Context> m_context;
     std::shared_ptr<DeviceAllocator> m_allocator;
     CommandRecorder m_recorder;
     Staging m_staging;
     WeightUploader m_weights;
-    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities, m_splitPartials;
-    struct RopeTable {
-        RotaryFrequencies frequencies;
-        int rows = 0;
-        std::shared_ptr<BufferRegion> buffer;
-    };
-    static constexpr size_t kKeptRopeTables = 4;  // a forward uses at most two
-    std::vector<RopeTable> m_ropeTables;          // most recently used first
+    GemmDispatcher m_gemm;
+    RopeTables m_ropeTables;
+    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities;
 };
 
 }  // namespace

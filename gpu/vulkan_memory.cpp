@@ -256,4 +256,14 @@ void StagingBuffer::invalidateForHost() const {
           "vkInvalidateMappedMemoryRanges");
 }
 
+const BufferRegion& scratchBuffer(DeviceAllocator& allocator, std::shared_ptr<BufferRegion>& slot,
+                                  size_t floats, const std::string& what) {
+    const VkDeviceSize bytes = floats * sizeof(float);
+    if (!slot || slot->size() < bytes) {
+        slot.reset();  // returned before the larger one is taken
+        slot = allocator.allocate(bytes, what);
+    }
+    return *slot;
+}
+
 }  // namespace qkv::gpu

@@ -107,4 +107,8 @@ class StagingBuffer {
     VkDeviceSize m_used = 0;
 };
 
+// A scratch buffer kept in `slot` between calls, replaced by a larger one when `floats` need more.
+const BufferRegion& scratchBuffer(DeviceAllocator& allocator, std::shared_ptr<BufferRegion>& slot,
+                                  size_t floats, const std::string& what);
+
 }  // namespace qkv::gpu

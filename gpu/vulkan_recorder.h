@@ -13,6 +13,11 @@
 
 namespace qkv::gpu {
 
+// Workgroups of `divisor` invocations that cover `value` items.
+inline uint32_t ceilDiv(size_t value, uint32_t divisor) {
+    return static_cast<uint32_t>((value + divisor - 1) / divisor);
+}
+
 // One storage-buffer binding of a dispatch; a null region is an optional input that is absent
 // (a placeholder is bound, which the kernel neither reads nor writes).
 struct Binding {
