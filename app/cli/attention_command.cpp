@@ -100,20 +100,28 @@ int runAttention(const Arguments& args) {
     auto backend = openBackend(args);
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
 
-    if (args.flag("json")) {
-        nlohmann::ordered_json doc = inputJson(*model, input);
-        addConfigJson(doc, request.config);
+    if (args.flag("json")) {  // streamed: the matrices are never a document in memory
+        nlohmann::ordered_json header = inputJson(*model, input);
+        addConfigJson(header, request.config);
+        if (c.attentionSinks) header["attention_sinks"] = true;
         const bool vectors = args.flag("vectors");
-        if (c.attentionSinks) doc["attention_sinks"] = true;
+        JsonStream json(std::cout);
+        json.beginObject();
+        json.members(header);
         if (c.isEncoderDecoder()) {
-            doc["encoder_layers"] = traceJson(result.trace, request.capture, vectors);
-            doc["decoder_layers"] = traceJson(result.decoderTrace, request.capture, vectors);
-            doc["cross_layers"] = traceJson(result.crossTrace, request.capture, vectors);
+            json.key("encoder_layers");
+            writeTraceJson(json, result.trace, request.capture, vectors);
+            json.key("decoder_layers");
+            writeTraceJson(json, result.decoderTrace, request.capture, vectors);
+            json.key("cross_layers");
+            writeTraceJson(json, result.crossTrace, request.capture, vectors);
         } else {
-            doc["layers"] = traceJson(result.trace, request.capture, vectors);
+            json.key("layers");
+            writeTraceJson(json, result.trace, request.capture, vectors);
         }
-        if (routing) doc["routing"] = routingJson(result.trace);
-        printJson(doc);
+        if (routing) json.members({{"routing", routingJson(result.trace)}});
+        json.endObject();
+        std::cout << "\n";
         return 0;
     }
     std::printf("model %s, config %s, %zu tokens, backend %s\n", model->name().c_str(),

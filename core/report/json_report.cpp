@@ -11,16 +11,6 @@ double jsonNumber(double value) {
     return std::strtod(text, nullptr);
 }
 
-nlohmann::ordered_json matrixJson(const RowMatrixXf& m) {
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (Eigen::Index r = 0; r < m.rows(); ++r) {
-        nlohmann::ordered_json row = nlohmann::ordered_json::array();
-        for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(jsonNumber(m(r, c)));
-        rows.push_back(std::move(row));
-    }
-    return rows;
-}
-
 namespace {
 
 nlohmann::ordered_json numbersJson(const std::vector<double>& values) {
@@ -67,35 +57,61 @@ nlohmann::ordered_json metricsJson(const ModelMetrics& metrics) {
             {"layers", layers}};
 }
 
-nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection,
-                                 bool vectors) {
+namespace {
+
+// A matrix as an array of rows, one row in memory at a time.
+template <typename Matrix>
+void writeMatrix(JsonStream& json, const Matrix& m) {
+    json.beginArray();
+    for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        nlohmann::ordered_json row = nlohmann::ordered_json::array();
+        for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(jsonNumber(m(r, c)));
+        json.value(row);
+    }
+    json.endArray();
+}
+
+}  // namespace
+
+void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
+                    const CaptureSelection& selection, bool vectors) {
     const bool selected = selection.layer || selection.head;
-    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    json.beginArray();
     for (int l = 0; l < trace.layerCount(); ++l) {
         if (selection.layer && *selection.layer != l) continue;
-        nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+        json.beginObject();
+        json.key("heads");
+        json.beginArray();
         for (int h = 0; h < trace.headCount(); ++h) {
             if (!selection.includes(l, h)) continue;
-            nlohmann::ordered_json head = nlohmann::ordered_json::object();
-            if (selected) head["head"] = h;
+            json.beginObject();
+            if (selected) json.members({{"head", h}});
             if (trace.hasProbabilities(l, h)) {
-                head["attention"] = matrixJson(trace.probabilities(l, h));
+                json.key("attention");
+                writeMatrix(json, trace.probabilities(l, h));
                 if (trace.hasSinks())
-                    head["sink_share"] = numbersJson(sinkShares(trace.probabilities(l, h)));
+                    json.members(
+                        {{"sink_share", numbersJson(sinkShares(trace.probabilities(l, h)))}});
             }
-            if (trace.hasScores(l, h)) head["scores"] = matrixJson(trace.scores(l, h));
+            if (trace.hasScores(l, h)) {
+                json.key("scores");
+                writeMatrix(json, trace.scores(l, h));
+            }
             if (vectors) {
-                head["q"] = matrixJson(trace.query(l, h));
-                head["k"] = matrixJson(trace.key(l, h));
-                head["v"] = matrixJson(trace.value(l, h));
+                json.key("q");
+                writeMatrix(json, trace.query(l, h));
+                json.key("k");
+                writeMatrix(json, trace.key(l, h));
+                json.key("v");
+                writeMatrix(json, trace.value(l, h));
             }
-            heads.push_back(std::move(head));
+            json.endObject();
         }
-        nlohmann::ordered_json layer = {{"heads", heads}};
-        if (selected) layer["layer"] = l;
-        layers.push_back(std::move(layer));
+        json.endArray();
+        if (selected) json.members({{"layer", l}});
+        json.endObject();
     }
-    return layers;
+    json.endArray();
 }
 
 }  // namespace qkv

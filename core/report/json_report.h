@@ -8,6 +8,7 @@
 
 #include "core/analysis/head_metrics.h"
 #include "core/model/attention_trace.h"
+#include "core/report/json_stream.h"
 #include "core/tokenize/tokenizer.h"
 
 namespace qkv {
@@ -15,19 +16,17 @@ namespace qkv {
 // A float rounded to 7 significant digits, so JSON shows 0.1 rather than 0.10000000149011612.
 double jsonNumber(double value);
 
-nlohmann::ordered_json matrixJson(const RowMatrixXf& m);
-
 // {"median_layer_wqk_symmetry": x, "layers": [{"wqk_symmetry": x, "heads": [{...}]}]}
 nlohmann::ordered_json metricsJson(const ModelMetrics& metrics);
 nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 
-// The attention document's "layers" array: per layer {"heads": [{"attention", "scores"}]} for
-// the captured heads; with a selection, each object also names its "layer" / "head". With
-// `vectors` each head also gives "q", "k", "v": the rows the head used in each slot (after rotary
-// positions), queries' tokens x d_k and keys' tokens x d_k. Where the heads had attention sinks
-// (gpt-oss), each head also gives "sink_share": per query row what the sink took, 1 - the row's
-// sum.
-nlohmann::ordered_json traceJson(const AttentionTrace& trace, const CaptureSelection& selection,
-                                 bool vectors = false);
+// The attention document's "layers" array, written as it is produced: per layer {"heads":
+// [{"attention", "scores"}]} for the captured heads; with a selection, each object also names its
+// "layer" / "head". With `vectors` each head also gives "q", "k", "v": the rows the head used in
+// each slot (after rotary positions), queries' tokens x d_k and keys' tokens x d_k. Where the heads
+// had attention sinks (gpt-oss), each head also gives "sink_share": per query row what the sink
+// took, 1 - the row's sum.
+void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
+                    const CaptureSelection& selection, bool vectors = false);
 
 }  // namespace qkv

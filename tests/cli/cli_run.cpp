@@ -1,6 +1,8 @@
 #include "tests/cli/cli_run.h"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -16,10 +18,19 @@ std::string shellQuote(const std::string& arg) {
     return q + "'";
 }
 
+namespace {
+
+std::string commandLine(const std::vector<std::string>& args) {
+    std::string command = shellQuote(QKV_CLI_PATH);
+    for (const auto& a : args) command += " " + shellQuote(a);
+    return command;
+}
+
+}  // namespace
+
 CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix) {
     TempDir dir;
-    std::string command = shellPrefix + " " + shellQuote(QKV_CLI_PATH);
-    for (const auto& a : args) command += " " + shellQuote(a);
+    std::string command = shellPrefix + " " + commandLine(args);
     command += " >" + shellQuote((dir.path() / "out").string()) + " 2>" +
                shellQuote((dir.path() / "err").string());
     CliRun run;
@@ -34,6 +45,31 @@ CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix)
     run.out = slurp(dir.path() / "out");
     run.err = slurp(dir.path() / "err");
     return run;
+}
+
+}  // namespace qkv::test
+
+namespace qkv::test {
+
+long peakResidentKb(const std::vector<std::string>& args) {
+    int fds[2];
+    if (pipe(fds) != 0) return -1;
+    const pid_t helper = fork();
+    if (helper == 0) {  // its only descendants are this command's: their peak is the command's
+        close(fds[0]);
+        const int status = std::system((commandLine(args) + " >/dev/null 2>&1").c_str());
+        rusage usage{};
+        getrusage(RUSAGE_CHILDREN, &usage);
+        const long peak = WIFEXITED(status) && WEXITSTATUS(status) == 0 ? usage.ru_maxrss : -1;
+        const bool written = write(fds[1], &peak, sizeof peak) == sizeof peak;
+        _exit(written ? 0 : 1);
+    }
+    close(fds[1]);
+    long peak = -1;
+    if (read(fds[0], &peak, sizeof peak) != sizeof peak) peak = -1;
+    close(fds[0]);
+    waitpid(helper, nullptr, 0);
+    return peak;
 }
 
 }  // namespace qkv::test
