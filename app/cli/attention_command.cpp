@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <deque>
 #include <iostream>
 
 #include "app/cli/cli_common.h"
@@ -7,6 +8,7 @@
 #include "core/analysis/head_metrics.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
+#include "core/report/trace_npz.h"
 
 namespace qkv::cli {
 namespace {
@@ -80,6 +82,40 @@ nlohmann::ordered_json routingJson(const AttentionTrace& trace) {
     return layers;
 }
 
+// The captured matrices and the ids as numpy arrays, the input's record as provenance.json (with
+// the arrays' names); one line on stdout says what was written.
+void writeNpz(const std::string& file, nlohmann::ordered_json record, const Input& input,
+              bool encoderDecoder, const ForwardResult& result, const CaptureSelection& capture,
+              bool vectors) {
+    NpzWriter npz(file);
+    std::deque<std::vector<float>> owned;  // what the archive reads until it is closed
+    std::deque<std::vector<std::int64_t>> ownedIds;
+    std::vector<std::string> names;
+    auto addIds = [&](const std::string& name, const std::vector<int>& ids) {
+        const auto& wide = ownedIds.emplace_back(ids.begin(), ids.end());
+        npz.addInt64(name, wide.data(), {static_cast<std::int64_t>(wide.size())});
+        names.push_back(name);
+    };
+    addIds("ids", input.ids);
+    auto addTrace = [&](const std::string& prefix, const AttentionTrace& trace) {
+        for (std::string& name : addTraceArrays(npz, prefix, trace, capture, vectors, owned))
+            names.push_back(std::move(name));
+    };
+    if (encoderDecoder) {
+        addIds("target_ids", input.targetIds);
+        addTrace("encoder_", result.trace);
+        addTrace("decoder_", result.decoderTrace);
+        addTrace("cross_", result.crossTrace);
+    } else {
+        addTrace("", result.trace);
+    }
+    record["arrays"] = names;
+    npz.addText("provenance.json",
+                record.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    npz.close();
+    std::printf("wrote %s: %zu arrays\n", file.c_str(), names.size());
+}
+
 int runAttention(const Arguments& args) {
     auto model = openModel(args);
     const Architecture& c = model->architecture();
@@ -100,11 +136,16 @@ int runAttention(const Arguments& args) {
     auto backend = openBackend(args);
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
 
+    nlohmann::ordered_json header = inputJson(*model, input);
+    addConfigJson(header, request.config);
+    if (c.attentionSinks) header["attention_sinks"] = true;
+    const bool vectors = args.flag("vectors");
+    if (const auto npz = args.value("npz")) {
+        if (args.flag("json")) throw UsageError("--npz and --json: choose one output");
+        writeNpz(*npz, header, input, c.isEncoderDecoder(), result, request.capture, vectors);
+        return 0;
+    }
     if (args.flag("json")) {  // streamed: the matrices are never a document in memory
-        nlohmann::ordered_json header = inputJson(*model, input);
-        addConfigJson(header, request.config);
-        if (c.attentionSinks) header["attention_sinks"] = true;
-        const bool vectors = args.flag("vectors");
         JsonStream json(std::cout);
         json.beginObject();
         json.members(header);
@@ -146,7 +187,10 @@ Command attentionCommand() {
     options.push_back({"layer", "L", "only this layer (0-based)"});
     options.push_back({"head", "H", "only this head (0-based)"});
     options.push_back({"no-scores", "", "leave out the raw score matrices"});
-    options.push_back({"vectors", "", "with --json: each head's q, k and v rows too"});
+    options.push_back({"vectors", "", "with --json or --npz: each head's q, k and v rows too"});
+    options.push_back({"npz", "FILE",
+                       "write the matrices to FILE, numpy's .npz (numpy.load opens it), with the "
+                       "ids and the input's record (provenance.json) instead of printing them"});
     options.push_back({"routing", "",
                        "the experts each mixture-of-experts layer routed each token to, with "
                        "their weights"});
