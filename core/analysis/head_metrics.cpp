@@ -10,6 +10,7 @@
 #include "core/analysis/latent_forms.h"
 #include "core/analysis/matrix_metrics.h"
 #include "core/analysis/ov_circuit.h"
+#include "core/analysis/round_trip_cache.h"
 #include "core/backend/gemm.h"
 #include "core/model/forward.h"
 #include "core/model/latent_attention.h"
@@ -293,7 +294,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     useSingleThreadedBlas();  // the pool's threads are the workers (core/backend/gemm.h)
     ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     const std::optional<Eigen::MatrixXd> roundTrip =
-        options.copyingScores ? vocabularyRoundTrip(model, pool) : std::nullopt;
+        options.copyingScores ? cachedVocabularyRoundTrip(model, pool) : std::nullopt;
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
         LayerFactors factors(model, config, layer, options);
@@ -342,7 +343,7 @@ HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int la
     std::optional<Eigen::MatrixXd> roundTrip;
     if (options.copyingScores) {
         ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-        roundTrip = vocabularyRoundTrip(model, pool);
+        roundTrip = cachedVocabularyRoundTrip(model, pool);
     }
     return headMetrics(factors, layer, head, trace, roundTrip ? &*roundTrip : nullptr);
 }

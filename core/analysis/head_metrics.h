@@ -77,7 +77,8 @@ struct AnalysisOptions {
     AttentionKind kind = AttentionKind::Self;
     GqaPairing pairing = GqaPairing::HuggingFace;
     // The OV copying score needs one d_model x d_model product W_U W_E over the vocabulary per
-    // analysis (2 d_model^2 vocab flops: a second for GPT-2 small, minutes for an 8B model).
+    // model (2 d_model^2 vocab flops: a second for GPT-2 small, minutes for an 8B model), kept
+    // on disk for the next analysis (round_trip_cache.h).
     bool copyingScores = true;
 };
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "core/hub/hub_repository.h"
-#include "core/hub/sha256.h"
+#include "core/util/sha256.h"
 #include "core/io/hub_cache.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/hub/sha256.h"
+#include "core/util/sha256.h"
 #include "core/io/safetensors.h"
 #include "core/util/error.h"
 

@@ -1,4 +1,4 @@
-#include "core/hub/sha256.h"
+#include "core/util/sha256.h"
 
 #include <openssl/evp.h>
 
@@ -36,6 +36,19 @@ std::string finishHex(EVP_MD_CTX* context) {
 }
 
 }  // namespace
+
+struct Sha256::Context {
+    DigestContext digest = startSha256();
+};
+
+Sha256::Sha256() : m_context(std::make_unique<Context>()) {}
+Sha256::~Sha256() = default;
+
+void Sha256::update(const void* bytes, std::size_t size) {
+    EVP_DigestUpdate(m_context->digest.get(), bytes, size);
+}
+
+std::string Sha256::hex() { return finishHex(m_context->digest.get()); }
 
 std::string fileSha256(const std::filesystem::path& path) {
     const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),

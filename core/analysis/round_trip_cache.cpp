@@ -1,0 +1,109 @@
+#include "core/analysis/round_trip_cache.h"
+
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "core/analysis/ov_circuit.h"
+#include "core/util/atomic_file.h"
+#include "core/util/environment.h"
+#include "core/util/error.h"
+#include "core/util/sha256.h"
+
+namespace qkv {
+namespace {
+
+constexpr char kMagic[8] = {'Q', 'K', 'V', 'W', 'U', 'W', 'E', '1'};
+
+// A view's dtype, shape and elements, in row-major order.
+void hashView(Sha256& digest, const MatrixView& v) {
+    const std::string shape = std::string(elementTypeName(v.type)) + " " + std::to_string(v.rows) +
+                              "x" + std::to_string(v.cols) + ";";
+    digest.update(shape);
+    const std::size_t bytes = static_cast<std::size_t>(v.rows) * v.cols * elementBytes(v.type);
+    if (v.type != ElementType::Mxfp4 && v.colStride == 1 && v.rowStride == v.cols) {
+        digest.update(v.data, bytes);  // the stored bytes, as they are
+    } else if (v.type != ElementType::Mxfp4 && v.rowStride == 1 && v.colStride == v.rows) {
+        digest.update("T");  // the transpose's bytes (a Linear weight): the same information
+        digest.update(v.data, bytes);
+    } else {
+        for (int r = 0; r < v.rows; ++r)
+            for (int c = 0; c < v.cols; ++c) {
+                const float f = v.at(r, c);
+                digest.update(&f, sizeof f);
+            }
+    }
+}
+
+std::string entryKey(const ModelWeights& w) {
+    Sha256 digest;
+    digest.update("qkvlab W_U W_E v1;");
+    for (const MatrixView* v : {&w.tokenEmbedding, &w.lmHead.weight, &w.embeddingProjection.weight,
+                                &w.outputProjection.weight}) {
+        if (v->empty())
+            digest.update("-;");
+        else if (v == &w.lmHead.weight && v->data == w.tokenEmbedding.data)
+            digest.update("tied;");  // the embedding's own bytes, hashed above
+        else
+            hashView(digest, *v);
+    }
+    return digest.hex();
+}
+
+std::optional<Eigen::MatrixXd> readEntry(const std::filesystem::path& file, int d) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return std::nullopt;
+    char magic[8];
+    std::int32_t width = 0;
+    in.read(magic, sizeof magic);
+    in.read(reinterpret_cast<char*>(&width), sizeof width);
+    if (!in || std::memcmp(magic, kMagic, sizeof magic) != 0 || width != d) return std::nullopt;
+    Eigen::MatrixXd m(d, d);
+    in.read(reinterpret_cast<char*>(m.data()),
+            static_cast<std::streamsize>(sizeof(double) * m.size()));
+    if (!in || in.peek() != std::ifstream::traits_type::eof()) return std::nullopt;
+    return m;
+}
+
+void writeEntry(const std::filesystem::path& file, const Eigen::MatrixXd& m) {
+    try {
+        std::filesystem::create_directories(file.parent_path());
+        writeFileAtomically(file, [&](std::ostream& out) {
+            const auto width = static_cast<std::int32_t>(m.rows());
+            out.write(kMagic, sizeof kMagic);
+            out.write(reinterpret_cast<const char*>(&width), sizeof width);
+            out.write(reinterpret_cast<const char*>(m.data()),
+                      static_cast<std::streamsize>(sizeof(double) * m.size()));
+        });
+    } catch (const std::exception&) {
+        // Best effort (see the header): the result stands without its entry.
+    }
+}
+
+}  // namespace
+
+std::filesystem::path roundTripCacheFolder() {
+    const std::filesystem::path base =
+        environmentVariable("XDG_CACHE_HOME")
+            ? std::filesystem::path(*environmentVariable("XDG_CACHE_HOME"))
+            : std::filesystem::path(environmentVariable("HOME").value_or(".")) / ".cache";
+    return base / "qkvlab" / "round-trip";
+}
+
+std::optional<Eigen::MatrixXd> cachedVocabularyRoundTrip(const Model& model, ThreadPool& pool,
+                                                         const RoundTripCache& cache) {
+    const ModelWeights& w = model.weights();
+    if (w.lmHead.weight.empty() || w.tokenEmbedding.empty()) return std::nullopt;
+    const double width = w.tokenEmbedding.cols;
+    if (2.0 * w.tokenEmbedding.rows * width * width < cache.minimumFlops)
+        return vocabularyRoundTrip(model, pool);
+    const std::filesystem::path file = cache.folder / (entryKey(w) + ".bin");
+    const int d = model.architecture().dModel;
+    if (auto stored = readEntry(file, d)) return stored;
+    auto computed = vocabularyRoundTrip(model, pool);
+    if (computed && computed->rows() == d) writeEntry(file, *computed);
+    return computed;
+}
+
+}  // namespace qkv

@@ -1,0 +1,82 @@
+// W_U W_E kept on disk: the entry holds the computed product bit for bit and is what a second
+// call returns; another checkpoint of the same layout has its own entry; a damaged entry is
+// recomputed and replaced; a folder that cannot be written costs only the entry.
+#include "core/analysis/round_trip_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "core/analysis/ov_circuit.h"
+#include "tests/support/fixture_writer.h"
+
+namespace qkv {
+namespace {
+
+std::vector<std::filesystem::path> entries(const std::filesystem::path& folder) {
+    std::vector<std::filesystem::path> files;
+    if (std::filesystem::exists(folder))
+        for (const auto& e : std::filesystem::directory_iterator(folder)) files.push_back(e.path());
+    return files;
+}
+
+TEST(RoundTripCache, KeepsTheProductPerCheckpointAndReadsItBack) {
+    test::TempDir dir, cacheDir;
+    test::writeTinyGpt2(dir.path() / "a");
+    test::TinyModelSpec other;
+    other.seed = 8;  // same layout, other weights
+    test::writeTinyGpt2(dir.path() / "b", other);
+    const auto a = Model::open(dir.path() / "a");
+    const auto b = Model::open(dir.path() / "b");
+    ThreadPool pool(2);
+    const RoundTripCache cache{cacheDir.path() / "round-trip", 0.0};  // cache even a tiny product
+
+    const Eigen::MatrixXd computed = *vocabularyRoundTrip(*a, pool);
+    EXPECT_EQ(*cachedVocabularyRoundTrip(*a, pool, cache), computed);
+    ASSERT_EQ(entries(cache.folder).size(), 1u);
+    const std::filesystem::path entry = entries(cache.folder).front();
+    EXPECT_EQ(std::filesystem::file_size(entry), 12 + sizeof(double) * computed.size());
+
+    // The second call reads the entry: an entry holding other numbers (of the right form) is
+    // what it returns.
+    Eigen::MatrixXd marked = computed;
+    marked(0, 0) = 12345.0;
+    {
+        std::fstream out(entry, std::ios::in | std::ios::out | std::ios::binary);
+        out.seekp(12);
+        out.write(reinterpret_cast<const char*>(marked.data()), sizeof(double));
+    }
+    EXPECT_EQ((*cachedVocabularyRoundTrip(*a, pool, cache))(0, 0), 12345.0);
+
+    // The same layout with other weights: its own entry, its own product.
+    EXPECT_EQ(*cachedVocabularyRoundTrip(*b, pool, cache), *vocabularyRoundTrip(*b, pool));
+    EXPECT_EQ(entries(cache.folder).size(), 2u);
+
+    // A damaged (truncated) entry is recomputed and replaced.
+    std::filesystem::resize_file(entry, 100);
+    EXPECT_EQ(*cachedVocabularyRoundTrip(*a, pool, cache), computed);
+    EXPECT_EQ(std::filesystem::file_size(entry), 12 + sizeof(double) * computed.size());
+}
+
+TEST(RoundTripCache, AnUnwritableFolderCostsOnlyTheEntry) {
+    test::TempDir dir;
+    test::writeTinyGpt2(dir.path() / "a");
+    const auto a = Model::open(dir.path() / "a");
+    test::writeText(dir.path() / "file", "not a folder");
+    ThreadPool pool(2);
+    const RoundTripCache cache{dir.path() / "file" / "round-trip", 0.0};
+    EXPECT_EQ(*cachedVocabularyRoundTrip(*a, pool, cache), *vocabularyRoundTrip(*a, pool));
+}
+
+TEST(RoundTripCache, SmallProductsAreNotWritten) {
+    test::TempDir dir, cacheDir;
+    test::writeTinyGpt2(dir.path() / "a");
+    const auto a = Model::open(dir.path() / "a");
+    ThreadPool pool(2);
+    const RoundTripCache cache{cacheDir.path() / "round-trip"};  // the default threshold
+    EXPECT_EQ(*cachedVocabularyRoundTrip(*a, pool, cache), *vocabularyRoundTrip(*a, pool));
+    EXPECT_TRUE(entries(cache.folder).empty());
+}
+
+}  // namespace
+}  // namespace qkv
