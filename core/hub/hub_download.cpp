@@ -13,10 +13,10 @@
 #include <thread>
 
 #include "core/hub/hub_repository.h"
-#include "core/util/sha256.h"
 #include "core/io/hub_cache.h"
 #include "core/util/atomic_file.h"
 #include "core/util/error.h"
+#include "core/util/sha256.h"
 
 namespace qkv {
 namespace fs = std::filesystem;

@@ -7,9 +7,9 @@
 #include <set>
 #include <sstream>
 
-#include "core/util/sha256.h"
 #include "core/io/safetensors.h"
 #include "core/util/error.h"
+#include "core/util/sha256.h"
 
 namespace qkv::ui {
 namespace {
