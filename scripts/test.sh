@@ -79,10 +79,11 @@ address_sanitizer() {
   # encoder-decoder, T5's position buckets, QK-norm, a mixture of experts). The release step runs
   # all of them. The Vulkan op table runs as one process, as in the release step: its cases need
   # 7 seconds, while a process per case spent 20 minutes starting lavapipe and checking for
-  # leaks at exit.
+  # leaks at exit. The determinism test's forward and analysis run in the tests here already;
+  # its busy threads would only slow the test beside it.
   local vulkan_kept='gpt2_random_tiny|bert_random_tiny|llama_random_gqa|marian_random_tiny'
   vulkan_kept+='|t5_random_tiny|qwen3_random_tiny|mixtral_random_tiny'
-  local skipped='NpmTokenizers/.*'
+  local skipped='NpmTokenizers/.*|Determinism\..*'
   skipped+='|SharedModels/ForwardReference\..*_(shared_qk|tied_kv|single_w)( .*)?'
   skipped+='|RandomCheckpoints/SharedModelAnalysis\..*/'
   skipped+='(distilbert|gemma2|gpt_neox|opt|phi3|qwen2|roberta)_random_tiny( .*)?'
