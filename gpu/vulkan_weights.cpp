@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/util/half.h"
+
 namespace qkv::gpu {
 namespace {
 
@@ -15,12 +17,10 @@ ElementType storedType(ElementType type) {
     return type == ElementType::Mxfp4 ? ElementType::BF16 : type;
 }
 
-// The upper halves of float32 values that are exact in bfloat16.
+// Values that are exact in bfloat16 (floatToBf16's rounding leaves them as they are).
 void storeBf16(const float* values, size_t count, unsigned char* out) {
     for (size_t j = 0; j < count; ++j) {
-        std::uint32_t bits;
-        std::memcpy(&bits, &values[j], sizeof bits);
-        const auto half = static_cast<std::uint16_t>(bits >> 16);
+        const std::uint16_t half = floatToBf16(values[j]);
         std::memcpy(out + 2 * j, &half, sizeof half);
     }
 }
