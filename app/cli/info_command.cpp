@@ -8,6 +8,22 @@
 namespace qkv::cli {
 namespace {
 
+// "; 32 wide, 1 key/value head in 2 of 4 layers" where some layers have heads of their own
+// (Gemma 4's global layers; see layer kinds); "" otherwise.
+std::string ownHeadsNote(const Architecture& c) {
+    int count = 0, first = -1;
+    for (int l = 0; l < c.layers; ++l)
+        if (c.kindOf(l).headDim > 0 || c.kindOf(l).kvHeads > 0) {
+            ++count;
+            if (first < 0) first = l;
+        }
+    if (count == 0) return {};
+    const int kv = c.kvHeadsOf(first);
+    return "; " + std::to_string(c.headDimOf(first)) + " wide, " + std::to_string(kv) +
+           (kv == 1 ? " key/value head" : " key/value heads") + " in " + std::to_string(count) +
+           " of " + std::to_string(c.layers) + " layers";
+}
+
 int runInfo(const Arguments& args) {
     if (auto figure = args.value("figure")) {
         if (args.has("model")) throw UsageError("give --model or --figure, not both");
@@ -66,6 +82,12 @@ int runInfo(const Arguments& args) {
                                    {"rotary_dims", c.latent.ropeDim},
                                    {"other_dims", c.latent.nopeDim},
                                    {"value_dims", c.valueWidth()}};
+    if (c.valueIsKeyLayers() > 0) {
+        nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l)
+            if (c.kindOf(l).valueIsKey) layers.push_back(l);
+        doc["value_is_key_layers"] = layers;
+    }
     if (c.attentionSinks) doc["attention_sinks"] = true;
     if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
     if (!c.quantisation.empty()) doc["quantisation"] = c.quantisation;
@@ -83,7 +105,12 @@ int runInfo(const Arguments& args) {
         std::to_string(c.heads) +
             (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value" : ""));
     row("d_model", std::to_string(c.dModel));
-    row("d_k", std::to_string(c.headDim));
+    row("d_k", std::to_string(c.headDim) + ownHeadsNote(c));
+    if (c.valueIsKeyLayers() > 0)
+        row("W_V = W_K",
+            "in " + std::to_string(c.valueIsKeyLayers()) + " of " + std::to_string(c.layers) +
+                " layers, tied by the model: their values are the key projection itself "
+                "(before the key's norm and rotation)");
     // A model whose every layer has experts uses no dense MLP width (Qwen3-MoE still states one).
     if (c.expertLayers() < c.layers) row("d_ff", std::to_string(c.dFF));
     if (c.expertLayers() > 0) row("experts", c.describeExperts());

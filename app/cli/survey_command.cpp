@@ -36,32 +36,36 @@ nlohmann::ordered_json surveyJson(const ModelSurvey& s) {
         {"median_head_wqk_directionality", jsonNumber(s.medianHeadDirectionality())},
     };
     if (auto copying = s.medianCopying()) doc["median_ov_copying_score"] = jsonNumber(*copying);
+    doc["value_is_key_layers"] = s.valueIsKeyLayers;
     doc["layer_wqk_symmetry"] = numbers(s.layerSymmetry);
     doc["layer_wqk_directionality"] = numbers(s.layerDirectionality);
     return doc;
 }
 
 void printTable(const std::vector<ModelSurvey>& surveys) {
-    std::printf("%-28s %-12s %-13s %6s %9s %9s %9s %9s %9s\n", "model", "type", "attention",
-                "layers", "layer sym", "layer dir", "head sym", "head dir", "OV copy");
+    std::printf("%-28s %-12s %-13s %6s %9s %9s %9s %9s %9s %8s\n", "model", "type", "attention",
+                "layers", "layer sym", "layer dir", "head sym", "head dir", "OV copy", "W_V=W_K");
     for (const ModelSurvey& s : surveys) {
         std::printf("%-28s %-12s %-13s %6zu %9.4f %9.4f %9.4f %9.4f", s.name.c_str(),
                     s.modelType.c_str(), attentionName(s).c_str(), s.layerSymmetry.size(),
                     s.medianLayerSymmetry(), s.medianLayerDirectionality(), s.medianHeadSymmetry(),
                     s.medianHeadDirectionality());
         if (auto copying = s.medianCopying())
-            std::printf(" %9.4f\n", *copying);
+            std::printf(" %9.4f", *copying);
         else
-            std::printf(" %9s\n", "-");
+            std::printf(" %9s", "-");
+        std::printf(" %8d\n", s.valueIsKeyLayers);
     }
-    std::printf("\n(medians over layers and over heads of the learned weights)\n");
+    std::printf(
+        "\n(medians over layers and over heads of the learned weights; W_V=W_K: the layers whose "
+        "values are their key projection by design)\n");
 }
 
 void printCsv(const std::vector<ModelSurvey>& surveys) {
     std::printf(
         "model,model_type,attention,layers,median_layer_wqk_symmetry,"
         "median_layer_wqk_directionality,median_head_wqk_symmetry,"
-        "median_head_wqk_directionality,median_ov_copying_score\n");
+        "median_head_wqk_directionality,median_ov_copying_score,value_is_key_layers\n");
     for (const ModelSurvey& s : surveys) {
         // A Hub id or folder may hold a comma or a quote: quoted as RFC 4180 says.
         std::string name = "\"";
@@ -72,7 +76,7 @@ void printCsv(const std::vector<ModelSurvey>& surveys) {
                     s.medianLayerDirectionality(), s.medianHeadSymmetry(),
                     s.medianHeadDirectionality());
         if (auto copying = s.medianCopying()) std::printf("%.7g", *copying);
-        std::printf("\n");
+        std::printf(",%d\n", s.valueIsKeyLayers);
     }
 }
 

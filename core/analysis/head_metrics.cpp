@@ -227,8 +227,8 @@ Architecture architectureOf(const Model& model, AttentionKind kind) {
 
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
                           Projection slot, AttentionKind kind, GqaPairing pairing) {
-    const Architecture c = architectureOf(model, kind);
-    checkHead(c, layer, head);
+    checkHead(architectureOf(model, kind), layer, head);
+    const Architecture c = architectureOf(model, kind).atLayer(layer);
     if (c.latent.present())
         throw Error("latent attention stores no per-head W_Q, W_K or W_V (latent_forms.h)");
     const Projection source = sourceOf(config, slot);
@@ -251,8 +251,8 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
 std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfiguration& config,
                                               int layer, int head, AttentionKind kind,
                                               GqaPairing pairing) {
-    const Architecture c = architectureOf(model, kind);
-    checkHead(c, layer, head);
+    checkHead(architectureOf(model, kind), layer, head);
+    const Architecture c = architectureOf(model, kind).atLayer(layer);
     if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross) return std::nullopt;
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
@@ -274,8 +274,8 @@ std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfigu
 }
 
 MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind kind) {
-    const Architecture c = architectureOf(model, kind);
-    checkHead(c, layer, head);
+    checkHead(architectureOf(model, kind), layer, head);
+    const Architecture c = architectureOf(model, kind).atLayer(layer);
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
@@ -300,7 +300,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
         LayerFactors factors(model, config, layer, options);
         factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();
-        layerWqkMetrics(factors, c, pool, metrics);
+        layerWqkMetrics(factors, c.atLayer(layer), pool, metrics);
         metrics.heads.resize(c.heads);
         pool.parallelFor(c.heads, [&](int, int first, int last) {
             for (int head = first; head < last; ++head)

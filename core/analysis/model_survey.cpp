@@ -23,6 +23,7 @@ ModelSurvey surveyModel(const Model& model, const std::string& name, const Analy
     out.name = name;
     out.modelType = model.architecture().modelType;
     out.causal = model.architecture().causal;
+    out.valueIsKeyLayers = model.architecture().valueIsKeyLayers();
     return out;
 }
 

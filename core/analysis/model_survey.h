@@ -18,6 +18,7 @@ struct ModelSurvey {
     std::vector<double> layerSymmetry, layerDirectionality;  // one per layer
     std::vector<double> headSymmetry, headDirectionality;    // one per head, layer by layer
     std::vector<double> headCopying;                         // empty without an output head
+    int valueIsKeyLayers = 0;  // layers whose W_V is W_K by design (Gemma 4's global layers)
 
     double medianLayerSymmetry() const { return median(layerSymmetry); }
     double medianLayerDirectionality() const { return median(layerDirectionality); }

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <string>
 
 #include "core/analysis/ov_circuit.h"
@@ -49,6 +51,20 @@ std::string entryKey(const ModelWeights& w) {
             hashView(digest, *v);
     }
     return digest.hex();
+}
+
+// The key of each model this process has hashed, by Model::serial(): the head details ask for the
+// product on every click, and hashing an 8B model's embeddings reads 2 GB.
+std::string memoisedEntryKey(const Model& model) {
+    static std::mutex mutex;
+    static std::map<std::uint64_t, std::string> keys;
+    {
+        std::lock_guard lock(mutex);
+        if (auto found = keys.find(model.serial()); found != keys.end()) return found->second;
+    }
+    std::string key = entryKey(model.weights());  // outside the lock: seconds for large models
+    std::lock_guard lock(mutex);
+    return keys.emplace(model.serial(), std::move(key)).first->second;
 }
 
 std::optional<Eigen::MatrixXd> readEntry(const std::filesystem::path& file, int d) {
@@ -98,7 +114,7 @@ std::optional<Eigen::MatrixXd> cachedVocabularyRoundTrip(const Model& model, Thr
     const double width = w.tokenEmbedding.cols;
     if (2.0 * w.tokenEmbedding.rows * width * width < cache.minimumFlops)
         return vocabularyRoundTrip(model, pool);
-    const std::filesystem::path file = cache.folder / (entryKey(w) + ".bin");
+    const std::filesystem::path file = cache.folder / (memoisedEntryKey(model) + ".bin");
     const int d = model.architecture().dModel;
     if (auto stored = readEntry(file, d)) return stored;
     auto computed = vocabularyRoundTrip(model, pool);

@@ -25,6 +25,11 @@ struct LayerKind {
     bool local = false;    // sliding-window attention (Architecture::slidingWindow)
     bool rotary = true;    // false: NoPE, queries and keys are not rotated (SmolLM3)
     bool experts = false;  // the MLP is the mixture of experts (Architecture::moe)
+    // Gemma 4's global layers: heads of their own width and key/value heads (0: the model's),
+    // and no W_V — the values are the key projection itself (K = V by design).
+    int headDim = 0;
+    int kvHeads = 0;
+    bool valueIsKey = false;
 };
 
 // How a router's logits choose a token's experts and weigh them.
@@ -145,6 +150,32 @@ struct Architecture {
     int relativeMaxDistance = 0;
 
     int kvGroup() const { return heads / kvHeads; }  // query heads per key/value head
+    // The description as one layer sees it: headDim and kvHeads are the layer's own where it has
+    // them (Gemma 4), so code that handles one layer reads them as for any model.
+    Architecture atLayer(int layer) const {
+        Architecture a = *this;
+        a.headDim = headDimOf(layer);
+        a.kvHeads = kvHeadsOf(layer);
+        return a;
+    }
+    int headDimOf(int layer) const {
+        return kindOf(layer).headDim > 0 ? kindOf(layer).headDim : headDim;
+    }
+    int kvHeadsOf(int layer) const {
+        return kindOf(layer).kvHeads > 0 ? kindOf(layer).kvHeads : kvHeads;
+    }
+    // Whether some layer's heads differ in width or key/value heads from the model's.
+    bool headsVaryByLayer() const {
+        for (int l = 0; l < layers; ++l)
+            if (kindOf(l).headDim > 0 || kindOf(l).kvHeads > 0) return true;
+        return false;
+    }
+    // The layers whose values are their keys (LayerKind::valueIsKey).
+    int valueIsKeyLayers() const {
+        int count = 0;
+        for (int l = 0; l < layers; ++l) count += kindOf(l).valueIsKey;
+        return count;
+    }
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
@@ -161,8 +192,9 @@ struct Architecture {
     // What kind a layer is where a model mixes kinds or windows them: "local, window 512,
     // rotary θ=10000", "global, rotary θ=1000000, linear ×8", "global, NoPE"; "" where every
     // layer is a plain global one (GPT-2, Llama).
+    // Gemma 4's global layers add their heads and ", W_V = W_K (tied by the model)".
     std::string describeLayer(int layer) const {
-        bool mixed = localRotary.has_value();
+        bool mixed = localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0;
         for (int l = 0; l < layers; ++l)
             mixed |= windowOf(l) > 0 || (positions == Positions::Rotary && !kindOf(l).rotary);
         if (!mixed) return {};
@@ -170,6 +202,12 @@ struct Architecture {
                                                : std::string("global");
         if (positions == Positions::Rotary)
             text += rotaryOf(layer) ? ", " + rotaryOf(layer)->describe() : std::string(", NoPE");
+        if (headsVaryByLayer()) {
+            const int kv = kvHeadsOf(layer);
+            text += ", d_k " + std::to_string(headDimOf(layer)) + ", " + std::to_string(kv) +
+                    (kv == 1 ? " key/value head" : " key/value heads");
+        }
+        if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
         return text;
     }
     // Whether inputs of a and b tokens rotate every position alike (dynamic and longrope

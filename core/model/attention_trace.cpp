@@ -13,13 +13,16 @@ ConstMatrixMap headBlock(const RowMatrixXf& m, int headIndex, int headDim) {
 }  // namespace
 
 ConstMatrixMap AttentionTrace::query(int layer, int head) const {
-    return headBlock(m_layers.at(layer).query, head / m_layout.queryGroup, m_layout.headDim);
+    const LayerTrace& t = m_layers.at(layer);
+    return headBlock(t.query, head / t.layout.queryGroup, t.layout.headDim);
 }
 ConstMatrixMap AttentionTrace::key(int layer, int head) const {
-    return headBlock(m_layers.at(layer).key, head / m_layout.keyGroup, m_layout.headDim);
+    const LayerTrace& t = m_layers.at(layer);
+    return headBlock(t.key, head / t.layout.keyGroup, t.layout.headDim);
 }
 ConstMatrixMap AttentionTrace::value(int layer, int head) const {
-    return headBlock(m_layers.at(layer).value, head / m_layout.valueGroup, m_layout.valueWidth());
+    const LayerTrace& t = m_layers.at(layer);
+    return headBlock(t.value, head / t.layout.valueGroup, t.layout.valueWidth());
 }
 
 bool AttentionTrace::hasScores(int layer, int head) const {

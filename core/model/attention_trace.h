@@ -26,7 +26,8 @@ struct CaptureSelection {
 };
 
 struct LayerTrace {
-    RowMatrixXf query;  // n x (heads / queryGroup) * d_k
+    AttentionLayout layout;  // how query, key and value hold this layer's heads
+    RowMatrixXf query;       // n x (heads / queryGroup) * d_k
     RowMatrixXf key;
     RowMatrixXf value;
     std::vector<RowMatrixXf> scores;         // per query head; empty matrix when not captured
@@ -40,21 +41,19 @@ class AttentionTrace {
     AttentionTrace() = default;
     // `keys`: the tokens keys and values come from, when not the queries' own (cross-attention:
     // target queries read source keys).
-    AttentionTrace(int tokens, const AttentionLayout& layout, int keys = -1)
-        : m_tokens(tokens), m_keys(keys < 0 ? tokens : keys), m_layout(layout) {}
+    AttentionTrace(int tokens, int heads, int keys = -1)
+        : m_tokens(tokens), m_keys(keys < 0 ? tokens : keys), m_heads(heads) {}
 
     int tokens() const { return m_tokens; }   // queries: rows of each head's matrices
     int keyTokens() const { return m_keys; }  // keys: their columns
     int layerCount() const { return static_cast<int>(m_layers.size()); }
-    int headCount() const { return m_layout.heads; }
-    int headDim() const { return m_layout.headDim; }
-    const AttentionLayout& layout() const { return m_layout; }
+    int headCount() const { return m_heads; }
     // Whether the heads had attention sinks (gpt-oss): then each probability row sums to one
     // minus what its sink took.
     bool hasSinks() const { return m_sinks; }
     void setHasSinks(bool sinks) { m_sinks = sinks; }
 
-    // n x d_k views of what query head `head` used in each slot.
+    // n x d_k views of what query head `head` used in each slot (d_k: the layer's).
     ConstMatrixMap query(int layer, int head) const;
     ConstMatrixMap key(int layer, int head) const;
     ConstMatrixMap value(int layer, int head) const;
@@ -69,7 +68,7 @@ class AttentionTrace {
   private:
     int m_tokens = 0;
     int m_keys = 0;
-    AttentionLayout m_layout;
+    int m_heads = 0;
     bool m_sinks = false;
     std::vector<LayerTrace> m_layers;
 };

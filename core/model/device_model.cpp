@@ -27,6 +27,7 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
     d.output = bindLinear(layer.output, backend);
     d.queryNorm = bindNorm(layer.queryNorm, backend);
     d.keyNorm = bindNorm(layer.keyNorm, backend);
+    d.valueNorm = bindNorm(layer.valueNorm, backend);
     if (!layer.attentionSinks.empty()) d.attentionSinks = backend.vector(layer.attentionSinks);
     const LatentAttentionWeights& latent = layer.latent;
     d.latent = {bindLinear(latent.queryDown, backend), bindNorm(latent.queryNorm, backend),
@@ -49,6 +50,7 @@ DeviceLayer bindLayer(const LayerWeights& layer, Backend& backend) {
     d.crossKey = bindLinear(layer.crossKey, backend);
     d.crossValue = bindLinear(layer.crossValue, backend);
     d.crossOutput = bindLinear(layer.crossOutput, backend);
+    d.outputScale = layer.outputScale;
     return d;
 }
 

@@ -34,7 +34,7 @@ struct DeviceLatentAttention {
 struct DeviceLayer {
     DeviceNorm attentionNorm, attentionOutputNorm;
     DeviceLinear query, key, value, output;
-    DeviceNorm queryNorm, keyNorm;
+    DeviceNorm queryNorm, keyNorm, valueNorm;
     std::unique_ptr<Tensor> attentionSinks;  // null where the family has none
     DeviceLatentAttention latent;            // empty unless latent attention
     DeviceNorm mlpNorm, mlpOutputNorm;
@@ -44,6 +44,7 @@ struct DeviceLayer {
     std::vector<DeviceExpert> experts;
     DeviceNorm crossNorm;
     DeviceLinear crossQuery, crossKey, crossValue, crossOutput;
+    float outputScale = 1.0f;
 };
 
 struct DeviceModel {

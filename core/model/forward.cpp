@@ -109,13 +109,18 @@ namespace {
 std::uint64_t stackBytes(const Architecture& c, const CaptureSelection& capture, std::uint64_t n,
                          std::uint64_t keys, int attentionBlocks, bool wholeScores) {
     const std::uint64_t f = sizeof(float);
-    const std::uint64_t qkvCols = static_cast<std::uint64_t>(c.heads + 2 * c.kvHeads) * c.headDim;
+    std::uint64_t qkvCols = 0, headCols = 0;  // the widest layer's
+    for (int l = 0; l < std::max(c.layers, 1); ++l) {
+        qkvCols = std::max(
+            qkvCols, static_cast<std::uint64_t>(c.heads + 2 * c.kvHeadsOf(l)) * c.headDimOf(l));
+        headCols = std::max(headCols, static_cast<std::uint64_t>(c.heads) * c.headDimOf(l));
+    }
     const std::uint64_t matrices = capture.scores + capture.probabilities;
     const std::uint64_t cells = std::max(n * n, n * keys);
     const std::uint64_t trace =
         attentionBlocks * (c.layers * std::max(n, keys) * qkvCols * f +
                            capturedHeads(c, capture) * matrices * cells * f);
-    const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + c.heads * c.headDim + 2ull * c.dFF;
+    const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + headCols + 2ull * c.dFF;
     const std::uint64_t workers = std::max(1u, std::thread::hardware_concurrency());
     const std::uint64_t scratch = wholeScores ? 2 * cells : kAttentionQueryBlock * keys;
     return trace + n * width * f + workers * scratch * f;
@@ -234,7 +239,7 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     const auto bias = positionBias(be, c, weights.relativeBias, n, true);
     const LayerRunner runner(be, c, request, bias.get(),
                              {earlier ? &earlier->trace : nullptr, kept});
-    ForwardResult result{AttentionTrace(n, runner.layout()), {}, {}, {}};
+    ForwardResult result{AttentionTrace(n, c.heads), {}, {}, {}};
     result.trace.setHasSinks(c.attentionSinks);
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);
@@ -269,8 +274,8 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
         const int t = static_cast<int>(targets.size());
         const auto decoderBias = positionBias(be, decoder, weights.decoderRelativeBias, t, false);
         const LayerRunner decoding(be, decoder, request, decoderBias.get());
-        result.decoderTrace = AttentionTrace(t, decoding.layout());
-        result.crossTrace = AttentionTrace(t, decoding.layout(), n);
+        result.decoderTrace = AttentionTrace(t, decoder.heads);
+        result.crossTrace = AttentionTrace(t, decoder.heads, n);
         result.decoderTrace.layers().reserve(decoder.layers);
         result.crossTrace.layers().reserve(decoder.layers);
         auto y = embedded(decoding, weights, weights.decoderPositionEmbedding, {},

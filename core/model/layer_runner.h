@@ -4,6 +4,7 @@
 // and window; the request's W configuration decides which projection fills each slot, in every
 // attention block — self-attention, and a decoder layer's cross-attention.
 #include <memory>
+#include <numeric>
 #include <optional>
 
 #include "core/model/forward.h"
@@ -21,7 +22,8 @@ struct AttentionBlock {
     const DeviceLinear& output;
     const DeviceNorm* queryNorm = nullptr;  // QK-norm; cross-attention has none
     const DeviceNorm* keyNorm = nullptr;
-    const Tensor* sinks = nullptr;  // gpt-oss's attention sinks, whatever the configuration
+    const DeviceNorm* valueNorm = nullptr;  // Gemma 4's v_norm, on the value slot
+    const Tensor* sinks = nullptr;          // gpt-oss's attention sinks, whatever the configuration
     const DeviceLatentAttention* latent = nullptr;  // DeepSeek's projections instead of W_Q...
 
     static AttentionBlock self(const DeviceLayer& l) {
@@ -31,6 +33,7 @@ struct AttentionBlock {
                 l.output,
                 &l.queryNorm,
                 &l.keyNorm,
+                &l.valueNorm,
                 l.attentionSinks.get(),
                 l.latent.keyValueUp.weight ? &l.latent : nullptr};
     }
@@ -41,12 +44,16 @@ struct AttentionBlock {
         return p == Projection::Query ? query : p == Projection::Key ? key : value;
     }
     // The QK-norm that follows a projection wherever a configuration puts it: a key slot filled
-    // from W_Q is normed with q_norm. Values are never normed. Null where there is none.
+    // from W_Q is normed with q_norm. Null where there is none. A value slot's norm (Gemma 4's,
+    // without weights of its own) belongs to the slot: valueSlotNorm().
     const DeviceNorm* normAfter(Projection p) const {
         const DeviceNorm* n = p == Projection::Query ? queryNorm
                               : p == Projection::Key ? keyNorm
                                                      : nullptr;
         return n && n->gamma ? n : nullptr;
+    }
+    const DeviceNorm* valueSlotNorm() const {
+        return valueNorm && valueNorm->gamma ? valueNorm : nullptr;
     }
 };
 
@@ -74,19 +81,22 @@ class LayerRunner {
           m_request(request),
           m_positionBias(positionBias),
           m_kept(kept) {
-        // Slots filled from W_Q have one head per query head; from W_K or W_V, one per KV head.
-        auto groupOf = [&](Projection p) { return p == Projection::Query ? 1 : m_c.kvGroup(); };
-        const WConfiguration& a = request.config;
-        requireConfigurationApplies(m_c, a);
-        m_layout = {m_c.heads,
-                    m_c.headDim,
-                    groupOf(a.querySource),
-                    groupOf(a.keySource),
-                    groupOf(a.valueSource),
-                    m_c.valueDim};
+        requireConfigurationApplies(m_c, request.config);
     }
 
-    const AttentionLayout& layout() const { return m_layout; }
+    // How layer l's q, k and v hold its heads: slots filled from W_Q have one head per query
+    // head; from W_K or W_V, one per KV head of the layer.
+    AttentionLayout layoutOf(int l) const {
+        const int group = m_c.heads / m_c.kvHeadsOf(l);
+        auto groupOf = [&](Projection p) { return p == Projection::Query ? 1 : group; };
+        const WConfiguration& a = m_request.config;
+        return {m_c.heads,
+                m_c.headDimOf(l),
+                groupOf(a.querySource),
+                groupOf(a.keySource),
+                groupOf(a.valueSource),
+                m_c.valueDim};
+    }
     Backend& backend() const { return m_be; }
     const Architecture& architecture() const { return m_c; }
 
@@ -115,6 +125,7 @@ class LayerRunner {
             }
             addResidual(x, *mlp(l, layer, normedOrSame(layer.mlpNorm, x, h), traced),
                         layer.mlpOutputNorm, h);
+            if (layer.outputScale != 1.0f) scale(x, layer.outputScale, h);
         } else {  // norm(x + attn(x)), then norm(x + mlp(x))
             postNormed(layer.attentionNorm, x, attend(l, self, x, x, mask, m_positionBias, traced));
             if (encoded)
@@ -159,6 +170,15 @@ class LayerRunner {
         norm(n, *out, x);
     }
 
+    // x *= factor (Gemma 4's layer_scalar) as x += (factor - 1) x, the backend's weighted row
+    // sum; h is scratch. Differs from the product by at most an ulp of x.
+    void scale(Tensor& x, float factor, Tensor& h) const {
+        std::vector<int> rows(x.rows());
+        std::iota(rows.begin(), rows.end(), 0);
+        m_be.copyRows(x, 0, x.rows(), h, 0);
+        m_be.addWeightedRows(h, rows, std::vector<float>(rows.size(), factor - 1.0f), x);
+    }
+
     // x += sublayer output, normed first where the family norms it (Gemma-2).
     void addResidual(Tensor& x, const Tensor& out, const DeviceNorm& outputNorm, Tensor& h) const {
         if (!outputNorm.gamma) {
@@ -198,8 +218,11 @@ class LayerRunner {
         const WConfiguration& config = m_request.config;
         const bool cross = &queries != &keys;
         const int kept = cross ? 0 : m_kept.tokens;  // the rows of queries and keys start there
+        const AttentionLayout layout = layoutOf(l);
+        const int headDim = layout.headDim;
         // One projection per distinct (weights, input); QK-norm and rotary embedding on the Q
-        // and K slots only (a V slot filled from W_Q keeps the raw projection).
+        // and K slots only (a V slot filled from W_Q keeps the raw projection, normed only by
+        // the value slot's own norm where the family has one).
         std::unique_ptr<Tensor> projected[3][2], normed[3][2], rotated[3][2];
         std::optional<LatentProjection> latent;
         if (block.latent) latent.emplace(m_be, m_c, *block.latent);
@@ -217,7 +240,7 @@ class LayerRunner {
             if (!slot) {
                 slot = m_be.create(raw.rows(), raw.cols());
                 if (m_c.qkNorm == QkNorm::PerHead)
-                    m_be.rmsNormHeads(raw, m_c.headDim, *n->gamma, m_c.normEps, *slot);
+                    m_be.rmsNormHeads(raw, headDim, *n->gamma, m_c.normEps, *slot);
                 else
                     m_be.rmsNorm(raw, *n->gamma, m_c.normEps, *slot);
             }
@@ -231,20 +254,25 @@ class LayerRunner {
             if (!slot) {
                 slot = m_be.create(plain.rows(), plain.cols());
                 // Frequencies of the whole input's length (dynamic and longrope depend on it).
-                m_be.rope(plain, m_c.headDim, rotary->frequencies(kept + plain.rows()), kept,
-                          *slot);
+                m_be.rope(plain, headDim, rotary->frequencies(kept + plain.rows()), kept, *slot);
             }
             return *slot;
         };
         Tensor* q = &positioned(config.querySource, queries);
         Tensor& positionedKeys = positioned(config.keySource, keys);
         Tensor* v = &source(config.valueSource, keys);
+        std::unique_ptr<Tensor> normedValues;  // Gemma 4: whatever fills the value slot
+        if (const DeviceNorm* n = block.valueSlotNorm()) {
+            normedValues = m_be.create(v->rows(), v->cols());
+            m_be.rmsNormHeads(*v, layout.valueWidth(), *n->gamma, m_c.normEps, *normedValues);
+            v = normedValues.get();
+        }
         // Reformer's unit keys, after rotary positions, in a tensor of their own: under shared-qk
         // the Q slot holds the same projection un-normalised. Applies to cross-attention too.
         std::unique_ptr<Tensor> unitKeys;
         if (config.normalizeKeys) {
             unitKeys = m_be.create(positionedKeys.rows(), positionedKeys.cols());
-            m_be.normalizeHeads(positionedKeys, m_c.headDim, *unitKeys);
+            m_be.normalizeHeads(positionedKeys, headDim, *unitKeys);
         }
         Tensor* k = unitKeys ? unitKeys.get() : &positionedKeys;  // traced as used
         std::unique_ptr<Tensor> whole[3];  // every token's q, k, v: kept rows, then the new ones
@@ -268,8 +296,9 @@ class LayerRunner {
         options.positionBias = bias;
         options.sinks = block.sinks;
         options.firstQuery = kept;
-        auto attended = m_be.create(n - kept, m_c.heads * m_c.valueWidth());
-        m_be.attention(*q, *k, *v, m_layout, options, *attended, &capture);
+        auto attended = m_be.create(n - kept, m_c.heads * layout.valueWidth());
+        m_be.attention(*q, *k, *v, layout, options, *attended, &capture);
+        traced.layout = layout;
         for (auto [tensor, target] : {std::pair{q, &traced.query}, std::pair{k, &traced.key},
                                       std::pair{v, &traced.value}}) {
             target->resize(tensor->rows(), tensor->cols());
@@ -325,7 +354,6 @@ class LayerRunner {
     const ForwardRequest& m_request;
     const Tensor* m_positionBias;
     KeptPrefix m_kept;
-    AttentionLayout m_layout;
 };
 
 }  // namespace qkv

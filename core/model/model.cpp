@@ -1,11 +1,18 @@
 #include "core/model/model.h"
 
+#include <atomic>
+
 #include "core/io/hub_cache.h"
 #include "core/io/safetensors.h"
 #include "core/model/model_family.h"
 #include "core/util/error.h"
 
 namespace qkv {
+
+Model::Model() {
+    static std::atomic<std::uint64_t> opened{0};
+    m_serial = ++opened;
+}
 
 std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& location) {
     const std::filesystem::path folder = resolveModelLocation(location.string());

@@ -37,6 +37,9 @@ class Model {
     std::uint64_t parameterCount() const { return m_parameters; }
     std::uint64_t weightBytes() const;  // bytes of all tensors in the checkpoint files
     bool hasLogits() const { return !m_weights.lmHead.weight.empty(); }
+    // Unique among every Model this process opens, never reused: what a memo of something
+    // derived from the weights is keyed by (an address could be reused by the next model).
+    std::uint64_t serial() const { return m_serial; }
 
     // Throws qkv::Error when a weights file changed on disk since open() (truncated, rewritten or
     // replaced): reading its mapping could then crash the process. Call before using weights();
@@ -54,7 +57,7 @@ class Model {
     std::string pieceOrNumber(int id) const;
 
   private:
-    Model() = default;
+    Model();
     std::filesystem::path m_folder;
     Architecture m_architecture;
     std::unique_ptr<TensorStore> m_store;
@@ -63,6 +66,7 @@ class Model {
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::string m_tokenizerError;
     std::uint64_t m_parameters = 0;
+    std::uint64_t m_serial;
 };
 
 }  // namespace qkv

@@ -14,24 +14,27 @@ constexpr std::size_t kMaxConfigBytes = 16u << 20;
 // Checks every family shares: widths that fit, heads that divide, positions that rotate.
 void validate(Architecture& c, const std::string& where) {
     if (c.headDim == 0) c.headDim = headDimFromWidth(c, where);
-    if (static_cast<std::int64_t>(c.heads) * c.headDim > ConfigReader::kMaxWidth)
-        throw Error(where + ": " + std::to_string(c.heads) + " heads of " +
-                    std::to_string(c.headDim) + " dimensions exceed the " +
-                    std::to_string(ConfigReader::kMaxWidth) + " attention width QKV Lab supports");
-    if (c.heads % c.kvHeads != 0)
-        throw Error(where + ": " + std::to_string(c.heads) + " query heads are not a " +
-                    "multiple of " + std::to_string(c.kvHeads) + " key/value heads");
+    if (c.layerKinds.empty()) c.layerKinds.assign(c.layers, LayerKind{c.slidingWindow > 0, true});
     if (c.positions == Positions::Rotary) {
         if (c.rotary.dims == 0) c.rotary.dims = c.headDim;
         if (c.rotary.context == 0) c.rotary.context = c.contextLength;
-        for (const Rotary* r : {&c.rotary, c.localRotary ? &*c.localRotary : &c.rotary})
-            if (r->dims < 2 || r->dims > c.headDim || r->dims % 2 != 0)
-                throw Error(where +
-                            ": rotary embeddings need an even number of rotated dimensions "
-                            "(at most the head dimension " +
-                            std::to_string(c.headDim) + ")");
     }
-    if (c.layerKinds.empty()) c.layerKinds.assign(c.layers, LayerKind{c.slidingWindow > 0, true});
+    for (int l = 0; l < c.layers; ++l) {  // each layer's heads, where they differ (Gemma 4)
+        const int headDim = c.headDimOf(l), kvHeads = c.kvHeadsOf(l);
+        if (static_cast<std::int64_t>(c.heads) * headDim > ConfigReader::kMaxWidth)
+            throw Error(where + ": " + std::to_string(c.heads) + " heads of " +
+                        std::to_string(headDim) + " dimensions exceed the " +
+                        std::to_string(ConfigReader::kMaxWidth) +
+                        " attention width QKV Lab supports");
+        if (c.heads % kvHeads != 0)
+            throw Error(where + ": " + std::to_string(c.heads) + " query heads are not a " +
+                        "multiple of " + std::to_string(kvHeads) + " key/value heads");
+        if (const Rotary* r = c.rotaryOf(l); r && (r->dims < 2 || r->dims > headDim || r->dims % 2))
+            throw Error(where +
+                        ": rotary embeddings need an even number of rotated dimensions "
+                        "(at most the head dimension " +
+                        std::to_string(headDim) + ")");
+    }
     if (c.slidingWindow == 0)  // a layer type without a window to use is a global layer
         for (LayerKind& kind : c.layerKinds) kind.local = false;
     if (static_cast<int>(c.layerKinds.size()) != c.layers)
@@ -55,18 +58,31 @@ int headDimFromWidth(const Architecture& c, const std::string& where) {
 
 const std::vector<ModelFamily>& modelFamilies() {
     static const std::vector<ModelFamily> all = {
-        families::gpt2(),       families::bert(),
-        families::roberta(),    families::distilbert(),
-        families::llama(),      families::qwen2(),
-        families::gemma2(),     families::phi3(),
-        families::gptNeox(),    families::opt(),
-        families::marian(),     families::bart(),
-        families::t5(),         families::qwen3(),
-        families::gemma3(),     families::gemma3Multimodal(),
-        families::olmo2(),      families::smollm3(),
-        families::modernbert(), families::mixtral(),
-        families::qwen3Moe(),   families::gptOss(),
+        families::gpt2(),
+        families::bert(),
+        families::roberta(),
+        families::distilbert(),
+        families::llama(),
+        families::qwen2(),
+        families::gemma2(),
+        families::phi3(),
+        families::gptNeox(),
+        families::opt(),
+        families::marian(),
+        families::bart(),
+        families::t5(),
+        families::qwen3(),
+        families::gemma3(),
+        families::gemma3Multimodal(),
+        families::olmo2(),
+        families::smollm3(),
+        families::modernbert(),
+        families::mixtral(),
+        families::qwen3Moe(),
+        families::gptOss(),
         families::deepseek(),
+        families::gemma4(),
+        families::gemma4Multimodal(),
     };
     return all;
 }

@@ -65,6 +65,8 @@ ModelFamily mixtral();
 ModelFamily qwen3Moe();
 ModelFamily gptOss();
 ModelFamily deepseek();
+ModelFamily gemma4();
+ModelFamily gemma4Multimodal();
 }  // namespace families
 
 }  // namespace qkv

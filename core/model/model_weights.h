@@ -46,6 +46,7 @@ struct LayerWeights {
     LinearWeights value;              // d_model x kvHeads*d_k
     LinearWeights output;             // heads*d_k x d_model
     NormWeights queryNorm, keyNorm;   // QK-norm (Qwen3, Gemma-3, OLMo 2); empty otherwise
+    NormWeights valueNorm;            // Gemma 4: an RMSNorm of each value head (gamma all ones)
     VectorView attentionSinks;        // gpt-oss: a logit per query head (AttentionOptions::sinks)
     LatentAttentionWeights latent;    // DeepSeek: instead of query, key and value
     NormWeights mlpNorm;
@@ -63,6 +64,8 @@ struct LayerWeights {
     // MLP. Its query reads the decoder's stream, its key and value the encoder's output.
     NormWeights crossNorm;
     LinearWeights crossQuery, crossKey, crossValue, crossOutput;
+    // Gemma 4's layer_scalar: the layer's output (the residual stream) is multiplied by it.
+    float outputScale = 1.0f;
 };
 
 struct ModelWeights {

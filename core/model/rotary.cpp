@@ -83,6 +83,8 @@ const char* ropeTypeName(RopeType type) {
             return "longrope";
         case RopeType::Llama3:
             return "llama3";
+        case RopeType::Proportional:
+            return "proportional";
     }
     return "default";
 }
@@ -115,6 +117,11 @@ RotaryFrequencies Rotary::frequencies(int tokens) const {
         case RopeType::Linear:
             for (double& f : inverse) f /= s.factor;
             break;
+        case RopeType::Proportional:
+            // The turning pairs keep the full head's frequencies (defaultInverse over dims).
+            for (int i = 0; i < static_cast<int>(inverse.size()); ++i)
+                inverse[i] = i < s.rotatedPairs ? inverse[i] / s.factor : 0.0;
+            break;
         case RopeType::Llama3:
             llama3(s, inverse);
             break;
@@ -145,7 +152,10 @@ std::string Rotary::describe() const {
     out << std::setprecision(12) << "rotary θ=" << theta;  // 1000000, not 1e+06
     if (scaling.type != RopeType::Default) {
         out << ", " << ropeTypeName(scaling.type);
-        if (scaling.type != RopeType::LongRope) out << " ×" << scaling.factor;
+        if (scaling.type == RopeType::Proportional)
+            out << " " << scaling.rotatedPairs << " of " << dims / 2 << " pairs";
+        else if (scaling.type != RopeType::LongRope)
+            out << " ×" << scaling.factor;
     }
     return out.str();
 }
@@ -154,10 +164,11 @@ namespace {
 
 RopeType ropeTypeNamed(const ConfigReader& r, const std::string& name) {
     for (RopeType t : {RopeType::Default, RopeType::Linear, RopeType::Dynamic, RopeType::Yarn,
-                       RopeType::LongRope, RopeType::Llama3})
+                       RopeType::LongRope, RopeType::Llama3, RopeType::Proportional})
         if (name == ropeTypeName(t)) return t;
     r.fail("unsupported \"rope_type\" \"" + name +
-           "\" (QKV Lab reads default, linear, dynamic, yarn, longrope and llama3)");
+           "\" (QKV Lab reads default, linear, dynamic, yarn, longrope, llama3 and "
+           "proportional)");
 }
 
 std::vector<double> factorList(const ConfigReader& s, const char* key, int pairs) {
@@ -180,6 +191,10 @@ RopeScaling readScaling(const ConfigReader& r, const ConfigReader& s, int dims, 
     };
     switch (scaling.type) {
         case RopeType::Default:
+            break;
+        case RopeType::Proportional:
+            scaling.factor = s.numberOr("factor", 1.0f);
+            if (!(scaling.factor > 0.0)) s.fail("\"factor\" must be positive");
             break;
         case RopeType::Linear:
         case RopeType::Dynamic:
@@ -240,6 +255,9 @@ Rotary readRotary(const ConfigReader& r, int headDim, int context, const RotaryK
         partial = parameters->number("partial_rotary_factor");
     if (!(partial > 0.0 && partial <= 1.0)) r.fail("\"partial_rotary_factor\" must be in (0, 1]");
     rotary.dims = static_cast<int>(headDim * partial);  // HF: int(head_dim * factor)
+    const bool proportional =
+        parameters && parameters->stringOr("rope_type", "") == ropeTypeName(RopeType::Proportional);
+    if (proportional) rotary.dims = headDim;  // the rest of the pairs turn at frequency zero
     if (rotary.dims < 2 || rotary.dims % 2 != 0)
         r.fail("\"partial_rotary_factor\" leaves " + std::to_string(rotary.dims) +
                " rotated dimensions of " + std::to_string(headDim) +
@@ -250,6 +268,8 @@ Rotary readRotary(const ConfigReader& r, int headDim, int context, const RotaryK
     if (!(rotary.theta > 1.0)) r.fail("\"" + std::string(keys.thetaKey) + "\" must exceed 1");
     if (parameters) {
         rotary.scaling = readScaling(r, *parameters, rotary.dims, context);
+        // HF: int(partial_rotary_factor * head_dim // 2), the floor of the float quotient.
+        if (proportional) rotary.scaling.rotatedPairs = static_cast<int>(partial * headDim / 2);
     } else if (keys.scaled) {
         if (const std::optional<ConfigReader> scaling = r.object("rope_scaling"))
             rotary.scaling = readScaling(r, *scaling, rotary.dims, context);

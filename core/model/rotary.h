@@ -3,9 +3,9 @@
 // a base theta, the rotated dimensions of each head, and a rope_type that rescales the
 // frequencies — linear, dynamic (NTK, for inputs longer than max_position_embeddings), yarn (with
 // an attention factor on cos and sin), longrope (short or long factors by the input's length),
-// llama3 (three frequency bands). Read from config.json as transformers 4.x writes it
-// (rope_theta, rope_scaling with "type" or "rope_type", partial_rotary_factor) or 5.x
-// (rope_parameters: one object, or one per layer type).
+// llama3 (three frequency bands), proportional (a fraction of the pairs turn, Gemma 4). Read from
+// config.json as transformers 4.x writes it (rope_theta, rope_scaling with "type" or "rope_type",
+// partial_rotary_factor) or 5.x (rope_parameters: one object, or one per layer type).
 #include <string>
 #include <vector>
 
@@ -14,7 +14,7 @@
 
 namespace qkv {
 
-enum class RopeType { Default, Linear, Dynamic, Yarn, LongRope, Llama3 };
+enum class RopeType { Default, Linear, Dynamic, Yarn, LongRope, Llama3, Proportional };
 
 struct RopeScaling {
     RopeType type = RopeType::Default;
@@ -35,6 +35,10 @@ struct RopeScaling {
     // originalContext.
     std::vector<double> shortFactors;
     std::vector<double> longFactors;
+    // proportional (Gemma 4's global layers): every dimension is paired as in full rotary, but
+    // only the first `rotatedPairs` pairs turn, at theta^(-2i/head_dim); the rest have frequency
+    // zero and pass through.
+    int rotatedPairs = 0;
 };
 
 struct Rotary {

@@ -179,6 +179,11 @@ MatrixView TensorBinder::computedMatrix(std::vector<float> values, std::int64_t 
     return MatrixView::rowMajor(stored.data(), static_cast<int>(rows), static_cast<int>(cols));
 }
 
+VectorView TensorBinder::computedVector(std::vector<float> values) {
+    const std::vector<float>& stored = m_derived.emplace_back(std::move(values));
+    return {stored.data(), static_cast<int>(stored.size())};
+}
+
 VectorView TensorBinder::unitOffsetNormWeight(const std::string& module, std::int64_t size) {
     const VectorView w = normWeight(module, size);
     std::vector<float>& out = m_derived.emplace_back(w.size);

@@ -49,6 +49,8 @@ class TensorBinder {
     VectorView unitOffsetNormWeight(const std::string& module, std::int64_t size);
     // A [rows, cols] float32 matrix the family computes (Marian's sinusoidal positions).
     MatrixView computedMatrix(std::vector<float> values, std::int64_t rows, std::int64_t cols);
+    // A float32 vector the family computes (the unit gains of a norm stored without weights).
+    VectorView computedVector(std::vector<float> values);
     std::deque<std::vector<float>> takeDerived() { return std::move(m_derived); }
 
     std::uint64_t parameterCount() const { return m_parameters; }

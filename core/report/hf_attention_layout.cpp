@@ -20,6 +20,9 @@ constexpr HfAttentionLayout kLayouts[] = {
     {"qwen3", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"gemma3_text", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"gemma3", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
+    // Gemma 4's global layers have no v_proj: any copy is refused (python_tying.cpp).
+    {"gemma4_text", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
+    {"gemma4", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"olmo2", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"smollm3", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},
     {"mixtral", C::CausalLm, L::Separate, "q_proj", "k_proj", "v_proj"},

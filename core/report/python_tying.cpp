@@ -110,6 +110,11 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
             "multi-head latent attention has no per-head W_Q and W_K of one shape in transformers "
             "to copy into each other: queries come through q_proj (or q_a_proj, q_b_proj), keys "
             "from the latent's kv_b_proj plus one rotary key for every head");
+    if (a.valueIsKeyLayers() > 0 && !movedSlots(config).empty())
+        reasons.push_back(
+            "the global layers of Gemma 4 have no v_proj: their values are k_proj's output (W_V = "
+            "W_K by design), so a copy into v_proj has no place there and a copy into k_proj "
+            "would change their values too");
     if (groupedQuery(a))
         for (Slot s : movedSlots(config))
             if (s.source == P::Query && s.slot != P::Query)

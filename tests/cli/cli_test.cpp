@@ -465,6 +465,35 @@ TEST(CliShared, SinkShareOfEachRowOnAModelWithAttentionSinks) {
     EXPECT_FALSE(r.json()["layers"][0]["heads"][0].contains("sink_share"));
 }
 
+// Gemma 4: info names the layers whose W_V is W_K and their heads; survey counts them; analyze
+// and attention read each layer's own head width.
+TEST(CliShared, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
+    QKV_REQUIRE_SHARED(shared);
+    const std::string gemma4 = (shared / "models" / "gemma4-random-tiny").string();
+    CliRun r = cli({"info", "--model", gemma4, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["value_is_key_layers"], nlohmann::json({1, 3}));
+    EXPECT_NE(r.json()["layer_kinds"][1].get<std::string>().find(
+                  "d_k 32, 1 key/value head, W_V = W_K (tied by the model)"),
+              std::string::npos)
+        << r.out;
+    r = cli({"info", "--model", gemma4});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("16; 32 wide, 1 key/value head in 2 of 4 layers"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("in 2 of 4 layers, tied by the model"), std::string::npos) << r.out;
+    r = cli({"survey", gemma4, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["models"][0]["value_is_key_layers"], 2);
+    r = cli({"attention", "--model", gemma4, "--ids", "2,17,401,33", "--layer", "1", "--head", "3",
+             "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["layers"][0]["heads"][0]["attention"].size(), 4u);
+    r = cli({"analyze", "--model", gemma4, "--no-copying-score", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["layers"].size(), 4u);
+}
+
 // tokenize reads config.json and the tokenizer only: it works while the weights are missing.
 TEST(CliShared, TokenizeNeedsNoWeights) {
     QKV_REQUIRE_SHARED(shared);

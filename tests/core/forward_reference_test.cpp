@@ -123,6 +123,9 @@ std::vector<Case> allCases() {
     // Latent attention's references give the learned configuration only (the others do not
     // keep its shapes; LatentAttention tests what QKV Lab defines for it).
     cases.push_back({"deepseek_v3-random-tiny", "original"});
+    // Gemma 4's reference gives the learned configuration only; GemmaFourKeyIsValue tests what
+    // QKV Lab defines for the others.
+    cases.push_back({"gemma4-random-tiny", "original"});
     return cases;
 }
 

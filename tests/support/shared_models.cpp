@@ -17,10 +17,7 @@ struct PendingFamily {
 };
 
 // Each entry leaves this list in the commit that makes the family open.
-const std::vector<PendingFamily> kPendingFamilies = {
-    // Mixture of experts, sinks, latent attention, K = V by design.
-    {"gemma4", "unsupported architecture \"gemma4_text\""},
-};
+const std::vector<PendingFamily> kPendingFamilies = {};
 
 std::vector<std::string> sharedModelsWhere(const std::filesystem::path& sharedDir, bool pending) {
     std::vector<std::string> names;

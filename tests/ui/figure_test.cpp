@@ -20,11 +20,10 @@ namespace {
 
 // One layer, one head, n tokens: S(i, j) = i - 2 j, A = row-normalised lower triangle.
 std::shared_ptr<const AttentionTrace> syntheticTrace(int n) {
-    AttentionLayout layout;
-    layout.heads = 1;
-    layout.headDim = 2;
-    AttentionTrace trace(n, layout);
+    AttentionTrace trace(n, 1);
     LayerTrace layer;
+    layer.layout.heads = 1;
+    layer.layout.headDim = 2;
     layer.query = layer.key = layer.value = RowMatrixXf::Zero(n, 2);
     RowMatrixXf s(n, n), a = RowMatrixXf::Zero(n, n);
     for (int i = 0; i < n; ++i)

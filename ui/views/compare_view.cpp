@@ -19,9 +19,7 @@ const Setting<bool> kSharedScale{QStringLiteral("compare/sharedScale"), true};
 
 CompareView::CompareView(LabDocument& document, QWidget* parent)
     : HeadFigureView(document, parent) {
-    m_hint = new QLabel(tr("The configuration is <b>learned</b>, so both panels agree: pick "
-                           "another configuration (e.g. shared-qk) to see what tying changes."),
-                        this);
+    m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setContentsMargins(8, 4, 8, 0);
     m_hint->hide();
@@ -49,7 +47,20 @@ FigureSpec CompareView::buildFigure(const HeadFigureInput& input) const {
 }
 
 void CompareView::onFigureShown(bool shown) {
-    m_hint->setVisible(shown && document().snapshot()->config == WConfiguration{});
+    const LabDocument& d = document();
+    const WConfiguration& config = d.snapshot()->config;
+    const bool learned = config == WConfiguration{};
+    // Gemma 4's global layers: tied-kv is what the model does there.
+    const bool tiedByModel = d.attentionKind() == AttentionKind::Self &&
+                             d.shownArchitecture().kindOf(d.layer()).valueIsKey &&
+                             config.valueSource == Projection::Key;
+    m_hint->setText(learned ? tr("The configuration is <b>learned</b>, so both panels agree: pick "
+                                 "another configuration (e.g. shared-qk) to see what tying "
+                                 "changes.")
+                            : tr("This layer ties <b>W_V = W_K</b> itself (the model has no value "
+                                 "projection here), so the configuration's V := K changes nothing "
+                                 "in it: what differs comes from the layers before it."));
+    m_hint->setVisible(shown && (learned || tiedByModel));
 }
 
 QString CompareView::cellValues(const HeatmapCell& cell) const {

@@ -69,7 +69,7 @@ void NeuronView::refresh() {
     fillQueryChoices(snapshot.labels());
     const int query = std::max(m_query->currentIndex(), 0);
     NeuronFigureInput input;
-    input.scale = scoreScale(d.shownArchitecture(), snapshot.config);
+    input.scale = scoreScale(d.shownArchitecture().atLayer(d.layer()), snapshot.config);
     input.row = neuronRow(*snapshot.trace, d.layer(), d.head(), query, input.scale);
     input.norms = headOutputNorms(*d.model(), *snapshot.trace, d.layer(), d.head(), snapshot.kind);
     input.query = query;

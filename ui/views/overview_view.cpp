@@ -130,7 +130,8 @@ void OverviewView::refresh() {
         for (int l = 0; l < rows.size() && l < c.layers; ++l)
             rows[l] +=
                 (c.windowOf(l) > 0 ? tr(" local") : tr(" global")) +
-                (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE") : QString());
+                (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE") : QString()) +
+                (c.kindOf(l).valueIsKey ? tr(" V=K") : QString());
     for (const auto& [key, name] : d.annotations())
         if (key.kind == metrics->kind)
             spec.panels.at(0).notes.push_back({key.layer, key.head, name});
@@ -195,6 +196,11 @@ QString OverviewView::surveyLine(const ModelMetrics& m) const {
                             formatNumber(survey.medianLayerDirectionality()));
     if (const auto copying = survey.medianCopying())
         line += tr(" · median OV copying score of the heads <b>%1</b>").arg(formatNumber(*copying));
+    const Architecture& c = document().model()->architecture();
+    if (c.valueIsKeyLayers() > 0)
+        line += tr(" · W_V = W_K by design in <b>%1</b> of %2 layers (V=K)")
+                    .arg(c.valueIsKeyLayers())
+                    .arg(c.layers);
     return line;
 }
 

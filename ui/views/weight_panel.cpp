@@ -135,9 +135,11 @@ void WeightPanel::refresh() {
         (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
         tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())) +
         (layerKind.isEmpty() ? QString() : QStringLiteral("\n") + layerKind));
-    const Architecture& c = d.shownArchitecture();
+    const Architecture c = d.shownArchitecture().atLayer(d.layer());
     const bool qkNorm = d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None;
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
+    const bool valueIsKey =
+        d.attentionKind() == AttentionKind::Self && c.kindOf(d.layer()).valueIsKey;
     m_formTitle->setText(latent   ? tr("Bilinear form M = W_DQ W_UQʰ (W_DKV W_UKʰ)ᵀ")
                          : qkNorm ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
                                   : tr("Bilinear form M = W_Q W_Kᵀ"));
@@ -155,7 +157,13 @@ void WeightPanel::refresh() {
         : qkNorm ? tr("QK-norm: the norms' gains g_q, g_k are folded into M; their per-token RMS "
                       "factors, which rescale each score, are left out.")
                  : QString());
-    m_formNote->setVisible(latent || qkNorm);
+    if (valueIsKey)
+        m_formNote->setText(m_formNote->text() + QStringLiteral("\n") +
+                            tr("W_V = W_K (tied by the model): this layer has no value "
+                               "projection; its values are the key projection itself, taken "
+                               "before the key's norm and rotation. Under tied-kv nothing "
+                               "changes here."));
+    m_formNote->setVisible(latent || qkNorm || valueIsKey);
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
@@ -163,7 +171,7 @@ void WeightPanel::refresh() {
 
 void WeightPanel::showHeadMetrics() {
     const LabDocument& d = document();
-    const Architecture& c = d.model()->architecture();
+    const Architecture c = d.shownArchitecture().atLayer(d.layer());
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
     const BilinearParameterCount count = bilinearParameterCount(c);
     const QLocale locale;

@@ -1,0 +1,151 @@
+// Gemma 4 (keys under "model."; the multimodal Gemma4ForConditionalGeneration keeps its text
+// stack under "model.language_model." and its description in "text_config"): Gemma 3's layer —
+// √d embeddings, RMSNorms before and after each sublayer, QK-norm over each head, GELU(tanh)-gated
+// MLP, local and global layers, tied output with soft-capped logits — with
+//   - plain x·w RMSNorms (no 1 + w), and attention scores not scaled (the scale is 1);
+//   - global layers with heads of their own width (global_head_dim) and, under
+//     attention_k_eq_v, their own key/value heads (num_global_key_value_heads) and no v_proj:
+//     the values are the key projection itself, before k_norm and rotary (K = V by design);
+//   - v_norm, an RMSNorm without weights, on every layer's values;
+//   - proportional rotary on global layers: a fraction of the pairs turn, the rest keep still;
+//   - each layer's output multiplied by its layer_scalar.
+// Keys a config leaves out take Gemma4TextConfig's defaults. What this reader does not compute is
+// refused by name: per-layer input embeddings (hidden_size_per_layer_input, the E2B/E4B models),
+// layers that reuse an earlier layer's keys and values (num_kv_shared_layers) and the
+// mixture-of-experts block (enable_moe_block).
+#include <cmath>
+
+#include "core/model/families/binding.h"
+
+namespace qkv::families {
+namespace {
+
+// The rotary embedding of a layer type; Gemma4TextConfig's defaults where rope_parameters is
+// absent.
+Rotary readGemma4Rotary(const ConfigReader& r, int headDim, int context, bool global) {
+    if (r.has("rope_parameters"))
+        return readRotary(r, headDim, context, {}, global ? "full_attention" : "sliding_attention");
+    Rotary rotary;
+    rotary.context = context;
+    rotary.dims = headDim;
+    rotary.theta = global ? 1e6 : 1e4;
+    if (global) {
+        rotary.scaling.type = RopeType::Proportional;
+        rotary.scaling.rotatedPairs = static_cast<int>(0.25 * headDim / 2);
+    }
+    return rotary;
+}
+
+void refuseUnsupported(const ConfigReader& r) {
+    if (r.nonNegativeIntOr("hidden_size_per_layer_input", 256) > 0)
+        r.fail(
+            "\"hidden_size_per_layer_input\" > 0: Gemma 4's per-layer input embeddings (the "
+            "E2B and E4B models) are not supported yet");
+    if (r.nonNegativeIntOr("num_kv_shared_layers", 0) > 0)
+        r.fail(
+            "\"num_kv_shared_layers\" > 0: layers that reuse an earlier layer's keys and "
+            "values are not supported yet");
+    if (r.boolOr("enable_moe_block", false))
+        r.fail("\"enable_moe_block\": Gemma 4's mixture-of-experts block is not supported yet");
+    if (r.boolOr("attention_bias", false)) r.fail("attention_bias is not supported for Gemma 4");
+    if (r.stringOr("use_bidirectional_attention", "") == "all")
+        r.fail("\"use_bidirectional_attention\": \"all\" (bidirectional Gemma 4) is not supported");
+}
+
+void readText(const ConfigReader& r, Architecture& c) {
+    refuseUnsupported(r);
+    c.layers = r.positiveIntOr("num_hidden_layers", 30);
+    c.heads = r.positiveIntOr("num_attention_heads", 8);
+    c.kvHeads = r.positiveIntOr("num_key_value_heads", 4);
+    c.dModel = r.widthOr("hidden_size", 2304);
+    c.dFF = r.widthOr("intermediate_size", 9216);
+    c.vocabSize = r.positiveIntOr("vocab_size", 262144);
+    c.contextLength = r.positiveIntOr("max_position_embeddings", 131072);
+    c.headDim = r.widthOr("head_dim", 256);
+    c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
+    c.norm = NormKind::RmsNorm;
+    c.embeddingScale = std::sqrt(static_cast<float>(c.dModel));
+    const std::string act = r.stringOr("hidden_activation", "gelu_pytorch_tanh");
+    if (act != "gelu_pytorch_tanh" && act != "gelu_new")
+        r.fail("hidden_activation \"" + act + "\" is not supported (only \"gelu_pytorch_tanh\")");
+    c.activation = Activation::GeluTanhGlu;
+    c.attentionScale = 1.0f;
+    c.logitSoftCap = r.numberOr("final_logit_softcapping", 0.0f);
+    c.slidingWindow = r.positiveIntOr("sliding_window", 512);
+    c.qkNorm = QkNorm::PerHead;
+    c.tiedEmbeddings = r.boolOr("tie_word_embeddings", true);
+
+    // Five local layers per global one unless layer_types says otherwise; the last is global.
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; ++l) c.layerKinds[l].local = (l + 1) % 6 != 0;
+    readLayerTypes(r, c);
+    c.layerKinds.back().local = false;  // as Gemma4TextConfig forces it
+    // HF: global_head_dim where set (0: head_dim).
+    const int globalHeadDim = r.nonNegativeIntOr("global_head_dim", 512);
+    const bool keyIsValue = r.boolOr("attention_k_eq_v", false);
+    const int globalKvHeads = keyIsValue && r.has("num_global_key_value_heads")
+                                  ? r.positiveInt("num_global_key_value_heads")
+                                  : 0;
+    for (LayerKind& kind : c.layerKinds) {
+        if (kind.local) continue;
+        kind.headDim = globalHeadDim;
+        kind.kvHeads = globalKvHeads;
+        kind.valueIsKey = keyIsValue;
+    }
+    c.positions = Positions::Rotary;
+    c.localRotary = readGemma4Rotary(r, c.headDim, c.contextLength, false);
+    c.rotary =
+        readGemma4Rotary(r, globalHeadDim > 0 ? globalHeadDim : c.headDim, c.contextLength, true);
+}
+
+void readMultimodal(const ConfigReader& r, Architecture& c) {
+    const std::optional<ConfigReader> text = r.object("text_config");
+    if (!text) r.fail("missing \"text_config\" (the Gemma 4 text model's description)");
+    readText(*text, c);
+    c.tiedEmbeddings = true;  // the wrapper's output head is its text embedding
+    c.notShown = "image and audio inputs are not shown: QKV Lab reads Gemma 4's text model";
+}
+
+ModelWeights bind(TensorBinder& b, const Architecture& model) {
+    const int d = model.dModel;
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", model.vocabSize, d);
+    int l = 0;  // bindLayers visits the layers in order
+    w.layers = bindLayers(model, "layers.", [&](const std::string& p, LayerWeights& layer) {
+        const Architecture c = model.atLayer(l);
+        const std::string a = p + "self_attn.";
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        layer.query = linearLayer(b, a + "q_proj", d, c.heads * c.headDim, false);
+        layer.key = linearLayer(b, a + "k_proj", d, c.kvHeads * c.headDim, false);
+        layer.value = c.kindOf(l).valueIsKey
+                          ? layer.key
+                          : linearLayer(b, a + "v_proj", d, c.kvHeads * c.headDim, false);
+        layer.output = linearLayer(b, a + "o_proj", c.heads * c.headDim, d, false);
+        bindQkNorm(b, c, a, layer);
+        layer.valueNorm.gamma = b.computedVector(std::vector<float>(c.headDim, 1.0f));
+        layer.attentionOutputNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        layer.mlpNorm = rmsNorm(b, p + "pre_feedforward_layernorm", d);
+        bindGatedMlp(b, c, p + "mlp.", layer);
+        layer.mlpOutputNorm = rmsNorm(b, p + "post_feedforward_layernorm", d);
+        layer.outputScale = b.vector(p + "layer_scalar", 1)[0];
+        ++l;
+    });
+    w.finalNorm = rmsNorm(b, "norm", d);
+    w.lmHead.weight = outputProjection(b, model, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
+}  // namespace
+
+ModelFamily gemma4() { return {"gemma4_text", {"gemma4_text"}, {"model.", ""}, readText, bind}; }
+
+// transformers 5's module layout, and the original one.
+ModelFamily gemma4Multimodal() {
+    return {"gemma4",
+            {"gemma4"},
+            {"model.language_model.", "language_model.model."},
+            readMultimodal,
+            bind};
+}
+
+}  // namespace qkv::families
