@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QListView>
 #include <QRegularExpression>
 #include <QStandardItemModel>
@@ -412,6 +413,34 @@ TEST_F(MainWindowTest, LatentAttentionShowsItsFactoredFormAndDefinedConfiguratio
     EXPECT_TRUE(enabled("sym-scores"));
     EXPECT_FALSE(enabled("tied-kv"));
     EXPECT_FALSE(enabled("single-w"));
+}
+
+// Gemma 4's global layers tie W_V = W_K themselves: the weight panel says so and counts with the
+// layer's own head width; Compare under tied-kv says the layer changes nothing of its own. The
+// model has no tokenizer and opens while Compare is the current tab (a case that once crashed).
+TEST_F(MainWindowTest, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
+    QKV_REQUIRE_SHARED(shared);
+    window->showTab(MainWindow::Tab::Compare);
+    ASSERT_TRUE(open(modelPath(shared, "gemma4-random-tiny")));
+    ASSERT_TRUE(type(QStringLiteral("#2 17 401 33 902 250 77 5")));
+    doc().setConfig(WConfiguration::parse("tied-kv"));
+    doc().setHead(1, 0);
+    ASSERT_TRUE(settle());
+    const QLabel* note = nullptr;
+    for (const QLabel* label : window->weightPanel()->findChildren<QLabel*>())
+        if (label->text().contains(QStringLiteral("W_V = W_K (tied by the model)"))) note = label;
+    ASSERT_NE(note, nullptr);
+    EXPECT_TRUE(window->weightPanel()->valueText("rank").contains(QStringLiteral("d_k = 32")))
+        << window->weightPanel()->valueText("rank").toStdString();
+    bool hinted = false;
+    for (const QLabel* label : window->compareView()->findChildren<QLabel*>())
+        hinted |= label->isVisible() && label->text().contains(QStringLiteral("changes nothing"));
+    EXPECT_TRUE(hinted);
+    doc().setHead(0, 0);  // a local layer has its own W_V: no such note
+    ASSERT_TRUE(settle());
+    for (const QLabel* label : window->weightPanel()->findChildren<QLabel*>())
+        EXPECT_FALSE(label->isVisible() &&
+                     label->text().contains(QStringLiteral("W_V = W_K (tied by the model)")));
 }
 
 }  // namespace

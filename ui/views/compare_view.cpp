@@ -48,6 +48,10 @@ FigureSpec CompareView::buildFigure(const HeadFigureInput& input) const {
 
 void CompareView::onFigureShown(bool shown) {
     const LabDocument& d = document();
+    if (!shown || !d.snapshot()) {
+        m_hint->hide();
+        return;
+    }
     const WConfiguration& config = d.snapshot()->config;
     const bool learned = config == WConfiguration{};
     // Gemma 4's global layers: tied-kv is what the model does there.
@@ -60,7 +64,7 @@ void CompareView::onFigureShown(bool shown) {
                             : tr("This layer ties <b>W_V = W_K</b> itself (the model has no value "
                                  "projection here), so the configuration's V := K changes nothing "
                                  "in it: what differs comes from the layers before it."));
-    m_hint->setVisible(shown && (learned || tiedByModel));
+    m_hint->setVisible(learned || tiedByModel);
 }
 
 QString CompareView::cellValues(const HeatmapCell& cell) const {
