@@ -12,8 +12,10 @@ namespace qkv::gpu {
 namespace {
 
 // MXFP4 weights are decoded to bfloat16 as they are uploaded: every MXFP4 value is exact in it,
-// and the GEMM shaders already widen bfloat16.
+// and the GEMM shaders already widen bfloat16. GGUF's block types to float32: their values (a
+// float16 scale times a code) need more bits than bfloat16 or float16 keep.
 ElementType storedType(ElementType type) {
+    if (isGgmlBlockType(type)) return ElementType::F32;
     return type == ElementType::Mxfp4 ? ElementType::BF16 : type;
 }
 
@@ -67,7 +69,7 @@ void WeightUploader::pack(const MatrixView& w, bool transposed, const BufferRegi
     const size_t inner = transposed ? w.rows : w.cols;
     const std::ptrdiff_t innerStride = transposed ? w.rowStride : w.colStride;
     const std::ptrdiff_t outerStride = transposed ? w.colStride : w.rowStride;
-    const bool decoded = w.type == ElementType::Mxfp4;
+    const bool decoded = w.type == ElementType::Mxfp4 || isGgmlBlockType(w.type);
     const size_t size = elementBytes(storedType(w.type));
     m_staging.upload(region, static_cast<size_t>(w.rows) * w.cols, size,
                      [=](void* destination, size_t first, size_t count) {
@@ -85,7 +87,10 @@ void WeightUploader::pack(const MatrixView& w, bool transposed, const BufferRegi
                                  else
                                      for (size_t j = 0; j < length; ++j)
                                          w.widenRun(start + j * innerStride, 1, &run[j]);
-                                 storeBf16(run.data(), length, out);
+                                 if (storedType(w.type) == ElementType::F32)
+                                     std::memcpy(out, run.data(), length * sizeof(float));
+                                 else
+                                     storeBf16(run.data(), length, out);
                              } else if (innerStride == 1) {
                                  std::memcpy(out, w.element(start), length * size);
                              } else {

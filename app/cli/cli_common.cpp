@@ -89,7 +89,7 @@ std::filesystem::path modelFolder(const Arguments& args) {
 std::filesystem::path modelFolder(const std::string& location, const std::string& revision) {
     std::error_code ec;
     if (std::filesystem::is_directory(location, ec)) return location;
-    if (!isHubModelId(location) || std::filesystem::exists(location, ec))
+    if (!isHubModelId(location) || std::filesystem::exists(location, ec))  // a folder, a GGUF
         return resolveModelLocation(location, revision);  // says what is wrong with it
     const HubSettings hub = HubSettings::fromEnvironment();
     if (auto snapshot = findCachedSnapshot(location, revision, hub.cache)) return *snapshot;

@@ -142,10 +142,13 @@ int runInfo(const Arguments& args) {
     row("parameters", std::to_string(model->parameterCount()));
     char size[32];
     std::snprintf(size, sizeof size, "%.1f MB", model->weightBytes() / 1e6);
+    const bool gguf = c.quantisation.rfind("GGUF", 0) == 0;
     row("weights",
-        size + (c.quantisation.empty() ? std::string()
-                                       : ", quantised as " + c.quantisation +
-                                             " (decoded block by block where a product reads it)"));
+        size +
+            (c.quantisation.empty() ? std::string()
+             : gguf                 ? ", " + c.quantisation
+                                    : ", quantised as " + c.quantisation) +
+            (c.quantisation.empty() ? "" : " (decoded block by block where a product reads it)"));
     row("tokenizer", model->tokenizer() ? "yes" : "none: " + model->tokenizerError());
     return 0;
 }

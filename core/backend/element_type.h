@@ -1,7 +1,8 @@
 #pragma once
-// The element types weights are kept in: checkpoints' F32, F16 and BF16, and the MXFP4 blocks of
-// gpt-oss's experts, viewed where the file maps them (an 8B model in bf16 stays 16 GB, not 32).
-// Arithmetic is float32 throughout; a compact weight is widened where it is read.
+// The element types weights are kept in: checkpoints' F32, F16 and BF16, the MXFP4 blocks of
+// gpt-oss's experts and GGUF's quantised blocks, viewed where the file maps them (an 8B model in
+// bf16 stays 16 GB, not 32). Arithmetic is float32 throughout; a compact weight is widened where it
+// is read.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,10 +11,29 @@
 
 namespace qkv {
 
-enum class ElementType : std::uint8_t { F32, F16, BF16, Mxfp4 };
+// Q4_0 ... IQ4_XS: llama.cpp's block formats (ggml_blocks.h), as GGUF files store them.
+enum class ElementType : std::uint8_t {
+    F32,
+    F16,
+    BF16,
+    Mxfp4,
+    Q4_0,
+    Q4_1,
+    Q5_0,
+    Q5_1,
+    Q8_0,
+    Q2_K,
+    Q3_K,
+    Q4_K,
+    Q5_K,
+    Q6_K,
+    IQ4_NL,
+    IQ4_XS,
+};
 
-// Bytes per element of the byte-addressable types (MXFP4's are half a byte plus a block scale:
-// views of it index nibbles, see MatrixView).
+// Bytes per element of the byte-addressable types F32, F16 and BF16 (MXFP4's are half a byte plus
+// a block scale, the GGUF types' blocks of their own: views of them index elements, see
+// MatrixView).
 constexpr std::size_t elementBytes(ElementType type) { return type == ElementType::F32 ? 4 : 2; }
 const char* elementTypeName(ElementType type);  // "F32", "F16", "BF16", "MXFP4"
 

@@ -2,12 +2,13 @@
 // Non-owning views of host memory with the layouts checkpoints use: a Conv1D weight stored
 // [in, out] is row-major, a Linear weight stored [out, in] is the same matrix column-major, and
 // GPT-2's fused c_attn is three column blocks of one row-major [in, 3d] tensor. A matrix keeps
-// the element type it is stored in (F32, F16, BF16 or MXFP4); vectors (biases, norm scales) are
-// float32.
+// the element type it is stored in (F32, F16, BF16, MXFP4 or a GGUF block type); vectors (biases,
+// norm scales) are float32.
 #include <cstddef>
 #include <cstdint>
 
 #include "core/backend/element_type.h"
+#include "core/backend/ggml_blocks.h"
 #include "core/backend/mxfp4.h"
 #include "core/util/error.h"
 
@@ -23,6 +24,9 @@ struct MatrixView {
     // MXFP4 only: `data` holds the nibbles and `scales` one byte per 32 elements, so offsets
     // into such a view (columns, rowRange) must fall on whole blocks.
     const std::uint8_t* scales = nullptr;
+    // GGUF block types only: `data` is the block holding element (0, 0), `origin` elements into
+    // it (a head's rows of an output projection start inside a block).
+    std::ptrdiff_t origin = 0;
 
     static MatrixView rowMajor(const float* data, int rows, int cols) {
         return {data, rows, cols, cols, 1};
@@ -37,6 +41,11 @@ struct MatrixView {
     const float* floats() const { return static_cast<const float*>(data); }
     float at(int r, int c) const {
         const std::ptrdiff_t index = r * rowStride + c * colStride;
+        if (isGgmlBlockType(type)) {
+            float value;
+            widenRun(index, 1, &value);
+            return value;
+        }
         return type == ElementType::Mxfp4 ? mxfp4At(bytes(), scales, index)
                                           : elementAt(type, data, index);
     }
@@ -44,6 +53,8 @@ struct MatrixView {
     void widenRun(std::ptrdiff_t index, std::size_t count, float* out) const {
         if (type == ElementType::Mxfp4)
             decodeMxfp4(bytes(), scales, static_cast<std::size_t>(index), count, out);
+        else if (isGgmlBlockType(type))
+            decodeGgmlBlocks(type, bytes(), static_cast<std::size_t>(origin + index), count, out);
         else
             widen(type, element(index), count, out);
     }
@@ -61,14 +72,21 @@ struct MatrixView {
         v.rows = count;
         return v;
     }
-    MatrixView transposed() const { return {data, cols, rows, colStride, rowStride, type, scales}; }
+    MatrixView transposed() const {
+        return {data, cols, rows, colStride, rowStride, type, scales, origin};
+    }
 
   private:
     const std::uint8_t* bytes() const { return static_cast<const std::uint8_t*>(data); }
     // This view with element `index` as its first.
     MatrixView from(std::ptrdiff_t index) const {
         MatrixView v = *this;
-        if (type != ElementType::Mxfp4) {
+        if (const BlockFormat f = blockFormat(type); f.elements > 0) {
+            const std::ptrdiff_t at = origin + index,
+                                 size = static_cast<std::ptrdiff_t>(f.elements);
+            v.data = bytes() + at / size * static_cast<std::ptrdiff_t>(f.bytes);
+            v.origin = at % size;
+        } else if (type != ElementType::Mxfp4) {
             v.data = element(index);
         } else {
             if (index % static_cast<std::ptrdiff_t>(kMxfp4BlockElements) != 0)

@@ -149,6 +149,9 @@ std::filesystem::path resolveModelLocation(const std::string& location,
                                            const std::string& revision) {
     std::error_code ec;
     if (std::filesystem::is_directory(location, ec)) return location;
+    if (std::filesystem::path(location).extension() == ".gguf" &&
+        std::filesystem::is_regular_file(location, ec))
+        return location;  // a GGUF file is a model of its own
     if (isHubModelId(location) && !std::filesystem::exists(location, ec)) {
         const std::filesystem::path cache = hubCacheDir();
         if (auto snapshot = findCachedSnapshot(location, revision, cache)) return *snapshot;
@@ -159,8 +162,8 @@ std::filesystem::path resolveModelLocation(const std::string& location,
                     "models there)");
     }
     throw Error(location +
-                ": not a folder (a model is a folder with config.json and model.safetensors, or "
-                "a Hugging Face model id such as gpt2 or EleutherAI/pythia-160m)");
+                ": not a folder (a model is a folder with config.json and model.safetensors, a "
+                "GGUF file, or a Hugging Face model id such as gpt2 or EleutherAI/pythia-160m)");
 }
 
 }  // namespace qkv

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/backend/ggml_blocks.h"
 #include "core/util/error.h"
 #include "core/util/half.h"
 #include "core/util/mapped_file.h"
@@ -75,7 +76,7 @@ std::int64_t TensorInfo::elementCount() const {
 std::string TensorInfo::describe() const {
     std::string s = name + " [";
     for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "] " + dtypeName(dtype);
+    return s + "] " + (dtype == DType::Block ? elementTypeName(blockType) : dtypeName(dtype));
 }
 
 SafetensorsTable parseSafetensors(const std::uint8_t* bytes, std::size_t fileSize,
@@ -304,12 +305,25 @@ bool needsConversion(const TensorInfo& tensor) {
 
 void TensorStore::checkUnchanged() const {
     for (const auto& file : m_files) file->checkUnchanged();
+    if (m_source) m_source->checkUnchanged();
+}
+
+std::unique_ptr<TensorStore> TensorStore::fromTensors(std::unique_ptr<TensorSource> source,
+                                                      std::vector<TensorInfo> tensors) {
+    std::unique_ptr<TensorStore> store(new TensorStore());
+    store->m_source = std::move(source);
+    store->m_adopted = std::move(tensors);
+    for (const TensorInfo& t : store->m_adopted)
+        if (!store->m_index.emplace(t.name, &t).second)
+            throw Error(t.file.string() + ": tensor '" + t.name + "' appears twice");
+    return store;
 }
 
 const float* TensorStore::floats(const TensorInfo& tensor) {
     if (tensor.dtype == DType::F32 && !needsConversion(tensor))
         return reinterpret_cast<const float*>(tensor.data);
-    if (tensor.dtype != DType::F32 && tensor.dtype != DType::F16 && tensor.dtype != DType::BF16)
+    if (tensor.dtype != DType::F32 && tensor.dtype != DType::F16 && tensor.dtype != DType::BF16 &&
+        tensor.dtype != DType::Block)
         throw Error(tensor.file.string() + ": tensor '" + tensor.name + "' has dtype " +
                     dtypeName(tensor.dtype) + "; only F32, F16 and BF16 weights are supported");
     auto cached = m_converted.find(&tensor);
@@ -321,6 +335,8 @@ const float* TensorStore::floats(const TensorInfo& tensor) {
     auto out = std::make_unique<float[]>(n);
     if (tensor.dtype == DType::F32) {
         std::memcpy(out.get(), tensor.data, n * sizeof(float));
+    } else if (tensor.dtype == DType::Block) {
+        decodeGgmlBlocks(tensor.blockType, tensor.data, 0, n, out.get());
     } else {
         for (std::size_t i = 0; i < n; ++i) {
             std::uint16_t h;

@@ -27,11 +27,14 @@
 #include <string_view>
 #include <vector>
 
+#include "core/backend/element_type.h"
+
 namespace qkv {
 
 class MappedFile;
 
-enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool, F8E4M3, F8E5M2, Other };
+// Block: a GGUF file's quantised tensor (TensorInfo::blockType), never a safetensors dtype.
+enum class DType { F64, F32, F16, BF16, I64, I32, I16, I8, U8, Bool, F8E4M3, F8E5M2, Other, Block };
 
 const char* dtypeName(DType dtype);
 std::size_t dtypeSize(DType dtype);  // bytes per element
@@ -43,6 +46,7 @@ struct TensorInfo {
     const std::uint8_t* data = nullptr;  // inside the file mapping
     std::size_t byteSize = 0;
     std::filesystem::path file;
+    ElementType blockType = ElementType::F32;  // DType::Block: its format (Q4_K, ...)
 
     std::int64_t elementCount() const;
     std::string describe() const;  // e.g. "h.0.attn.c_attn.weight [64, 192] F32"
@@ -91,10 +95,21 @@ class SafetensorsFile {
 // matrices are viewed in place in their stored type instead (TensorBinder); floats() serves
 // vectors and the rare tensor that cannot be viewed.
 // The index is held to the same size limit as a header.
+// What holds the tensors of a store made by another reader (a GGUF file): their memory lives as
+// long as it does.
+class TensorSource {
+  public:
+    virtual ~TensorSource() = default;
+    virtual void checkUnchanged() const = 0;
+};
+
 class TensorStore {
   public:
     static std::unique_ptr<TensorStore> openFolder(const std::filesystem::path& dir);
     static std::unique_ptr<TensorStore> openFile(const std::filesystem::path& file);
+    // The tensors another reader found, under the names binders look for (Hugging Face's).
+    static std::unique_ptr<TensorStore> fromTensors(std::unique_ptr<TensorSource> source,
+                                                    std::vector<TensorInfo> tensors);
     ~TensorStore();
 
     const TensorInfo* find(const std::string& name) const;  // nullptr when absent
@@ -112,6 +127,8 @@ class TensorStore {
   private:
     TensorStore() = default;
     std::vector<std::unique_ptr<SafetensorsFile>> m_files;
+    std::unique_ptr<TensorSource> m_source;
+    std::vector<TensorInfo> m_adopted;  // fromTensors' (m_index points into it)
     std::map<std::string, const TensorInfo*> m_index;
     std::map<const TensorInfo*, std::unique_ptr<float[]>> m_converted;
 };

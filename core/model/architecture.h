@@ -82,7 +82,8 @@ struct Architecture {
     // multimodal model read as its text model); empty when everything is.
     std::string notShown;
     // quantization_config's quant_method when the family decodes it ("mxfp4": gpt-oss's experts,
-    // decoded block by block where a product reads them); empty for plain float weights.
+    // decoded block by block where a product reads them), or a GGUF file's formats ("GGUF: Q4_K
+    // 12 tensors, Q6_K 3, F32 9"); empty for a folder of plain float weights.
     std::string quantisation;
     int layers = 0;
     int heads = 0;    // query heads

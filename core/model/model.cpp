@@ -4,6 +4,7 @@
 
 #include "core/io/hub_cache.h"
 #include "core/io/safetensors.h"
+#include "core/model/gguf_checkpoint.h"
 #include "core/model/model_family.h"
 #include "core/util/error.h"
 
@@ -28,17 +29,34 @@ std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& loc
 }
 
 std::unique_ptr<Model> Model::open(const std::filesystem::path& location) {
+    if (isGgufPath(location)) return openGguf(location);
     std::unique_ptr<Model> model = openTokenizerOnly(location);
     const std::filesystem::path& folder = model->m_folder;
     model->m_store = TensorStore::openFolder(folder);
-
-    // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
-    const ModelFamily& family = *findFamily(model->m_architecture.modelType);
-    TensorBinder binder(*model->m_store, family.tensorPrefixes, folder.string());
-    model->m_weights = family.bind(binder, model->m_architecture);
-    model->m_parameters = binder.parameterCount();
-    model->m_derived = binder.takeDerived();
+    model->bindWeights();
     return model;
+}
+
+std::unique_ptr<Model> Model::openGguf(const std::filesystem::path& file) {
+    GgufCheckpoint checkpoint = openGgufCheckpoint(file);
+    std::unique_ptr<Model> model(new Model());
+    model->m_folder = file;
+    model->m_architecture = parseArchitecture(checkpoint.configJson, file.string());
+    model->m_architecture.quantisation = checkpoint.formats;
+    model->m_tokenizerError =
+        "QKV Lab does not read a GGUF file's tokenizer yet (tokenizer.ggml.*)";
+    model->m_store = std::move(checkpoint.store);
+    model->bindWeights();
+    return model;
+}
+
+void Model::bindWeights() {
+    // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
+    const ModelFamily& family = *findFamily(m_architecture.modelType);
+    TensorBinder binder(*m_store, family.tensorPrefixes, m_folder.string());
+    m_weights = family.bind(binder, m_architecture);
+    m_parameters = binder.parameterCount();
+    m_derived = binder.takeDerived();
 }
 
 Model::~Model() = default;

@@ -17,11 +17,12 @@ class TensorStore;
 
 class Model {
   public:
-    // `location` is a folder or a Hugging Face model id found in the local cache
-    // (resolveModelLocation, core/io/hub_cache.h). Throws qkv::Error naming the file or tensor
-    // at fault. A folder without usable tokenizer files still opens (token ids can be given
-    // directly); tokenizerError() says why. Weights are viewed in the file mapping in their
-    // stored type; a tensor that must be widened and would not fit in memory is refused.
+    // `location` is a folder, a GGUF file (*.gguf: gguf_checkpoint.h) or a Hugging Face model id
+    // found in the local cache (resolveModelLocation, core/io/hub_cache.h). Throws qkv::Error
+    // naming the file or tensor at fault. A folder without usable tokenizer files still opens
+    // (token ids can be given directly); tokenizerError() says why. Weights are viewed in the file
+    // mapping in their stored type; a tensor that must be widened and would not fit in memory is
+    // refused.
     static std::unique_ptr<Model> open(const std::filesystem::path& location);
     // config.json and the tokenizer only, for tokenizing: no weights are read (the folder may
     // hold none yet, as while a download runs), so weights() is empty and hasLogits() false.
@@ -58,6 +59,8 @@ class Model {
 
   private:
     Model();
+    static std::unique_ptr<Model> openGguf(const std::filesystem::path& file);
+    void bindWeights();  // m_weights from m_store, by the architecture's family
     std::filesystem::path m_folder;
     Architecture m_architecture;
     std::unique_ptr<TensorStore> m_store;

@@ -68,14 +68,16 @@ MatrixView TensorBinder::matrix(const std::string& name, std::int64_t rows, std:
     return storedMatrix(t);
 }
 
-// F16 and BF16 stay in the mapping (their readers copy each element out, so any alignment
-// works); F32 too when aligned for float loads. Anything else is widened to float32 by the store.
+// F16, BF16 and GGUF's blocks stay in the mapping (their readers copy each element out, so any
+// alignment works); F32 too when aligned for float loads. Anything else is widened to float32 by
+// the store.
 MatrixView TensorBinder::storedMatrix(const TensorInfo& t) {
     const int rows = static_cast<int>(t.shape[0]), cols = static_cast<int>(t.shape[1]);
     if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
         const ElementType type = t.dtype == DType::F16 ? ElementType::F16 : ElementType::BF16;
         return {t.data, rows, cols, cols, 1, type};
     }
+    if (t.dtype == DType::Block) return {t.data, rows, cols, cols, 1, t.blockType};
     return MatrixView::rowMajor(m_store.floats(t), rows, cols);
 }
 

@@ -494,6 +494,24 @@ TEST(CliShared, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
     EXPECT_EQ(r.json()["layers"].size(), 4u);
 }
 
+// A GGUF file is a model wherever a folder is: info says its formats, attention runs on ids.
+TEST(CliShared, GgufFileOpensAsAModel) {
+    QKV_REQUIRE_SHARED(shared);
+    const std::string gguf =
+        (shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-Q4_K_M.gguf").string();
+    CliRun r = cli({"info", "--model", gguf, "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["architecture"], "llama");
+    EXPECT_EQ(r.json()["quantisation"], "GGUF: Q4_K 13 tensors, F32 5, Q6_K 3");
+    r = cli({"attention", "--model", gguf, "--ids", "1,5,900,33", "--layer", "1", "--head", "2",
+             "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["layers"][0]["heads"][0]["attention"].size(), 4u);
+    r = cli({"attention", "--model", gguf, "--text", "hello"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("does not read a GGUF file's tokenizer yet"), std::string::npos) << r.err;
+}
+
 // tokenize reads config.json and the tokenizer only: it works while the weights are missing.
 TEST(CliShared, TokenizeNeedsNoWeights) {
     QKV_REQUIRE_SHARED(shared);

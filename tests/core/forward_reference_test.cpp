@@ -33,28 +33,6 @@ std::string caseName(const testing::TestParamInfo<Case>& info) {
 
 class ForwardReference : public testing::TestWithParam<Case> {};
 
-// The largest |ours - reference| over every layer, head and cell; a shape mismatch fails.
-double worstDifference(const AttentionTrace& trace, const test::ReferenceAttentions& expected) {
-    double worst = 0.0;
-    EXPECT_EQ(trace.layerCount(), static_cast<int>(expected.size()));
-    for (int l = 0; l < std::min<int>(trace.layerCount(), expected.size()); ++l) {
-        EXPECT_EQ(trace.headCount(), static_cast<int>(expected[l].size()));
-        for (int h = 0; h < std::min<int>(trace.headCount(), expected[l].size()); ++h) {
-            const RowMatrixXf& a = trace.probabilities(l, h);
-            const auto& r = expected[l][h];
-            if (a.rows() != r.size || a.cols() != r.cols) {
-                ADD_FAILURE() << "layer " << l << " head " << h << ": " << a.rows() << "x"
-                              << a.cols() << " against the reference's " << r.size << "x" << r.cols;
-                return 1.0;
-            }
-            for (int i = 0; i < r.size; ++i)
-                for (int j = 0; j < r.cols; ++j)
-                    worst = std::max(worst, std::abs(static_cast<double>(a(i, j)) - r.at(i, j)));
-        }
-    }
-    return worst;
-}
-
 TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
     QKV_REQUIRE_SHARED(shared);
     const auto folder = shared / "models" / GetParam().model;
@@ -82,12 +60,13 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
         const auto& expected = sentence.results.at(configuration);
 
         // An encoder-decoder's three attention kinds; the others' one.
-        double worst = worstDifference(result.trace, expected.attentions);
+        double worst = test::worstDifference(result.trace, expected.attentions);
         if (model->architecture().isEncoderDecoder()) {
             ASSERT_FALSE(expected.crossAttentions.empty());
+            worst = std::max(
+                worst, test::worstDifference(result.decoderTrace, expected.decoderAttentions));
             worst =
-                std::max(worst, worstDifference(result.decoderTrace, expected.decoderAttentions));
-            worst = std::max(worst, worstDifference(result.crossTrace, expected.crossAttentions));
+                std::max(worst, test::worstDifference(result.crossTrace, expected.crossAttentions));
         }
         EXPECT_LE(worst, kAttentionTolerance);
         RecordProperty(

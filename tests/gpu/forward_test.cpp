@@ -238,6 +238,20 @@ TEST(VulkanForwardFixture, Mxfp4ExpertsMatchCpu) {
     expectFixtureMatchesCpu(gpu, packed.path(), {5, 900, 17, 17, 263, 1, 40, 777, 3}, {});
 }
 
+// GGUF's quantised blocks: the device holds them decoded to float32, the CPU decodes them panel
+// by panel (Q4_K and Q6_K in the Q4_K_M mix, IQ4_XS; Gemma-2's norms less one, Llama's rows put
+// back in order).
+TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
+    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_VULKAN(gpu);
+    for (const char* file : {"llama-gguf-tiny/llama-gguf-tiny-Q4_K_M.gguf",
+                             "gemma2-gguf-tiny/gemma2-gguf-tiny-IQ4_XS.gguf",
+                             "phi3-gguf-tiny/phi3-gguf-tiny-Q5_K_M.gguf"}) {
+        SCOPED_TRACE(file);
+        expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 900, 17, 17, 263, 40, 777, 3}, {});
+    }
+}
+
 TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     QKV_REQUIRE_SHARED(shared);
     QKV_REQUIRE_VULKAN(gpu);

@@ -1,5 +1,7 @@
 #include "tests/support/reference.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -31,7 +33,10 @@ ReferenceAttentions readAttentions(const nlohmann::json& result, const char* key
 ModelReference loadReference(const std::filesystem::path& jsonFile) {
     std::ifstream in(jsonFile);
     if (!in) throw std::runtime_error("cannot read " + jsonFile.string());
-    const nlohmann::json doc = nlohmann::json::parse(in);
+    return parseReference(nlohmann::json::parse(in));
+}
+
+ModelReference parseReference(const nlohmann::json& doc) {
     ModelReference ref;
     ref.model = doc.at("model").get<std::string>();
     ref.tokenizer = doc.value("tokenizer", std::string());
@@ -66,6 +71,28 @@ std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir
             names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+// The largest |ours - reference| over every layer, head and cell; a shape mismatch fails.
+double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& expected) {
+    double worst = 0.0;
+    EXPECT_EQ(trace.layerCount(), static_cast<int>(expected.size()));
+    for (int l = 0; l < std::min<int>(trace.layerCount(), expected.size()); ++l) {
+        EXPECT_EQ(trace.headCount(), static_cast<int>(expected[l].size()));
+        for (int h = 0; h < std::min<int>(trace.headCount(), expected[l].size()); ++h) {
+            const RowMatrixXf& a = trace.probabilities(l, h);
+            const auto& r = expected[l][h];
+            if (a.rows() != r.size || a.cols() != r.cols) {
+                ADD_FAILURE() << "layer " << l << " head " << h << ": " << a.rows() << "x"
+                              << a.cols() << " against the reference's " << r.size << "x" << r.cols;
+                return 1.0;
+            }
+            for (int i = 0; i < r.size; ++i)
+                for (int j = 0; j < r.cols; ++j)
+                    worst = std::max(worst, std::abs(static_cast<double>(a(i, j)) - r.at(i, j)));
+        }
+    }
+    return worst;
 }
 
 }  // namespace qkv::test

@@ -3,8 +3,11 @@
 // computed in float64): token ids, attention probabilities per configuration, top-5 logits.
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "core/model/attention_trace.h"
 
 namespace qkv::test {
 
@@ -44,6 +47,12 @@ struct ModelReference {
 };
 
 ModelReference loadReference(const std::filesystem::path& jsonFile);
+// The same from an hf_reference object already parsed (GGUF references hold one per file).
+ModelReference parseReference(const nlohmann::json& doc);
+
+// The largest |ours - reference| attention probability over every layer, head and cell; a shape
+// mismatch fails the test (and counts as 1).
+double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& expected);
 
 // The model folders under shared/models that carry an hf_reference.json.
 std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir);

@@ -1,0 +1,227 @@
+#include "core/model/gguf_checkpoint.h"
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "core/io/gguf.h"
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+// The file and the tensors derived from it (reordered rows, norms less one).
+class GgufSource : public TensorSource {
+  public:
+    explicit GgufSource(const std::filesystem::path& path) : file(path) {}
+    void checkUnchanged() const override { file.checkUnchanged(); }
+    GgufFile file;
+    std::deque<std::vector<std::uint8_t>> derived;
+};
+
+struct Reader {
+    const GgufFile& file;
+    std::string arch;
+
+    [[noreturn]] void fail(const std::string& message) const {
+        throw Error(file.path().string() + ": " + message);
+    }
+    std::optional<std::int64_t> integer(const std::string& key) const {
+        return file.integer(arch + "." + key);
+    }
+    std::optional<double> number(const std::string& key) const {
+        return file.number(arch + "." + key);
+    }
+    std::int64_t required(const std::string& key) const {
+        const auto value = integer(key);
+        if (!value) fail("GGUF metadata " + arch + "." + key + " is missing");
+        return *value;
+    }
+};
+
+// config.json as transformers writes it for the architecture, from the metadata.
+nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
+    static const std::map<std::string, std::string> kModelTypes = {{"llama", "llama"},
+                                                                   {"qwen2", "qwen2"},
+                                                                   {"qwen3", "qwen3"},
+                                                                   {"gemma2", "gemma2"},
+                                                                   {"phi3", "phi3"}};
+    const auto type = kModelTypes.find(r.arch);
+    if (type == kModelTypes.end())
+        r.fail("GGUF architecture \"" + r.arch +
+               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2 and phi3)");
+    const std::int64_t d = r.required("embedding_length"),
+                       heads = r.required("attention.head_count");
+    nlohmann::json c = {
+        {"model_type", type->second},
+        {"hidden_size", d},
+        {"num_hidden_layers", r.required("block_count")},
+        {"intermediate_size", r.required("feed_forward_length")},
+        {"num_attention_heads", heads},
+        {"num_key_value_heads", r.integer("attention.head_count_kv").value_or(heads)},
+        {"vocab_size", vocab},
+        {"max_position_embeddings", r.integer("context_length").value_or(2048)},
+        {"rope_theta", r.number("rope.freq_base").value_or(10000.0)},
+        {"rms_norm_eps", r.number("attention.layer_norm_rms_epsilon").value_or(1e-6)},
+        {"tie_word_embeddings", tied},
+    };
+    const auto headDim = r.integer("attention.key_length");
+    if (headDim) c["head_dim"] = *headDim;
+    if (const auto type = r.file.string(r.arch + ".rope.scaling.type"); type && *type != "none")
+        r.fail("GGUF rotary scaling \"" + *type + "\" (" + r.arch +
+               ".rope.scaling.type) is not read yet");
+    if (r.arch == "gemma2") {
+        // llama.cpp scales queries by 1/sqrt(key_length); transformers by query_pre_attn_scalar.
+        c["query_pre_attn_scalar"] = headDim.value_or(d / heads);
+        c["attn_logit_softcapping"] = r.number("attn_logit_softcapping").value_or(0.0);
+        c["final_logit_softcapping"] = r.number("final_logit_softcapping").value_or(0.0);
+        c["sliding_window"] = r.integer("attention.sliding_window").value_or(4096);
+        c["hidden_activation"] = "gelu_pytorch_tanh";
+    }
+    if (r.arch == "phi3") {
+        const auto rotated = r.integer("rope.dimension_count");
+        if (rotated) c["partial_rotary_factor"] = static_cast<double>(*rotated) / (d / heads);
+        if (const auto original = r.integer("rope.scaling.original_context_length"))
+            c["original_max_position_embeddings"] = *original;
+        if (const auto window = r.integer("attention.sliding_window"); window && *window > 0)
+            c["sliding_window"] = *window;
+        else
+            c["sliding_window"] = nullptr;
+    }
+    return c;
+}
+
+// Hugging Face's name of a GGUF tensor of the architecture; empty for one QKV Lab does not know.
+std::string hfName(const std::string& arch, const std::string& name) {
+    static const std::map<std::string, std::string> kTop = {
+        {"token_embd.weight", "model.embed_tokens.weight"},
+        {"output_norm.weight", "model.norm.weight"},
+        {"output.weight", "lm_head.weight"}};
+    if (auto top = kTop.find(name); top != kTop.end()) return top->second;
+    static const std::regex kBlock(R"(blk\.(\d+)\.([a-z_]+)\.(weight|bias))");
+    std::smatch m;
+    if (!std::regex_match(name, m, kBlock)) return {};
+    const bool gemma = arch == "gemma2", phi = arch == "phi3";
+    const std::map<std::string, std::string> layer = {
+        {"attn_norm", "input_layernorm"},
+        {"attn_q", "self_attn.q_proj"},
+        {"attn_k", "self_attn.k_proj"},
+        {"attn_v", "self_attn.v_proj"},
+        {"attn_qkv", "self_attn.qkv_proj"},
+        {"attn_output", "self_attn.o_proj"},
+        {"attn_q_norm", "self_attn.q_norm"},
+        {"attn_k_norm", "self_attn.k_norm"},
+        {"ffn_norm", gemma ? "pre_feedforward_layernorm" : "post_attention_layernorm"},
+        {"post_attention_norm", "post_attention_layernorm"},
+        {"post_ffw_norm", "post_feedforward_layernorm"},
+        {"ffn_gate", "mlp.gate_proj"},
+        {"ffn_up", phi ? "mlp.gate_up_proj" : "mlp.up_proj"},
+        {"ffn_down", "mlp.down_proj"}};
+    const auto module = layer.find(m[2].str());
+    if (module == layer.end()) return {};
+    return "model.layers." + m[1].str() + "." + module->second + "." + m[3].str();
+}
+
+// Llama's converter interleaved each head's rows of W_Q and W_K (GGUF row 2i + j of a head is
+// Hugging Face's row j·d/2 + i) so that ggml's adjacent-pair rotary equals rotate-half: the rows
+// are put back, in their stored format (each row is whole blocks).
+std::vector<std::uint8_t> unpermutedRows(const TensorInfo& t, std::int64_t heads) {
+    const std::int64_t rows = t.shape[0];
+    const std::size_t rowBytes = t.byteSize / static_cast<std::size_t>(rows);
+    const std::int64_t headDim = rows / heads, half = headDim / 2;
+    std::vector<std::uint8_t> out(t.byteSize);
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t j = 0; j < 2; ++j)
+            for (std::int64_t i = 0; i < half; ++i)
+                std::memcpy(out.data() + (h * headDim + j * half + i) * rowBytes,
+                            t.data + (h * headDim + 2 * i + j) * rowBytes, rowBytes);
+    return out;
+}
+
+// Gemma's norms are stored as the multiplier 1 + w; its binder adds the one back.
+std::vector<std::uint8_t> lessOne(const TensorInfo& t) {
+    std::vector<std::uint8_t> out(t.byteSize);
+    for (std::size_t i = 0; i < t.byteSize / sizeof(float); ++i) {
+        float f;
+        std::memcpy(&f, t.data + i * sizeof f, sizeof f);
+        f -= 1.0f;
+        std::memcpy(out.data() + i * sizeof f, &f, sizeof f);
+    }
+    return out;
+}
+
+}  // namespace
+
+bool isGgufPath(const std::filesystem::path& path) { return path.extension() == ".gguf"; }
+
+GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
+    auto source = std::make_unique<GgufSource>(path);
+    const GgufFile& file = source->file;
+    const auto arch = file.string("general.architecture");
+    if (!arch) throw Error(path.string() + ": GGUF metadata general.architecture is missing");
+    Reader r{file, *arch};
+    const auto& tensors = file.table().tensors;
+    const auto embedding = tensors.find("token_embd.weight");
+    if (embedding == tensors.end()) r.fail("no token_embd.weight tensor");
+    if (embedding->second.ne.size() != 2) r.fail(embedding->second.describe() + " is not a matrix");
+    const nlohmann::json config = configOf(r, static_cast<std::int64_t>(embedding->second.ne[1]),
+                                           !tensors.count("output.weight"));
+    const std::int64_t heads = config["num_attention_heads"];
+    const std::int64_t kvHeads = config["num_key_value_heads"];
+
+    std::vector<TensorInfo> infos;
+    for (const auto& [name, g] : tensors) {
+        TensorInfo t;
+        t.name = hfName(*arch, name);
+        if (t.name.empty())
+            r.fail("tensor " + g.describe() + " is not one QKV Lab reads for " + *arch +
+                   (name == "rope_freqs.weight" ? " (Llama 3.1's rotary frequency factors are "
+                                                  "not read yet)"
+                                                : ""));
+        const auto element = elementTypeOfGgml(g.ggmlType);
+        if (!element)
+            r.fail("tensor " + g.describe() + ": ggml type " + ggmlTypeName(g.ggmlType) +
+                   " is not supported (QKV Lab decodes F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, "
+                   "Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS)");
+        t.dtype = *element == ElementType::F32    ? DType::F32
+                  : *element == ElementType::F16  ? DType::F16
+                  : *element == ElementType::BF16 ? DType::BF16
+                                                  : DType::Block;
+        t.blockType = *element;
+        for (auto d = g.ne.rbegin(); d != g.ne.rend(); ++d)
+            t.shape.push_back(static_cast<std::int64_t>(*d));
+        t.data = g.data;
+        t.byteSize = g.byteSize;
+        t.file = path;
+        const bool norm = name.find("norm.weight") != std::string::npos;
+        const bool query = name.find(".attn_q.") != std::string::npos;
+        const bool key = name.find(".attn_k.") != std::string::npos;
+        if (*arch == "llama" && (query || key) && t.shape.size() == 2) {
+            t.data =
+                source->derived.emplace_back(unpermutedRows(t, query ? heads : kvHeads)).data();
+        } else if (*arch == "llama" && (query || key)) {
+            r.fail("tensor " + g.describe() + ": Llama's q and k biases are not read yet");
+        } else if (*arch == "gemma2" && norm && t.dtype == DType::F32) {
+            t.data = source->derived.emplace_back(lessOne(t)).data();
+        }
+        infos.push_back(std::move(t));
+    }
+    std::map<std::string, int> counts;
+    for (const auto& [name, g] : tensors) ++counts[ggmlTypeName(g.ggmlType)];
+    std::vector<std::pair<int, std::string>> byCount;
+    for (const auto& [type, count] : counts) byCount.emplace_back(-count, type);
+    std::sort(byCount.begin(), byCount.end());
+    GgufCheckpoint out;
+    out.formats = "GGUF:";
+    for (const auto& [count, type] : byCount)
+        out.formats += (&type == &byCount.front().second ? " " : ", ") + type + " " +
+                       std::to_string(-count) +
+                       (&type == &byCount.front().second ? " tensors" : "");
+    out.configJson = config.dump();
+    out.store = TensorStore::fromTensors(std::move(source), std::move(infos));
+    return out;
+}
+
+}  // namespace qkv

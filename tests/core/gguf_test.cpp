@@ -1,0 +1,179 @@
+// GGUF files (llama.cpp's converter and llama-quantize, shared/gguf): every file of every folder
+// opens from its metadata alone and computes every head and the logits as Hugging Face does on
+// the weights dequantised from it; malformed files are refused with one line naming the fault.
+#include "core/io/gguf.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/model/forward.h"
+#include "core/util/error.h"
+#include "tests/support/fixture_writer.h"
+#include "tests/support/reference.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+// As ForwardReference: the references' float32-vs-float64 gap is below 1e-5 (PROVENANCE-gguf),
+// and their q/k weights are ×8, so attention is sharp; the rest is float32 rounding.
+constexpr double kAttentionTolerance = 1e-4;
+constexpr double kLogitTolerance = 5e-4;
+
+struct GgufCase {
+    std::string folder;  // llama-gguf-tiny ...
+    std::string type;    // F32, Q4_K_M ...
+};
+
+std::vector<GgufCase> ggufCases() {
+    std::vector<GgufCase> cases;
+    for (const char* folder : {"llama-gguf-tiny", "qwen2-gguf-tiny", "qwen3-gguf-tiny",
+                               "gemma2-gguf-tiny", "phi3-gguf-tiny"})
+        for (const char* type :
+             {"F32", "F16", "Q8_0", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K", "IQ4_XS"})
+            cases.push_back({folder, type});
+    return cases;
+}
+
+class GgufReference : public testing::TestWithParam<GgufCase> {};
+
+TEST_P(GgufReference, AttentionAndLogitsMatchTransformersOnTheDecodedWeights) {
+    QKV_REQUIRE_SHARED(shared);
+    const std::filesystem::path folder = shared / "gguf" / GetParam().folder;
+    std::ifstream in(folder / "gguf_reference.json");
+    ASSERT_TRUE(in) << folder;
+    const nlohmann::json entry = nlohmann::json::parse(in)["by_quant_type"][GetParam().type];
+    const test::ModelReference reference = test::parseReference(entry["hf_reference"]);
+    auto model = Model::open(folder / entry["file"].get<std::string>());
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    for (const auto& sentence : reference.sentences) {
+        SCOPED_TRACE(sentence.text);
+        ForwardRequest request;
+        request.ids = sentence.ids;
+        const ForwardResult result = pass.run(request);
+        const auto& expected = sentence.results.at("original");
+        EXPECT_LE(test::worstDifference(result.trace, expected.attentions), kAttentionTolerance);
+        ASSERT_EQ(result.logits.rows(), 1);
+        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
+            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
+                        kLogitTolerance)
+                << "top-" << t + 1 << " logit, id " << expected.top5Ids[t];
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedGguf, GgufReference, testing::ValuesIn(ggufCases()),
+                         [](const testing::TestParamInfo<GgufCase>& info) {
+                             std::string name = info.param.folder + "_" + info.param.type;
+                             for (char& ch : name)
+                                 if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                             return name;
+                         });
+
+// A GGUF file built byte by byte: header, metadata, tensor infos, padding, data.
+class GgufBytes {
+  public:
+    explicit GgufBytes(std::uint32_t version = 3) {
+        put<std::uint32_t>(0x46554747);
+        put(version);
+    }
+    template <typename T>
+    void put(T value) {
+        const auto* p = reinterpret_cast<const std::uint8_t*>(&value);
+        bytes.insert(bytes.end(), p, p + sizeof value);
+    }
+    void putString(const std::string& s) {
+        put<std::uint64_t>(s.size());
+        bytes.insert(bytes.end(), s.begin(), s.end());
+    }
+    // One F32 tensor "t" of `count` elements at `offset`, one uint32 metadata entry.
+    static std::vector<std::uint8_t> oneTensor(std::uint64_t count, std::uint64_t offset,
+                                               std::uint32_t type = 0, std::size_t data = 64) {
+        GgufBytes g;
+        g.put<std::uint64_t>(1);
+        g.put<std::uint64_t>(1);
+        g.putString("general.alignment");
+        g.put<std::uint32_t>(4);
+        g.put<std::uint32_t>(32);
+        g.putString("t");
+        g.put<std::uint32_t>(1);
+        g.put<std::uint64_t>(count);
+        g.put<std::uint32_t>(type);
+        g.put<std::uint64_t>(offset);
+        while (g.bytes.size() % 32) g.bytes.push_back(0);
+        g.bytes.resize(g.bytes.size() + data);
+        return g.bytes;
+    }
+    std::vector<std::uint8_t> bytes;
+};
+
+std::string parseError(const std::vector<std::uint8_t>& bytes) {
+    try {
+        parseGguf(bytes.data(), bytes.size(), "x.gguf");
+        return "(parsed)";
+    } catch (const Error& e) {
+        return e.what();
+    }
+}
+
+TEST(GgufParse, AWellFormedTensorIsFoundWhereItsOffsetSays) {
+    const auto bytes = GgufBytes::oneTensor(8, 32);
+    const GgufTable table = parseGguf(bytes.data(), bytes.size(), "x.gguf");
+    ASSERT_EQ(table.tensors.size(), 1u);
+    const GgufTensor& t = table.tensors.at("t");
+    EXPECT_EQ(t.byteSize, 32u);
+    EXPECT_EQ(t.data, bytes.data() + bytes.size() - 64 + 32);
+    EXPECT_EQ(std::get<std::uint64_t>(table.metadata.at("general.alignment").value), 32u);
+}
+
+TEST(GgufParse, MalformedFilesAreRefusedNamingTheFault) {
+    EXPECT_NE(parseError({'G', 'G', 'U'}).find("does not start with \"GGUF\""), std::string::npos);
+    GgufBytes v1(1);
+    EXPECT_NE(parseError(v1.bytes).find("version 1"), std::string::npos);
+    auto truncated = GgufBytes::oneTensor(8, 32);
+    truncated.resize(40);
+    EXPECT_NE(parseError(truncated).find("truncated at byte"), std::string::npos);
+    EXPECT_NE(parseError(GgufBytes::oneTensor(8, 64)).find("past the end"), std::string::npos);
+    EXPECT_NE(parseError(GgufBytes::oneTensor(8, 4)).find("not aligned"), std::string::npos);
+    EXPECT_NE(parseError(GgufBytes::oneTensor(8, 0, 99)).find("unknown ggml type 99"),
+              std::string::npos);
+    EXPECT_NE(parseError(GgufBytes::oneTensor(33, 0, 2)).find("a shape its type cannot hold"),
+              std::string::npos);  // Q4_0 rows are whole blocks of 32
+    GgufBytes badValue;
+    badValue.put<std::uint64_t>(0);
+    badValue.put<std::uint64_t>(1);
+    badValue.putString("k");
+    badValue.put<std::uint32_t>(13);
+    EXPECT_NE(parseError(badValue.bytes).find("unknown metadata value type 13"), std::string::npos);
+    GgufBytes huge;
+    huge.put<std::uint64_t>(std::uint64_t{1} << 40);
+    EXPECT_NE(parseError(huge.bytes).find("too large"), std::string::npos);
+}
+
+TEST(GgufOpen, AnArchitectureNotReadIsRefusedByName) {
+    QKV_REQUIRE_SHARED(shared);
+    const test::TempDir dir;
+    const auto source = shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-F32.gguf";
+    std::ifstream in(source, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string from = "llama.block_count", to = "xxxxx.block_count";
+    auto at = std::search(bytes.begin(), bytes.end(), from.begin(), from.end());
+    ASSERT_NE(at, bytes.end());
+    std::copy(to.begin(), to.end(), at);  // the block count is now unknown to the llama reader
+    const auto file = dir.path() / "broken.gguf";
+    std::ofstream(file, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    try {
+        Model::open(file);
+        ADD_FAILURE() << "opened";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("llama.block_count is missing"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace qkv
