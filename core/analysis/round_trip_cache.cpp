@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/analysis/ov_circuit.h"
 #include "core/util/atomic_file.h"
@@ -23,7 +24,21 @@ void hashView(Sha256& digest, const MatrixView& v) {
     const std::string shape = std::string(elementTypeName(v.type)) + " " + std::to_string(v.rows) +
                               "x" + std::to_string(v.cols) + ";";
     digest.update(shape);
-    const std::size_t bytes = static_cast<std::size_t>(v.rows) * v.cols * elementBytes(v.type);
+    const std::size_t elements = static_cast<std::size_t>(v.rows) * v.cols;
+    if (const BlockFormat f = blockFormat(v.type); f.elements > 0) {
+        // A GGUF tensor viewed whole: its blocks, as stored.
+        if (v.origin == 0 && v.colStride == 1 && v.rowStride == v.cols) {
+            digest.update(v.data, elements / f.elements * f.bytes);
+            return;
+        }
+        std::vector<float> column(v.rows);  // otherwise its values, a column at a time
+        for (int c = 0; c < v.cols; ++c) {
+            for (int r = 0; r < v.rows; ++r) column[r] = v.at(r, c);
+            digest.update(column.data(), column.size() * sizeof(float));
+        }
+        return;
+    }
+    const std::size_t bytes = elements * elementBytes(v.type);
     if (v.type != ElementType::Mxfp4 && v.colStride == 1 && v.rowStride == v.cols) {
         digest.update(v.data, bytes);  // the stored bytes, as they are
     } else if (v.type != ElementType::Mxfp4 && v.rowStride == 1 && v.colStride == v.rows) {

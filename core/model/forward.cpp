@@ -18,10 +18,16 @@ namespace {
 RowMatrixXf tokenRows(const ModelWeights& w, const Architecture& c, const std::vector<int>& ids,
                       int first) {
     const int n = static_cast<int>(ids.size()) - first, width = c.tokenWidth();
+    const MatrixView& e = w.tokenEmbedding;
     RowMatrixXf x(n, width);
-    for (int row = 0; row < n; ++row)
-        for (int j = 0; j < width; ++j)
-            x(row, j) = w.tokenEmbedding.at(ids[first + row], j) * c.embeddingScale;
+    for (int row = 0; row < n; ++row) {
+        const int id = ids[first + row];
+        if (e.colStride == 1)  // the row in one run (a quantised row decodes each block once)
+            e.widenRun(static_cast<std::ptrdiff_t>(id) * e.rowStride, width, &x(row, 0));
+        else
+            for (int j = 0; j < width; ++j) x(row, j) = e.at(id, j);
+        x.row(row) *= c.embeddingScale;
+    }
     return x;
 }
 

@@ -154,6 +154,9 @@ MatrixView TensorBinder::selectedRows(const std::string& name, std::int64_t rows
     const TensorInfo& t = require({name});
     check(t, {rows, cols});
     const MatrixView source = storedMatrix(t);
+    if (isGgmlBlockType(source.type))
+        throw Error(m_folder + ": " + t.describe() +
+                    ": rows of a quantised tensor are not selected");
     // The rows are copied in their stored element type: no float32 copy of the weight.
     const size_t rowBytes = cols * elementBytes(source.type);
     std::vector<float>& out =

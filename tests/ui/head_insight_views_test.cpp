@@ -30,6 +30,7 @@
 #include "ui/views/thumbnail_grid.h"
 #include "ui/views/token_chips.h"
 #include "ui/views/weight_panel.h"
+#include "ui/window/recent_models.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -441,6 +442,23 @@ TEST_F(MainWindowTest, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
     for (const QLabel* label : window->weightPanel()->findChildren<QLabel*>())
         EXPECT_FALSE(label->isVisible() &&
                      label->text().contains(QStringLiteral("W_V = W_K (tied by the model)")));
+}
+
+// A GGUF file opens as a model (File ▸ Open GGUF File…, drag and drop and recent models take
+// the file itself) and its heads are shown from token ids.
+TEST_F(MainWindowTest, GgufFileOpensAndShowsItsHeads) {
+    QKV_REQUIRE_SHARED(shared);
+    const QString file = QString::fromStdString(
+        (shared / "gguf" / "qwen3-gguf-tiny" / "qwen3-gguf-tiny-Q4_K_M.gguf").string());
+    ASSERT_TRUE(open(file));
+    ASSERT_TRUE(type(QStringLiteral("#5 900 17 263")));
+    doc().setHead(1, 7);
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(settle());
+    ASSERT_NE(doc().snapshot(), nullptr);
+    EXPECT_TRUE(doc().snapshot()->includes(1, 7));
+    EXPECT_EQ(doc().snapshot()->trace->probabilities(1, 7).rows(), 4);
+    EXPECT_EQ(RecentModels::list().value(0), file);
 }
 
 }  // namespace

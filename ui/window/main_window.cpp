@@ -68,6 +68,8 @@ std::optional<QString> droppedFolder(const QMimeData* mime) {
         if (!url.isLocalFile()) continue;
         const QFileInfo info(url.toLocalFile());
         if (info.isDir()) return info.absoluteFilePath();
+        if (info.isFile() && info.suffix() == QStringLiteral("gguf"))
+            return info.absoluteFilePath();             // a GGUF file is a model of its own
         if (info.isFile()) return info.absolutePath();  // a file inside the model folder
     }
     return std::nullopt;

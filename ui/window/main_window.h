@@ -152,6 +152,7 @@ class MainWindow : public QMainWindow {
     void onOpenSession();
 
     void onOpen();
+    void onOpenGguf();
     void onOpenExperiment();
     void onExport();
     void onExportAll(ImageFormat format);

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressDialog>
@@ -64,6 +65,8 @@ void MainWindow::buildMenus() {
 void MainWindow::buildFileMenu() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open Model Folder…"), QKeySequence::Open, this, &MainWindow::onOpen);
+    file->addAction(tr("Open &GGUF File…"), QKeySequence(tr("Ctrl+Shift+G")), this,
+                    &MainWindow::onOpenGguf);
     file->addAction(tr("Open from &Hugging Face…"), QKeySequence(tr("Ctrl+Shift+O")), this,
                     [this] { openFromHub(); });
     m_examplesMenu = file->addMenu(tr("Open &Example"));
@@ -265,6 +268,14 @@ void MainWindow::onOpen() {
     const QString folder = QFileDialog::getExistingDirectory(
         this, tr("Open a model folder (config.json, model.safetensors, tokenizer files)"), start);
     if (!folder.isEmpty()) openModel(folder);
+}
+
+void MainWindow::onOpenGguf() {
+    const QString start = RecentModels::list().value(0, QDir::homePath());
+    const QString file =
+        QFileDialog::getOpenFileName(this, tr("Open a GGUF file (llama.cpp, Ollama, LM Studio)"),
+                                     QFileInfo(start).absolutePath(), tr("GGUF models (*.gguf)"));
+    if (!file.isEmpty()) openModel(file);
 }
 
 void MainWindow::onOpenExperiment() {

@@ -32,7 +32,9 @@ struct SessionFolder {
 };
 
 SessionFolder sessionModelFolder(const SessionModel& model) {
-    if (!model.folder.isEmpty() && QFileInfo(model.folder).isDir()) return {model.folder, {}};
+    const QFileInfo info(model.folder);
+    if (!model.folder.isEmpty() && (info.isDir() || (info.isFile() && info.suffix() == "gguf")))
+        return {model.folder, {}};
     if (!model.hubId.isEmpty()) {
         const std::string revision =
             model.revision.isEmpty() ? std::string("main") : model.revision.toStdString();

@@ -15,7 +15,7 @@ const Setting<QStringList> kRecentModels{QStringLiteral("models/recent"), {}};
 QStringList RecentModels::list() {
     QStringList existing;
     for (const QString& folder : kRecentModels.value())
-        if (QFileInfo(folder).isDir()) existing << folder;
+        if (QFileInfo(folder).isDir() || QFileInfo(folder).isFile()) existing << folder;  // GGUF
     return existing;
 }
 
