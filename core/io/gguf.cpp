@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 
 #include "core/backend/ggml_blocks.h"
 #include "core/util/error.h"
@@ -261,6 +262,16 @@ GgufTable parseGguf(const std::uint8_t* bytes, std::size_t size,
     for (size_t i = 1; i < extents.size(); ++i)
         if (extents[i].first < extents[i - 1].second) in.fail("two tensors overlap");
     return table;
+}
+
+bool isGgufFile(const std::filesystem::path& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
+    if (path.extension() == ".gguf") return true;
+    std::ifstream in(path, std::ios::binary);
+    char magic[4] = {};
+    in.read(magic, sizeof magic);
+    return in && std::memcmp(magic, "GGUF", 4) == 0;
 }
 
 GgufFile::GgufFile(const std::filesystem::path& path)

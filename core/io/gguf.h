@@ -58,6 +58,10 @@ struct GgufTable {
 };
 GgufTable parseGguf(const std::uint8_t* bytes, std::size_t size, const std::filesystem::path& path);
 
+// Whether `path` is a GGUF file: named *.gguf, or a file that starts with the GGUF magic (an
+// Ollama blob has no extension).
+bool isGgufFile(const std::filesystem::path& path);
+
 class GgufFile {
   public:
     explicit GgufFile(const std::filesystem::path& path);  // throws qkv::Error

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/io/gguf.h"
+#include "core/io/local_stores.h"
 #include "core/util/environment.h"
 #include "core/util/error.h"
 
@@ -149,9 +151,9 @@ std::filesystem::path resolveModelLocation(const std::string& location,
                                            const std::string& revision) {
     std::error_code ec;
     if (std::filesystem::is_directory(location, ec)) return location;
-    if (std::filesystem::path(location).extension() == ".gguf" &&
-        std::filesystem::is_regular_file(location, ec))
-        return location;  // a GGUF file is a model of its own
+    if (isGgufFile(location)) return location;  // a GGUF file is a model of its own
+    if (auto blob = resolveOllamaModel(location)) return *blob;
+    if (auto file = resolveLmStudioModel(location)) return *file;
     if (isHubModelId(location) && !std::filesystem::exists(location, ec)) {
         const std::filesystem::path cache = hubCacheDir();
         if (auto snapshot = findCachedSnapshot(location, revision, cache)) return *snapshot;
@@ -163,7 +165,8 @@ std::filesystem::path resolveModelLocation(const std::string& location,
     }
     throw Error(location +
                 ": not a folder (a model is a folder with config.json and model.safetensors, a "
-                "GGUF file, or a Hugging Face model id such as gpt2 or EleutherAI/pythia-160m)");
+                "GGUF file, ollama:NAME[:TAG], lmstudio:PUBLISHER/MODEL/FILE.gguf or a Hugging "
+                "Face model id such as gpt2 or EleutherAI/pythia-160m)");
 }
 
 }  // namespace qkv

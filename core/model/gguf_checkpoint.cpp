@@ -154,8 +154,6 @@ std::vector<std::uint8_t> lessOne(const TensorInfo& t) {
 
 }  // namespace
 
-bool isGgufPath(const std::filesystem::path& path) { return path.extension() == ".gguf"; }
-
 GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     auto source = std::make_unique<GgufSource>(path);
     const GgufFile& file = source->file;

@@ -19,9 +19,6 @@ struct GgufCheckpoint {
     std::string formats;  // "GGUF: Q4_K 12 tensors, Q6_K 3, F32 9", most used first
 };
 
-// Whether `path` names a GGUF file (by its name: *.gguf).
-bool isGgufPath(const std::filesystem::path& path);
-
 // Throws qkv::Error naming the file and the key or tensor at fault: an architecture QKV Lab does
 // not read, a tensor type it does not decode, a tensor it does not know.
 GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& file);

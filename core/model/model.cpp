@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "core/io/gguf.h"
 #include "core/io/hub_cache.h"
 #include "core/io/safetensors.h"
 #include "core/model/gguf_checkpoint.h"
@@ -29,7 +30,12 @@ std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& loc
 }
 
 std::unique_ptr<Model> Model::open(const std::filesystem::path& location) {
-    if (isGgufPath(location)) return openGguf(location);
+    const std::filesystem::path resolved = resolveModelLocation(location.string());
+    if (isGgufFile(resolved)) {
+        std::unique_ptr<Model> model = openGguf(resolved);
+        if (resolved != location) model->m_name = location.string();  // "ollama:NAME:TAG"
+        return model;
+    }
     std::unique_ptr<Model> model = openTokenizerOnly(location);
     const std::filesystem::path& folder = model->m_folder;
     model->m_store = TensorStore::openFolder(folder);
@@ -62,6 +68,7 @@ void Model::bindWeights() {
 Model::~Model() = default;
 
 std::string Model::name() const {
+    if (!m_name.empty()) return m_name;
     if (auto id = hubIdOfSnapshot(m_folder)) return *id;
     auto name = m_folder.filename().string();
     return name.empty() ? m_folder.parent_path().filename().string() : name;

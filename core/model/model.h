@@ -17,8 +17,9 @@ class TensorStore;
 
 class Model {
   public:
-    // `location` is a folder, a GGUF file (*.gguf: gguf_checkpoint.h) or a Hugging Face model id
-    // found in the local cache (resolveModelLocation, core/io/hub_cache.h). Throws qkv::Error
+    // `location` is a folder, a GGUF file (gguf_checkpoint.h) — also as ollama:NAME[:TAG] or
+    // lmstudio:PUBLISHER/MODEL/FILE (local_stores.h) — or a Hugging Face model id found in the
+    // local cache (resolveModelLocation, core/io/hub_cache.h). Throws qkv::Error
     // naming the file or tensor at fault. A folder without usable tokenizer files still opens
     // (token ids can be given directly); tokenizerError() says why. Weights are viewed in the file
     // mapping in their stored type; a tensor that must be widened and would not fit in memory is
@@ -30,7 +31,9 @@ class Model {
     ~Model();
 
     const std::filesystem::path& folder() const { return m_folder; }
-    std::string name() const;  // the Hub id of a cached snapshot, else the folder's name
+    // "ollama:NAME:TAG" as named, the Hub id of a cached snapshot, else the folder's (or file's)
+    // name.
+    std::string name() const;
     const Architecture& architecture() const { return m_architecture; }
     const ModelWeights& weights() const { return m_weights; }
     const Tokenizer* tokenizer() const { return m_tokenizer.get(); }
@@ -62,6 +65,7 @@ class Model {
     static std::unique_ptr<Model> openGguf(const std::filesystem::path& file);
     void bindWeights();  // m_weights from m_store, by the architecture's family
     std::filesystem::path m_folder;
+    std::string m_name;  // what the user named a model that lives in another tool's store
     Architecture m_architecture;
     std::unique_ptr<TensorStore> m_store;
     ModelWeights m_weights;

@@ -9,6 +9,7 @@
 #include "tests/support/fake_hub_server.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/scoped_environment.h"
+#include "tests/support/shared_assets.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/window/hub_download_panel.h"
 #include "ui/window/hub_models_dialog.h"
@@ -29,6 +30,9 @@ class HubDialogTest : public ::testing::Test {
         m_env.set("HF_HOME", (m_dir.path() / "hf").string());
         for (const char* name : {"HF_HUB_CACHE", "HF_TOKEN", "HF_TOKEN_PATH", "HF_HUB_OFFLINE"})
             m_env.set(name, std::nullopt);
+        // No Ollama store or LM Studio folder but the tests' own.
+        m_env.set("OLLAMA_MODELS", (m_dir.path() / "ollama").string());
+        m_env.set("HOME", (m_dir.path() / "home").string());
     }
     fs::path repoFolder() const { return m_dir.path() / "hf" / "hub" / "models--test-org--tiny"; }
 
@@ -66,6 +70,32 @@ TEST_F(HubDialogTest, DownloadsAnIdAndOpensItsSnapshot) {
     EXPECT_EQ(again.result(), QDialog::Accepted);
     EXPECT_EQ(again.location(), dialog.location());
     EXPECT_EQ(m_server.requests().size(), asked);
+}
+
+// Ollama's and LM Studio's models are listed beside the cache's and open by their name.
+TEST_F(HubDialogTest, ListsTheModelsOfOllamaAndLmStudio) {
+    QKV_REQUIRE_SHARED(shared);
+    m_env.set("OLLAMA_MODELS", (shared / "gguf" / "stores" / "ollama").string());
+    fs::create_directories(m_dir.path() / "home");
+    fs::create_directory_symlink(shared / "gguf" / "stores" / "lmstudio",
+                                 m_dir.path() / "home" / ".lmstudio");
+    HubModelsDialog dialog(nullptr, &m_sink);
+    auto* table = dialog.findChild<QTableWidget*>();
+    ASSERT_EQ(table->rowCount(), 3);
+    EXPECT_EQ(table->item(0, 0)->text(), QStringLiteral("ollama:llama-gguf-tiny:f32"));
+    EXPECT_EQ(table->item(0, 3)->text(), QStringLiteral("GGUF llama"));
+    EXPECT_EQ(table->item(0, 4)->text(), QStringLiteral("supported"));
+    EXPECT_EQ(table->item(2, 1)->text(), QStringLiteral("LM Studio"));
+    table->selectRow(1);
+    QPushButton* open = nullptr;
+    for (QPushButton* button : dialog.findChildren<QPushButton*>())
+        if (button->text() == QStringLiteral("&Open")) open = button;
+    ASSERT_NE(open, nullptr);
+    ASSERT_TRUE(open->isEnabled());
+    QTest::mouseClick(open, Qt::LeftButton);
+    EXPECT_EQ(dialog.result(), QDialog::Accepted);
+    EXPECT_EQ(dialog.location(), QStringLiteral("ollama:llama-gguf-tiny:latest"));
+    EXPECT_TRUE(m_server.requests().empty());
 }
 
 TEST_F(HubDialogTest, ACancelledDownloadResumesOnTheNextTry) {

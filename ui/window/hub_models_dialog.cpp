@@ -11,7 +11,9 @@
 #include <QVBoxLayout>
 
 #include "core/hub/hub_settings.h"
+#include "core/io/gguf.h"
 #include "core/io/hub_cache.h"
+#include "core/io/local_stores.h"
 #include "core/model/model_family.h"
 #include "ui/support/message_sink.h"
 #include "ui/window/hub_download_panel.h"
@@ -147,8 +149,36 @@ void HubModelsDialog::fill() {
         const bool supported = !m.modelType.empty() && findFamily(m.modelType) != nullptr;
         m_table->setItem(row, SupportedColumn, cell(supported ? tr("supported") : tr("not yet")));
     }
+    // GGUF files other tools keep, opened by their name (ollama:NAME:TAG, lmstudio:...).
+    for (const auto& [models, where] : {std::pair{listOllamaModels(), tr("Ollama")},
+                                        std::pair{listLmStudioModels(), tr("LM Studio")}})
+        for (const LocalModel& m : models) {
+            const int row = m_table->rowCount();
+            m_table->insertRow(row);
+            m_table->setItem(row, IdColumn, cell(QString::fromStdString(m.name)));
+            m_table->setItem(row, RevisionColumn, cell(where));
+            m_table->setItem(row, SizeColumn,
+                             cell(locale.formattedDataSize(static_cast<qint64>(m.bytes))));
+            std::string architecture;
+            try {
+                architecture = GgufFile(m.file).string("general.architecture").value_or("");
+            } catch (const Error&) {
+                architecture.clear();  // unreadable: said below
+            }
+            static const QStringList read = {"llama", "qwen2", "qwen3", "gemma2", "phi3"};
+            const QString arch = QString::fromStdString(architecture);
+            m_table->setItem(row, ArchitectureColumn,
+                             cell(arch.isEmpty() ? tr("not a readable GGUF") : tr("GGUF ") + arch));
+            m_table->setItem(row, SupportedColumn,
+                             cell(read.contains(arch) ? tr("supported") : tr("not yet")));
+        }
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(IdColumn, QHeaderView::Stretch);
+}
+
+bool HubModelsDialog::localName() const {
+    const QString text = m_id->text().trimmed();
+    return text.startsWith(QLatin1String("ollama:")) || text.startsWith(QLatin1String("lmstudio:"));
 }
 
 QString HubModelsDialog::cachedSnapshot() const {
@@ -161,13 +191,15 @@ QString HubModelsDialog::cachedSnapshot() const {
 
 void HubModelsDialog::updateButtons() {
     const bool idle = !m_download->isRunning();
-    const bool valid = isHubModelId(m_id->text().trimmed().toStdString());
+    const bool local = localName();
+    const bool valid = local || isHubModelId(m_id->text().trimmed().toStdString());
     m_id->setEnabled(idle);
     m_revision->setEnabled(idle);
     m_table->setEnabled(idle);
-    m_fetch->setEnabled(idle && valid && !m_hub.offline);
+    m_fetch->setEnabled(idle && valid && !local && !m_hub.offline);
     m_open->setEnabled(idle && valid);
-    m_open->setText(valid && cachedSnapshot().isEmpty() ? tr("Download and &Open") : tr("&Open"));
+    m_open->setText(valid && !local && cachedSnapshot().isEmpty() ? tr("Download and &Open")
+                                                                  : tr("&Open"));
 }
 
 void HubModelsDialog::download(const QString& id, bool openWhenDone) {
@@ -181,6 +213,10 @@ void HubModelsDialog::download(const QString& id, bool openWhenDone) {
 // A cached model opens at once; one the cache lacks is downloaded first.
 void HubModelsDialog::choose() {
     if (!m_open->isEnabled()) return;
+    if (localName()) {  // Model::open resolves it in its store
+        m_location = m_id->text().trimmed();
+        return accept();
+    }
     const QString snapshot = cachedSnapshot();
     if (snapshot.isEmpty()) return download(m_id->text(), true);
     m_location = snapshot;

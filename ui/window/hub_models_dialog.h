@@ -34,6 +34,7 @@ class HubModelsDialog : public QDialog {
     void choose();
     void updateButtons();
     QString cachedSnapshot() const;  // of the id and revision typed; empty when not cached
+    bool localName() const;          // ollama:... or lmstudio:... typed or chosen
 
     // Read once: the buttons are updated on every keystroke, and reading the settings reads the
     // token file.

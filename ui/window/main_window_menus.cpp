@@ -67,8 +67,8 @@ void MainWindow::buildFileMenu() {
     file->addAction(tr("&Open Model Folder…"), QKeySequence::Open, this, &MainWindow::onOpen);
     file->addAction(tr("Open &GGUF File…"), QKeySequence(tr("Ctrl+Shift+G")), this,
                     &MainWindow::onOpenGguf);
-    file->addAction(tr("Open from &Hugging Face…"), QKeySequence(tr("Ctrl+Shift+O")), this,
-                    [this] { openFromHub(); });
+    file->addAction(tr("Open from &Hugging Face, Ollama, LM Studio…"),
+                    QKeySequence(tr("Ctrl+Shift+O")), this, [this] { openFromHub(); });
     m_examplesMenu = file->addMenu(tr("Open &Example"));
     const auto examples = exampleModels();
     for (const ExampleModel& model : examples)
