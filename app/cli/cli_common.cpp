@@ -14,9 +14,10 @@
 namespace qkv::cli {
 
 std::vector<OptionSpec> modelOptions() {
-    return {{"model", "DIR|ID",
-             "model folder (config.json, *.safetensors, tokenizer files) or Hugging Face model "
-             "id (from the cache, else downloaded)"},
+    return {{"model", "DIR|FILE|ID",
+             "model folder (config.json, *.safetensors, tokenizer files), GGUF file "
+             "(also ollama:NAME[:TAG], lmstudio:PUBLISHER/MODEL/FILE) or Hugging Face model id "
+             "(from the cache, else downloaded)"},
             {"revision", "REV", "branch, tag or commit of a model id (default main)"}};
 }
 

@@ -26,6 +26,7 @@ Command evaluateCommand();
 Command experimentCommand();
 Command downloadCommand();
 Command surveyCommand();
+Command compareCommand();
 Command pythonCommand();
 #ifdef QKV_HAS_RENDER
 Command renderCommand();  // needs Qt: built with QKV_BUILD_GUI

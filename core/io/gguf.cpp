@@ -240,6 +240,7 @@ GgufTable parseGguf(const std::uint8_t* bytes, std::size_t size,
     }
     const std::uint64_t dataStart = (in.offset() + alignment - 1) / alignment * alignment;
     if (dataStart > size) in.fail("the data region starts past the end of the file");
+    table.dataStart = dataStart;
     std::vector<std::pair<std::uint64_t, std::uint64_t>> extents;
     for (Pending& p : pending) {
         GgufTensor& t = p.tensor;

@@ -53,6 +53,7 @@ std::optional<ElementType> elementTypeOfGgml(std::uint32_t type);
 // plain memory); tensor data pointers point into `bytes`.
 struct GgufTable {
     std::uint32_t version = 0;
+    std::uint64_t dataStart = 0;  // bytes before the data region: the header, metadata, infos
     std::map<std::string, GgufValue> metadata;
     std::map<std::string, GgufTensor> tensors;
 };

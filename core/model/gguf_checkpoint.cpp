@@ -1,25 +1,54 @@
 #include "core/model/gguf_checkpoint.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "core/io/gguf.h"
+#include "core/model/gguf_tokenizer.h"
 #include "core/util/error.h"
 
 namespace qkv {
 namespace {
 
-// The file and the tensors derived from it (reordered rows, norms less one).
+// The files (one, or a split model's shards) and the tensors derived from them (reordered rows,
+// norms less one).
 class GgufSource : public TensorSource {
   public:
-    explicit GgufSource(const std::filesystem::path& path) : file(path) {}
-    void checkUnchanged() const override { file.checkUnchanged(); }
-    GgufFile file;
+    void checkUnchanged() const override {
+        for (const auto& file : files) file->checkUnchanged();
+    }
+    std::vector<std::unique_ptr<GgufFile>> files;  // the first holds the metadata
     std::deque<std::vector<std::uint8_t>> derived;
 };
+
+// llama.cpp's gguf-split names a split model's shards NAME-00001-of-00003.gguf: the first holds
+// the metadata, each a share of the tensors. Any shard names them all; a lone file is itself.
+std::vector<std::filesystem::path> shardsOf(const std::filesystem::path& path) {
+    static const std::regex kShard(R"((.*)-(\d{5})-of-(\d{5})\.gguf)");
+    const std::string name = path.filename().string();
+    std::smatch m;
+    if (!std::regex_match(name, m, kShard)) return {path};
+    const int count = std::stoi(m[3].str());
+    if (count < 1 || std::stoi(m[2].str()) > count)
+        throw Error(path.string() + ": not a shard of a split GGUF model (" + m[2].str() + " of " +
+                    m[3].str() + ")");
+    std::vector<std::filesystem::path> shards;
+    for (int i = 1; i <= count; ++i) {
+        char number[8];
+        std::snprintf(number, sizeof number, "%05d", i);
+        shards.push_back(path.parent_path() /
+                         (m[1].str() + "-" + number + "-of-" + m[3].str() + ".gguf"));
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(shards.back(), ec))
+            throw Error(shards.back().string() + ": this shard of the split model " + name +
+                        " belongs to is missing");
+    }
+    return shards;
+}
 
 struct Reader {
     const GgufFile& file;
@@ -155,22 +184,34 @@ std::vector<std::uint8_t> lessOne(const TensorInfo& t) {
 }  // namespace
 
 GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
-    auto source = std::make_unique<GgufSource>(path);
-    const GgufFile& file = source->file;
+    auto source = std::make_unique<GgufSource>();
+    std::map<std::string, const GgufTensor*> tensors;
+    std::map<const GgufTensor*, std::filesystem::path> shardOf;
+    for (const std::filesystem::path& shard : shardsOf(path)) {
+        const GgufFile& f = *source->files.emplace_back(std::make_unique<GgufFile>(shard));
+        for (const auto& [name, t] : f.table().tensors) {
+            if (!tensors.emplace(name, &t).second)
+                throw Error(shard.string() + ": tensor " + name + " is in two shards");
+            shardOf[&t] = shard;
+        }
+    }
+    const GgufFile& file = *source->files.front();
     const auto arch = file.string("general.architecture");
-    if (!arch) throw Error(path.string() + ": GGUF metadata general.architecture is missing");
+    if (!arch)
+        throw Error(file.path().string() + ": GGUF metadata general.architecture is missing");
     Reader r{file, *arch};
-    const auto& tensors = file.table().tensors;
     const auto embedding = tensors.find("token_embd.weight");
     if (embedding == tensors.end()) r.fail("no token_embd.weight tensor");
-    if (embedding->second.ne.size() != 2) r.fail(embedding->second.describe() + " is not a matrix");
-    const nlohmann::json config = configOf(r, static_cast<std::int64_t>(embedding->second.ne[1]),
+    if (embedding->second->ne.size() != 2)
+        r.fail(embedding->second->describe() + " is not a matrix");
+    const nlohmann::json config = configOf(r, static_cast<std::int64_t>(embedding->second->ne[1]),
                                            !tensors.count("output.weight"));
     const std::int64_t heads = config["num_attention_heads"];
     const std::int64_t kvHeads = config["num_key_value_heads"];
 
     std::vector<TensorInfo> infos;
-    for (const auto& [name, g] : tensors) {
+    for (const auto& [name, tensor] : tensors) {
+        const GgufTensor& g = *tensor;
         TensorInfo t;
         t.name = hfName(*arch, name);
         if (t.name.empty())
@@ -192,7 +233,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
             t.shape.push_back(static_cast<std::int64_t>(*d));
         t.data = g.data;
         t.byteSize = g.byteSize;
-        t.file = path;
+        t.file = shardOf[tensor];
         const bool norm = name.find("norm.weight") != std::string::npos;
         const bool query = name.find(".attn_q.") != std::string::npos;
         const bool key = name.find(".attn_k.") != std::string::npos;
@@ -207,7 +248,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         infos.push_back(std::move(t));
     }
     std::map<std::string, int> counts;
-    for (const auto& [name, g] : tensors) ++counts[ggmlTypeName(g.ggmlType)];
+    for (const auto& [name, g] : tensors) ++counts[ggmlTypeName(g->ggmlType)];
     std::vector<std::pair<int, std::string>> byCount;
     for (const auto& [type, count] : counts) byCount.emplace_back(-count, type);
     std::sort(byCount.begin(), byCount.end());
@@ -218,6 +259,11 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
                        std::to_string(-count) +
                        (&type == &byCount.front().second ? " tensors" : "");
     out.configJson = config.dump();
+    try {
+        out.tokenizer = ggufTokenizer(file);
+    } catch (const Error& e) {
+        out.tokenizerError = path.string() + ": " + e.what();
+    }
     out.store = TensorStore::fromTensors(std::move(source), std::move(infos));
     return out;
 }

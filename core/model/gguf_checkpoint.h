@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/io/safetensors.h"
+#include "core/tokenize/tokenizer.h"
 
 namespace qkv {
 
@@ -17,6 +18,8 @@ struct GgufCheckpoint {
     std::string configJson;
     std::unique_ptr<TensorStore> store;
     std::string formats;  // "GGUF: Q4_K 12 tensors, Q6_K 3, F32 9", most used first
+    std::unique_ptr<Tokenizer> tokenizer;  // the file's own (gguf_tokenizer.h), or null and
+    std::string tokenizerError;            // why there is none
 };
 
 // Throws qkv::Error naming the file and the key or tensor at fault: an architecture QKV Lab does

@@ -49,8 +49,8 @@ std::unique_ptr<Model> Model::openGguf(const std::filesystem::path& file) {
     model->m_folder = file;
     model->m_architecture = parseArchitecture(checkpoint.configJson, file.string());
     model->m_architecture.quantisation = checkpoint.formats;
-    model->m_tokenizerError =
-        "QKV Lab does not read a GGUF file's tokenizer yet (tokenizer.ggml.*)";
+    model->m_tokenizer = std::move(checkpoint.tokenizer);
+    model->m_tokenizerError = checkpoint.tokenizerError;
     model->m_store = std::move(checkpoint.store);
     model->bindWeights();
     return model;

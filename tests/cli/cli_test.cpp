@@ -509,7 +509,29 @@ TEST(CliShared, GgufFileOpensAsAModel) {
     EXPECT_EQ(r.json()["layers"][0]["heads"][0]["attention"].size(), 4u);
     r = cli({"attention", "--model", gguf, "--text", "hello"});
     EXPECT_EQ(r.exitCode, 1);
-    EXPECT_NE(r.err.find("does not read a GGUF file's tokenizer yet"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("(tokenizer.ggml.model) are not read yet"), std::string::npos) << r.err;
+}
+
+// compare: the same ids through a quantised file and its float32 original, head by head.
+TEST(CliShared, CompareSaysWhatQuantisationChanges) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "gguf" / "llama-gguf-tiny";
+    const std::string q4 = (folder / "llama-gguf-tiny-Q4_K_M.gguf").string(),
+                      f32 = (folder / "llama-gguf-tiny-F32.gguf").string();
+    CliRun r = cli({"compare", "--model", q4, "--against", f32, "--ids", "1,5,900,33", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json doc = r.json();
+    ASSERT_EQ(doc["layers"].size(), 2u);
+    ASSERT_EQ(doc["layers"][1]["heads"].size(), 4u);
+    EXPECT_GT(doc["largest_attention_change"].get<double>(), 0.0);
+    r = cli({"compare", "--model", q4, "--against", f32, "--ids", "1,5,900,33"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("largest attention change"), std::string::npos) << r.out;
+    r = cli({"compare", "--model", q4, "--against",
+             (shared / "gguf" / "qwen2-gguf-tiny" / "qwen2-gguf-tiny-F32.gguf").string(), "--ids",
+             "1,2"});
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("not checkpoints of one model"), std::string::npos) << r.err;
 }
 
 // tokenize reads config.json and the tokenizer only: it works while the weights are missing.

@@ -12,6 +12,7 @@
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 
@@ -171,6 +172,57 @@ TEST(GgufOpen, AnArchitectureNotReadIsRefusedByName) {
         ADD_FAILURE() << "opened";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("llama.block_count is missing"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace qkv
+
+namespace qkv {
+namespace {
+
+// A split model (gguf-split's NAME-0000i-of-0000N.gguf): the F32 llama file's metadata in the
+// first shard, its tensors dealt between two; any shard opens the whole model, which computes
+// what the single file does, bit for bit. A missing shard is named.
+TEST(GgufSplit, AnyShardOpensTheWholeModel) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto source = shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-F32.gguf";
+    const GgufFile file(source);
+    test::GgufWriter first, second;
+    for (const auto& [key, value] : file.table().metadata) {
+        if (key.rfind("tokenizer.", 0) == 0) continue;  // not needed here
+        if (const auto* s = std::get_if<std::string>(&value.value)) first.addString(key, *s);
+        if (const auto* u = std::get_if<std::uint64_t>(&value.value))
+            first.addUint32(key, static_cast<std::uint32_t>(*u));
+        if (const auto* d = std::get_if<double>(&value.value))
+            first.addFloat32(key, static_cast<float>(*d));
+    }
+    int i = 0;
+    for (const auto& [name, t] : file.table().tensors) {
+        const auto* values = reinterpret_cast<const float*>(t.data);
+        (i++ % 2 ? second : first)
+            .addTensor(name, t.ne, std::vector<float>(values, values + t.elementCount()));
+    }
+    const test::TempDir dir;
+    first.write(dir.path() / "tiny-00001-of-00002.gguf");
+    second.write(dir.path() / "tiny-00002-of-00002.gguf");
+    ForwardRequest request;
+    request.ids = {1, 5, 900, 33, 17};
+    auto cpu = createCpuBackend();
+    const auto whole = Model::open(source);
+    const auto split = Model::open(dir.path() / "tiny-00002-of-00002.gguf");
+    const ForwardResult a = ForwardPass(*whole, *cpu).run(request);
+    const ForwardResult b = ForwardPass(*split, *cpu).run(request);
+    EXPECT_EQ(a.logits, b.logits);
+    EXPECT_EQ(a.trace.probabilities(1, 3), b.trace.probabilities(1, 3));
+    std::filesystem::remove(dir.path() / "tiny-00001-of-00002.gguf");
+    try {
+        Model::open(dir.path() / "tiny-00002-of-00002.gguf");
+        ADD_FAILURE() << "opened";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("tiny-00001-of-00002.gguf: this shard"),
+                  std::string::npos)
             << e.what();
     }
 }

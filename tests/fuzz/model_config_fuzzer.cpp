@@ -8,8 +8,10 @@ QKV_FUZZ_TARGET(model_config) {
     const Architecture c = parseArchitecture(std::string(input), "config.json");
     FUZZ_CHECK(c.layers > 0 && c.heads > 0 && c.kvHeads > 0 && c.dModel > 0 && c.headDim > 0);
     FUZZ_CHECK(c.dFF > 0 && c.vocabSize > 0 && c.contextLength > 0);
-    FUZZ_CHECK(c.heads % c.kvHeads == 0 && c.kvGroup() >= 1);
-    FUZZ_CHECK(c.positions == Positions::Learned ||
-               (c.rotary.dims % 2 == 0 && c.rotary.dims > 0 && c.rotary.dims <= c.headDim));
     FUZZ_CHECK(static_cast<int>(c.layerKinds.size()) == c.layers);
+    for (int l = 0; l < c.layers; ++l) {  // each layer's own heads and rotary (Gemma 4)
+        FUZZ_CHECK(c.headDimOf(l) > 0 && c.kvHeadsOf(l) > 0 && c.heads % c.kvHeadsOf(l) == 0);
+        const Rotary* r = c.rotaryOf(l);
+        FUZZ_CHECK(!r || (r->dims % 2 == 0 && r->dims > 0 && r->dims <= c.headDimOf(l)));
+    }
 }

@@ -16,10 +16,12 @@
 #include <limits>
 
 #include "core/util/error.h"
+#include "tests/support/shared_assets.h"
 #include "ui/export/figure_data.h"
 #include "ui/export/figure_export.h"
 #include "ui/export/figure_provenance_reader.h"
 #include "ui/export/plot_provenance.h"
+#include "ui/export/weights_fingerprint.h"
 #include "ui/plot/heatmap_figure.h"
 
 namespace qkv::ui::test {
@@ -168,3 +170,21 @@ TEST_F(FigureProvenanceTest, DataFilesHoldTheDrawnMatrix) {
 
 }  // namespace
 }  // namespace qkv::ui::test
+
+namespace qkv::ui {
+namespace {
+
+// A GGUF file's figures name it and carry the SHA-256 of its header (metadata and tensor infos),
+// which differs between two quantisations of one model.
+TEST(WeightsFingerprintGguf, NamesTheFileAndHashesItsHeader) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "gguf" / "llama-gguf-tiny";
+    const WeightsFingerprint q4 = weightsFingerprint(folder / "llama-gguf-tiny-Q4_K_M.gguf");
+    const WeightsFingerprint f32 = weightsFingerprint(folder / "llama-gguf-tiny-F32.gguf");
+    EXPECT_EQ(q4.files, std::vector<std::string>{"llama-gguf-tiny-Q4_K_M.gguf"});
+    EXPECT_EQ(q4.headerSha256.size(), 64u);
+    EXPECT_NE(q4.headerSha256, f32.headerSha256);
+}
+
+}  // namespace
+}  // namespace qkv::ui

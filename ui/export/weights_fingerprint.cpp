@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/io/gguf.h"
 #include "core/io/safetensors.h"
 #include "core/util/error.h"
 #include "core/util/sha256.h"
@@ -27,7 +28,18 @@ std::vector<std::string> weightFiles(const std::filesystem::path& folder) {
     return {shards.begin(), shards.end()};
 }
 
+// A GGUF file's: the SHA-256 of everything before its data (metadata and tensor infos).
+std::string ggufHeaderSha256(const std::filesystem::path& file) {
+    const std::uint64_t length = GgufFile(file).table().dataStart;
+    std::ifstream in(file, std::ios::binary);
+    std::string bytes(length, '\0');
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(length)))
+        throw Error(file.string() + ": its GGUF header is cut short");
+    return sha256Hex(bytes);
+}
+
 std::string headerSha256(const std::filesystem::path& file) {
+    if (isGgufFile(file)) return ggufHeaderSha256(file);
     std::ifstream in(file, std::ios::binary);
     unsigned char length[8] = {};
     if (!in.read(reinterpret_cast<char*>(length), 8))
@@ -59,11 +71,15 @@ std::string stamp(const std::filesystem::path& folder, const std::vector<std::st
 
 }  // namespace
 
-WeightsFingerprint weightsFingerprint(const std::filesystem::path& folder) {
+WeightsFingerprint weightsFingerprint(const std::filesystem::path& location) {
     static std::mutex mutex;
     static std::map<std::string, std::pair<std::string, WeightsFingerprint>> remembered;
-    const std::vector<std::string> files = weightFiles(folder);
-    const std::string key = std::filesystem::absolute(folder).string();
+    std::error_code ec;
+    const bool single = std::filesystem::is_regular_file(location, ec);  // a GGUF file
+    const std::filesystem::path folder = single ? location.parent_path() : location;
+    const std::vector<std::string> files =
+        single ? std::vector<std::string>{location.filename().string()} : weightFiles(folder);
+    const std::string key = std::filesystem::absolute(location).string();
     const std::string now = stamp(folder, files);
     {
         std::lock_guard lock(mutex);

@@ -14,9 +14,10 @@ struct WeightsFingerprint {
     std::vector<std::string> files;  // the file names hashed, in order
 };
 
-// model.safetensors, else the shards model.safetensors.index.json names. Remembered per folder
+// model.safetensors, else the shards model.safetensors.index.json names; a GGUF file (`folder`
+// naming the file): the SHA-256 of what precedes its data. Remembered per folder
 // while the files' sizes and times stay the same, so views may ask on every redraw. Throws
 // qkv::Error when a file cannot be read.
-WeightsFingerprint weightsFingerprint(const std::filesystem::path& folder);
+WeightsFingerprint weightsFingerprint(const std::filesystem::path& location);
 
 }  // namespace qkv::ui
