@@ -26,8 +26,12 @@ void hashView(Sha256& digest, const MatrixView& v) {
     digest.update(shape);
     const std::size_t elements = static_cast<std::size_t>(v.rows) * v.cols;
     if (const BlockFormat f = blockFormat(v.type); f.elements > 0) {
-        // A GGUF tensor viewed whole: its blocks, as stored.
-        if (v.origin == 0 && v.colStride == 1 && v.rowStride == v.cols) {
+        // A GGUF tensor viewed whole: its blocks, as stored (transposed: a Linear weight, the
+        // untied output head, whose every element at() would decode a whole block).
+        const bool rowMajor = v.colStride == 1 && v.rowStride == v.cols;
+        const bool colMajor = v.rowStride == 1 && v.colStride == v.rows;
+        if (v.origin == 0 && (rowMajor || colMajor)) {
+            if (!rowMajor) digest.update("T");
             digest.update(v.data, elements / f.elements * f.bytes);
             return;
         }

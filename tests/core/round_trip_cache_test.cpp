@@ -9,6 +9,7 @@
 
 #include "core/analysis/ov_circuit.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/shared_assets.h"
 
 namespace qkv {
 namespace {
@@ -76,6 +77,30 @@ TEST(RoundTripCache, SmallProductsAreNotWritten) {
     const RoundTripCache cache{cacheDir.path() / "round-trip"};  // the default threshold
     EXPECT_EQ(*cachedVocabularyRoundTrip(*a, pool, cache), *vocabularyRoundTrip(*a, pool));
     EXPECT_TRUE(entries(cache.folder).empty());
+}
+
+}  // namespace
+}  // namespace qkv
+
+namespace qkv {
+namespace {
+
+// A GGUF file's quantised embedding and untied output head are keyed by their blocks as stored:
+// the entry reads back as computed, and two quantisations of one model keep two entries.
+TEST(RoundTripCache, GgufBlocksKeyTheirOwnEntries) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "gguf" / "llama-gguf-tiny";
+    const test::TempDir cacheDir;
+    const RoundTripCache cache{cacheDir.path() / "round-trip", 0.0};
+    ThreadPool pool(1);
+    const auto q4 = Model::open(folder / "llama-gguf-tiny-Q4_K_M.gguf");
+    const auto computed = cachedVocabularyRoundTrip(*q4, pool, cache);
+    ASSERT_TRUE(computed.has_value());
+    EXPECT_EQ(*cachedVocabularyRoundTrip(*q4, pool, cache), *computed);
+    cachedVocabularyRoundTrip(*Model::open(folder / "llama-gguf-tiny-Q6_K.gguf"), pool, cache);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(cache.folder),
+                            std::filesystem::directory_iterator()),
+              2);
 }
 
 }  // namespace
