@@ -18,6 +18,8 @@ Model::Model() {
 
 std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& location) {
     const std::filesystem::path folder = resolveModelLocation(location.string());
+    // A GGUF file's description and tokenizer are in its header, beside the mapped weights.
+    if (isGgufFile(folder)) return open(location);
     std::unique_ptr<Model> model(new Model());
     model->m_folder = folder;
     model->m_architecture = loadArchitecture(folder / "config.json");

@@ -494,7 +494,8 @@ TEST(CliShared, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
     EXPECT_EQ(r.json()["layers"].size(), 4u);
 }
 
-// A GGUF file is a model wherever a folder is: info says its formats, attention runs on ids.
+// A GGUF file is a model wherever a folder is: info says its formats, attention runs on ids
+// and on text.
 TEST(CliShared, GgufFileOpensAsAModel) {
     QKV_REQUIRE_SHARED(shared);
     const std::string gguf =
@@ -507,9 +508,18 @@ TEST(CliShared, GgufFileOpensAsAModel) {
              "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(r.json()["layers"][0]["heads"][0]["attention"].size(), 4u);
-    r = cli({"attention", "--model", gguf, "--text", "hello"});
-    EXPECT_EQ(r.exitCode, 1);
-    EXPECT_NE(r.err.find("(tokenizer.ggml.model) are not read yet"), std::string::npos) << r.err;
+    // Text through the file's own SentencePiece vocabulary (tokenize reads the file too): BOS
+    // first, as llama.cpp adds it, then one attention row per token.
+    r = cli({"tokenize", "--model", gguf, "--text", "The keys respond", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json tokens = r.json();
+    ASSERT_GT(tokens["ids"].size(), 2u);
+    EXPECT_EQ(tokens["tokens"][0], "<s>");
+    EXPECT_EQ(tokens["tokens"][1], "\u2581The");
+    r = cli({"attention", "--model", gguf, "--text", "The keys respond", "--layer", "1", "--head",
+             "2", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(r.json()["layers"][0]["heads"][0]["attention"].size(), tokens["ids"].size());
 }
 
 // compare: the same ids through a quantised file and its float32 original, head by head.

@@ -97,9 +97,9 @@ TEST(GgufTokenizerKinds, ThoseNotReadAreRefusedWithTheReason) {
     };
     test::GgufWriter none;
     EXPECT_NE(refusal(none).find("no tokenizer"), std::string::npos);
-    test::GgufWriter spm;
-    spm.addString("tokenizer.ggml.model", "llama");
-    EXPECT_NE(refusal(spm).find("\"llama\" (tokenizer.ggml.model) are not read yet"),
+    test::GgufWriter unigram;
+    unigram.addString("tokenizer.ggml.model", "t5");
+    EXPECT_NE(refusal(unigram).find("\"t5\" (tokenizer.ggml.model) are not read yet"),
               std::string::npos);
     test::GgufWriter unknown;
     unknown.addString("tokenizer.ggml.model", "gpt2");

@@ -63,6 +63,13 @@ void GgufWriter::addInt32s(const std::string& name, const std::vector<std::int32
     for (std::int32_t v : values) put(m_metadata, v);
 }
 
+void GgufWriter::addFloat32s(const std::string& name, const std::vector<float>& values) {
+    key(name, kArray);
+    put(m_metadata, kFloat32);
+    put<std::uint64_t>(m_metadata, values.size());
+    for (float v : values) put(m_metadata, v);
+}
+
 void GgufWriter::addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
                            const std::vector<float>& values) {
     m_tensors.push_back({name, ne, values});

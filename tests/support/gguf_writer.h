@@ -1,7 +1,7 @@
 #pragma once
 // Writes GGUF files for tests: metadata of the kinds QKV Lab reads (integers, floats, bools,
-// strings, arrays of strings and integers) and float32 tensors, laid out as llama.cpp writes
-// them (version 3, 32-byte alignment).
+// strings, arrays of strings, integers and floats) and float32 tensors, laid out as llama.cpp
+// writes them (version 3, 32-byte alignment).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -17,6 +17,7 @@ class GgufWriter {
     void addString(const std::string& key, const std::string& value);
     void addStrings(const std::string& key, const std::vector<std::string>& values);
     void addInt32s(const std::string& key, const std::vector<std::int32_t>& values);
+    void addFloat32s(const std::string& key, const std::vector<float>& values);
     // A float32 tensor of llama.cpp's shape ne (ne[0] the row length).
     void addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
                    const std::vector<float>& values);
