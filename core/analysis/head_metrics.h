@@ -40,6 +40,11 @@ struct HeadMetrics {
         double symmetry = 0;
     };
     std::optional<RotaryPart> rotaryPart;
+    // Against a second checkpoint of the same model, on the sentence (model_comparison.h): the
+    // largest total variation of an attention row (heads captured in both), and the other's
+    // W_QK symmetry less this one's.
+    std::optional<double> attentionChange;
+    std::optional<double> wqkSymmetryChange;
 };
 
 struct LayerMetrics {

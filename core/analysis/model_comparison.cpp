@@ -48,6 +48,25 @@ void requireComparable(const Model& a, const Model& b) {
                    std::to_string(y.headDimOf(l)) + " wide");
 }
 
+void addComparisonMetrics(ModelMetrics& ours, const AttentionTrace& ourTrace,
+                          const ModelMetrics& theirs, const AttentionTrace& theirTrace) {
+    if (ours.layers.size() != theirs.layers.size())
+        throw Error("the two checkpoints' metrics have different layer counts");
+    for (size_t l = 0; l < ours.layers.size(); ++l) {
+        std::vector<HeadMetrics>& heads = ours.layers[l].heads;
+        const std::vector<HeadMetrics>& other = theirs.layers[l].heads;
+        if (heads.size() != other.size())
+            throw Error("the two checkpoints' metrics have different head counts");
+        for (size_t h = 0; h < heads.size(); ++h) {
+            const int layer = static_cast<int>(l), head = static_cast<int>(h);
+            heads[h].wqkSymmetryChange = other[h].wqkSymmetry - heads[h].wqkSymmetry;
+            if (ourTrace.hasProbabilities(layer, head) && theirTrace.hasProbabilities(layer, head))
+                heads[h].attentionChange = largestRowChange(ourTrace.probabilities(layer, head),
+                                                            theirTrace.probabilities(layer, head));
+        }
+    }
+}
+
 ModelComparison compareModels(const Model& a, const Model& b, const std::vector<int>& ids,
                               Backend& backendA, Backend& backendB, const Progress& progress) {
     requireComparable(a, b);
@@ -68,13 +87,14 @@ ModelComparison compareModels(const Model& a, const Model& b, const std::vector<
     const ModelMetrics ma = analyzeModel(a, WConfiguration{}, nullptr, nullptr, step(0), options);
     const ModelMetrics mb =
         analyzeModel(b, WConfiguration{}, nullptr, nullptr, step(layers), options);
+    ModelMetrics compared = ma;
+    addComparisonMetrics(compared, ra.trace, mb, rb.trace);
     ModelComparison out;
     for (int l = 0; l < layers; ++l) {
         std::vector<HeadChange>& heads = out.layers.emplace_back();
         for (int h = 0; h < a.architecture().heads; ++h)
-            heads.push_back(
-                {largestRowChange(ra.trace.probabilities(l, h), rb.trace.probabilities(l, h)),
-                 ma.layers[l].heads[h].wqkSymmetry, mb.layers[l].heads[h].wqkSymmetry});
+            heads.push_back({compared.layers[l].heads[h].attentionChange.value_or(0),
+                             ma.layers[l].heads[h].wqkSymmetry, mb.layers[l].heads[h].wqkSymmetry});
     }
     return out;
 }

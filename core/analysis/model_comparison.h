@@ -25,6 +25,11 @@ struct ModelComparison {
 // architecture, layers, heads, head widths, d_model or the vocabulary's size.
 void requireComparable(const Model& a, const Model& b);
 
+// Adds to `ours` each head's change against the other checkpoint: its attention rows in the two
+// traces of the same ids (heads captured in both) and its W_QK symmetry in the two metrics.
+void addComparisonMetrics(ModelMetrics& ours, const AttentionTrace& ourTrace,
+                          const ModelMetrics& theirs, const AttentionTrace& theirTrace);
+
 // Both forwards (on `backend`) and both weight analyses of the self-attention, learned weights.
 ModelComparison compareModels(const Model& a, const Model& b, const std::vector<int>& ids,
                               Backend& backendA, Backend& backendB, const Progress& progress = {});

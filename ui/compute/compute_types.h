@@ -60,6 +60,11 @@ struct TraceSnapshot {
     CaptureSelection capture;
     std::shared_ptr<const AttentionTrace> trace;
     std::shared_ptr<const AttentionTrace> learned;  // the checkpoint as stored (Compare view)
+    // File ▸ Compare With…: the compared checkpoint's trace of the same ids under the same
+    // configuration and capture (self-attention only), and its name; null without one.
+    std::shared_ptr<const AttentionTrace> compared;
+    QString comparedName;
+    QString modelName;  // the open model's
     double milliseconds = 0;
     QString backend;
     // The shown head's queries and keys over ComputeRequest::pooledSentences, for (pooledLayer,

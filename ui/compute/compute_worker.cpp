@@ -2,6 +2,7 @@
 
 #include <QElapsedTimer>
 
+#include "core/analysis/model_comparison.h"
 #include "core/model/greedy_decode.h"
 #include "gpu/backend_factory.h"
 #include "ui/compute/capture_policy.h"
@@ -75,6 +76,7 @@ void ComputeWorker::loadModel(const QString& folder, quint64 load) {
         m_backend = std::move(backend);
         setForward(std::move(forward));
         m_weightMetrics.clear();
+        dropComparison();
         emit modelLoaded(load, m_model, m_backendChoice, QString::fromStdString(m_backend->name()));
         if (!backendError.isEmpty()) emit backendFailed(requested, backendError);
     } catch (const Error& e) {
@@ -83,6 +85,42 @@ void ComputeWorker::loadModel(const QString& folder, quint64 load) {
         emit modelFailed(load, folder, QStringLiteral("out of memory while opening the model"));
     } catch (const std::exception& e) {
         emit modelFailed(load, folder, QStringLiteral("internal error: ") + e.what());
+    }
+}
+
+void ComputeWorker::dropComparison() {
+    if (!m_comparison) return;
+    m_comparison.reset();
+    emit comparisonChanged(QString());
+}
+
+void ComputeWorker::loadComparison(const QString& location) {
+    if (location.isEmpty()) {
+        m_comparison.reset();
+        emit comparisonChanged(QString());
+        return;
+    }
+    try {
+        if (!m_model) throw Error("open a model first, then the checkpoint to compare it with");
+        auto comparison = std::make_unique<Comparison>();
+        comparison->model = Model::open(location.toStdString());
+        requireComparable(*m_model, *comparison->model);
+        // The same kind of backend as the open model's, so the two differ by their weights only.
+        try {
+            comparison->backend = createBackend(m_backendChoice.toStdString());
+        } catch (const Error&) {
+            comparison->backend = createBackend("cpu");
+        }
+        comparison->forward =
+            std::make_unique<ForwardPass>(*comparison->model, *comparison->backend);
+        m_comparison = std::move(comparison);
+        emit comparisonChanged(QString::fromStdString(m_comparison->model->name()));
+    } catch (const Error& e) {
+        emit comparisonFailed(location, QString::fromStdString(e.what()));
+    } catch (const std::bad_alloc&) {
+        emit comparisonFailed(location, QStringLiteral("out of memory while opening the model"));
+    } catch (const std::exception& e) {
+        emit comparisonFailed(location, QStringLiteral("internal error: ") + e.what());
     }
 }
 
@@ -213,9 +251,9 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
         emit progressed(sequence, QStringLiteral("forward"), done, total);
     };
     const bool compare = !(request.config == WConfiguration{});
-    forward.capture =
-        capturePolicy(m_model->architecture(), static_cast<int>(forward.ids.size()),
-                      compare ? 2 : 1, request.layer, request.head, request.captureAll);
+    forward.capture = capturePolicy(m_model->architecture(), static_cast<int>(forward.ids.size()),
+                                    (compare ? 2 : 1) + (m_comparison ? 1 : 0), request.layer,
+                                    request.head, request.captureAll);
     snapshot->capture = forward.capture;
     auto trace = traceOf(m_reusing->run(forward), snapshot->kind);
     snapshot->trace = trace;
@@ -224,6 +262,14 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
         snapshot->learned = traceOf(m_reusing->run(forward), snapshot->kind);
     } else {
         snapshot->learned = trace;
+    }
+    if (m_comparison && snapshot->kind == AttentionKind::Self) {
+        forward.config = request.config;
+        forward.progress = {};
+        ForwardResult theirs = m_comparison->forward->run(forward);
+        snapshot->compared = std::make_shared<const AttentionTrace>(std::move(theirs.trace));
+        snapshot->comparedName = QString::fromStdString(m_comparison->model->name());
+        snapshot->modelName = QString::fromStdString(m_model->name());
     }
     if (!request.pooledSentences.isEmpty() && snapshot->kind == AttentionKind::Self &&
         snapshot->includes(request.layer, request.head))
@@ -253,23 +299,35 @@ void ComputeWorker::poolHead(const ComputeRequest& request, TraceSnapshot& snaps
     snapshot.pooledHead = request.head;
 }
 
+std::shared_ptr<const ModelMetrics> ComputeWorker::weightMetrics(
+    const Model& model, const ComputeRequest& request, AttentionKind kind,
+    std::map<std::string, std::shared_ptr<const ModelMetrics>>& cache) {
+    const std::string key = metricsKey(request.config, kind, request.pairing);
+    auto cached = cache.find(key);
+    if (cached == cache.end()) {
+        auto weights = std::make_shared<const ModelMetrics>(
+            analyzeModel(model, request.config, nullptr, request.cancel.get(),
+                         [this, sequence = request.sequence](int done, int total) {
+                             emit progressed(sequence, QStringLiteral("analysis"), done, total);
+                         },
+                         {.kind = kind, .pairing = request.pairing}));
+        cached = cache.emplace(key, std::move(weights)).first;
+    }
+    return cached->second;
+}
+
 MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
                                              const TraceSnapshot& snapshot) {
     QElapsedTimer timer;
     timer.start();
-    const std::string key = metricsKey(request.config, snapshot.kind, request.pairing);
-    auto cached = m_weightMetrics.find(key);
-    if (cached == m_weightMetrics.end()) {
-        auto weights = std::make_shared<const ModelMetrics>(
-            analyzeModel(*m_model, request.config, nullptr, request.cancel.get(),
-                         [this, sequence = request.sequence](int done, int total) {
-                             emit progressed(sequence, QStringLiteral("analysis"), done, total);
-                         },
-                         {.kind = snapshot.kind, .pairing = request.pairing}));
-        cached = m_weightMetrics.emplace(key, std::move(weights)).first;
-    }
-    auto metrics = std::make_shared<ModelMetrics>(*cached->second);
+    auto metrics = std::make_shared<ModelMetrics>(
+        *weightMetrics(*m_model, request, snapshot.kind, m_weightMetrics));
     addTraceMetrics(*metrics, *snapshot.trace);
+    if (m_comparison && snapshot.compared) {
+        const auto theirs =
+            weightMetrics(*m_comparison->model, request, snapshot.kind, m_comparison->metrics);
+        addComparisonMetrics(*metrics, *snapshot.trace, *theirs, *snapshot.compared);
+    }
     auto out = std::make_shared<MetricsSnapshot>();
     out->sequence = request.sequence;
     out->config = request.config;

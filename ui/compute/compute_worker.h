@@ -36,6 +36,11 @@ class ComputeWorker : public QObject {
     void loadModel(const QString& folder, quint64 load);
     void selectBackend(const QString& choice);
     void compute(const ComputeRequest& request);
+    // A second checkpoint of the open model (a GGUF quantisation, the folder it came from) that
+    // every later computation also runs, for File ▸ Compare With…; refused with the reason when
+    // it is not one of the open model (requireComparable). An empty location stops comparing.
+    // Loads run in the order asked, so the last one asked is what stays.
+    void loadComparison(const QString& location);
 
   signals:
     void modelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model, QString backendChoice,
@@ -47,6 +52,9 @@ class ComputeWorker : public QObject {
     void metricsReady(qkv::ui::MetricsSnapshotPtr metrics);
     void headMetricsReady(qkv::ui::HeadMetricsSnapshotPtr metrics);
     void computeFailed(quint64 sequence, QString message);
+    // The compared checkpoint's name (empty: none, e.g. after another model opened).
+    void comparisonChanged(QString name);
+    void comparisonFailed(QString location, QString message);
     // Layers done of a request's forward ("forward") or weight analysis ("analysis").
     void progressed(quint64 sequence, QString stage, int done, int total);
 
@@ -60,6 +68,11 @@ class ComputeWorker : public QObject {
                     TraceSnapshot& snapshot);
     QString writtenTarget(const std::vector<int>& ids) const;
     MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);
+    // The learned-weights metrics of `model` under the request's configuration, cached in `cache`.
+    std::shared_ptr<const ModelMetrics> weightMetrics(
+        const Model& model, const ComputeRequest& request, AttentionKind kind,
+        std::map<std::string, std::shared_ptr<const ModelMetrics>>& cache);
+    void dropComparison();
 
     const LatestRequest& m_computations;
     const LatestRequest& m_loads;
@@ -71,6 +84,15 @@ class ComputeWorker : public QObject {
     std::unique_ptr<ReusingForward> m_reusing;
     // Weight metrics depend on the model and configuration only, never on the sentence.
     std::map<std::string, std::shared_ptr<const ModelMetrics>> m_weightMetrics;
+    // The compared checkpoint (File ▸ Compare With…), its own backend and forward (destroyed
+    // first), and its weight metrics.
+    struct Comparison {
+        std::shared_ptr<const Model> model;
+        std::unique_ptr<Backend> backend;
+        std::unique_ptr<ForwardPass> forward;
+        std::map<std::string, std::shared_ptr<const ModelMetrics>> metrics;
+    };
+    std::unique_ptr<Comparison> m_comparison;
 };
 
 }  // namespace qkv::ui

@@ -25,6 +25,13 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
     connect(m_worker, &ComputeWorker::traceReady, this, &LabDocument::onTraceReady);
     connect(m_worker, &ComputeWorker::metricsReady, this, &LabDocument::onMetricsReady);
     connect(m_worker, &ComputeWorker::computeFailed, this, &LabDocument::onComputeFailed);
+    connect(m_worker, &ComputeWorker::comparisonChanged, this, [this](QString name) {
+        if (name == m_comparisonName) return;
+        m_comparisonName = name;
+        emit comparisonChanged();
+        if (m_model && !m_loading) recompute();  // a model that opens computes by itself
+    });
+    connect(m_worker, &ComputeWorker::comparisonFailed, this, &LabDocument::comparisonFailed);
     connect(m_worker, &ComputeWorker::headMetricsReady, this, [this](HeadMetricsSnapshotPtr head) {
         if (!m_computations.isCurrent(head->sequence)) return;
         m_headMetrics = std::move(head);
@@ -61,6 +68,12 @@ void LabDocument::openModel(const QString& folder) {
     emit modelLoading(folder);
     QMetaObject::invokeMethod(
         m_worker, [worker = m_worker, folder, load] { worker->loadModel(folder, load); },
+        Qt::QueuedConnection);
+}
+
+void LabDocument::setComparison(const QString& location) {
+    QMetaObject::invokeMethod(
+        m_worker, [worker = m_worker, location] { worker->loadComparison(location); },
         Qt::QueuedConnection);
 }
 

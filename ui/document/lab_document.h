@@ -48,6 +48,13 @@ class LabDocument : public QObject {
     void openModel(const QString& folder);
     bool isLoading() const { return m_loading; }
     const Model* model() const { return m_model.get(); }
+
+    // File ▸ Compare With…: a second checkpoint of the open model (a GGUF quantisation, the
+    // folder it came from) that each computation also runs, opened on the worker
+    // (comparisonChanged, or comparisonFailed with the reason). An empty location stops
+    // comparing; opening another model stops it too.
+    void setComparison(const QString& location);
+    QString comparisonName() const { return m_comparisonName; }  // empty: none
     QString modelFolder() const;
     QString loadingFolder() const { return m_loadingFolder; }
 
@@ -155,6 +162,8 @@ class LabDocument : public QObject {
     void snapshotChanged();
     void metricsChanged();
     void computeFailed(QString message);
+    void comparisonChanged();
+    void comparisonFailed(QString location, QString message);
 
   private:
     void submit(bool captureAll = false);
@@ -175,6 +184,7 @@ class LabDocument : public QObject {
     TypingPacer m_typing;
 
     std::shared_ptr<const Model> m_model;
+    QString m_comparisonName;
     bool m_loading = false;
     QString m_loadingFolder;
     QString m_text;

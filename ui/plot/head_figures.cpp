@@ -35,6 +35,9 @@ HeadFigureInput headFigureInput(const TraceSnapshot& snapshot, int layer, int he
     HeadFigureInput input;
     input.trace = snapshot.trace;
     input.learned = snapshot.learned;
+    input.compared = snapshot.compared;
+    input.comparedName = snapshot.comparedName;
+    input.modelName = snapshot.modelName;
     input.labels = snapshot.labels();
     input.keyLabels = snapshot.keyLabels();
     input.kindName = attentionKindTitle(snapshot.kind);
@@ -80,7 +83,37 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     return spec;
 }
 
+namespace {
+
+// The head in the open model and in the compared checkpoint, both under the configuration, and
+// the compared one less the open one.
+FigureSpec checkpointsFigure(const HeadFigureInput& input) {
+    const HeadMatrixOptions options{input.mask, input.config.scaleOutside};
+    HeatmapData ours = headHeatmap(input.trace, input.labels, input.keyLabels, input.layer,
+                                   input.head, input.mode, options);
+    HeatmapData theirs = headHeatmap(input.compared, input.labels, input.keyLabels, input.layer,
+                                     input.head, input.mode, options);
+    HeatmapData difference = differenceHeatmap(theirs, ours);
+    if (input.sharedScale) shareRange(ours, theirs);
+    FigureSpec spec;
+    spec.title = headLabel(input) +
+                 QStringLiteral(" · %1 · %2 · %3 vs %4")
+                     .arg(configTitle(input.config), heatmapModeName(input.mode), input.modelName,
+                          input.comparedName) +
+                 truncationNote(input);
+    const int theirGroup = input.sharedScale ? 0 : 1;
+    spec.panels.push_back({std::move(ours), input.modelName, 0});
+    spec.panels.push_back({std::move(theirs), input.comparedName, theirGroup});
+    spec.panels.push_back({std::move(difference),
+                           input.comparedName + QStringLiteral(" − ") + input.modelName,
+                           theirGroup + 1});
+    return spec;
+}
+
+}  // namespace
+
 FigureSpec compareFigure(const HeadFigureInput& input) {
+    if (input.compared) return checkpointsFigure(input);
     HeatmapData learned = headHeatmap(input.learned, input.labels, input.keyLabels, input.layer,
                                       input.head, input.mode, {input.mask, false});
     HeatmapData chosen =

@@ -20,7 +20,11 @@ struct HeadFigureInput {
     // Shared: the figures read the head's matrices in place, for as long as they are shown.
     std::shared_ptr<const AttentionTrace> trace;    // under `config`
     std::shared_ptr<const AttentionTrace> learned;  // the checkpoint as stored (compare only)
-    QStringList labels;                             // rows: the queries' tokens
+    // File ▸ Compare With…: the compared checkpoint's trace under `config` (compare only; null
+    // without one), its name and the open model's.
+    std::shared_ptr<const AttentionTrace> compared;
+    QString comparedName, modelName;
+    QStringList labels;     // rows: the queries' tokens
     QStringList keyLabels;  // columns: the keys' tokens (the source's in cross-attention)
     QString kindName;       // "cross-attention", for the title; empty for self-attention
     WConfiguration config;
@@ -49,6 +53,8 @@ QString configTitle(const WConfiguration& config);
 QString headTitle(const HeadFigureInput& input);
 
 FigureSpec headFigure(const HeadFigureInput& input);
+// Learned, the configuration, and their difference; with a compared checkpoint instead the open
+// model, that checkpoint (both under the configuration), and their difference.
 FigureSpec compareFigure(const HeadFigureInput& input);
 
 }  // namespace qkv::ui

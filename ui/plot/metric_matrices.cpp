@@ -1,5 +1,7 @@
 #include "ui/plot/metric_matrices.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace qkv::ui {
@@ -33,8 +35,17 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
         {HeadMetric::SinkShare, "sink-share", "attention sink share",
          "mean over the sentence's rows of what the head's sink took, 1 − Σ_j A_ij (gpt-oss)",
          false},
+        {HeadMetric::AttentionChange, "attention-change", "attention change (compared model)",
+         "largest ½ Σ_j |A_ij − B_ij| of a row between the two models: 0 same, 1 disjoint", false},
+        {HeadMetric::WqkSymmetryChange, "wqk-symmetry-change",
+         "W_QK symmetry change (compared model)",
+         "s(W_Q W_Kᵀ) of the compared model less the open model's", true},
     };
     return infos;
+}
+
+bool isComparisonMetric(HeadMetric metric) {
+    return metric == HeadMetric::AttentionChange || metric == HeadMetric::WqkSymmetryChange;
 }
 
 const HeadMetricInfo& headMetricInfo(HeadMetric metric) {
@@ -67,6 +78,10 @@ std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric
             return head.ovRank;
         case HeadMetric::SinkShare:
             return head.sinkShare;
+        case HeadMetric::AttentionChange:
+            return head.attentionChange;
+        case HeadMetric::WqkSymmetryChange:
+            return head.wqkSymmetryChange;
     }
     return std::nullopt;
 }
@@ -92,6 +107,13 @@ HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int he
     data.low = info.diverging ? -1.0 : 0.0;
     const bool rank = metric == HeadMetric::WqkRank || metric == HeadMetric::OvRank;
     data.high = rank ? std::max(headDim, 1) : 1.0;
+    if (isComparisonMetric(metric)) {
+        double largest = 0;
+        for (double v : data.values)
+            if (!std::isnan(v)) largest = std::max(largest, std::abs(v));
+        data.high = largest > 0 ? largest : 1.0;
+        data.low = info.diverging ? -data.high : 0.0;
+    }
     return data;
 }
 

@@ -21,7 +21,13 @@ enum class HeadMetric {
     OvCopying,
     OvRank,
     SinkShare,  // only where the model has attention sinks
+    // Only while another checkpoint is compared (File ▸ Compare With…).
+    AttentionChange,
+    WqkSymmetryChange,
 };
+
+// Whether the metric compares the open model with another checkpoint.
+bool isComparisonMetric(HeadMetric metric);
 
 struct HeadMetricInfo {
     HeadMetric metric;
@@ -37,7 +43,8 @@ const HeadMetricInfo& headMetricInfo(HeadMetric metric);
 // Empty when the metric was not computed for this head (score symmetry of an uncaptured head).
 std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric);
 
-// Rows are layers, columns heads; NaN where a value is missing. headDim bounds the rank's scale.
+// Rows are layers, columns heads; NaN where a value is missing. headDim bounds the rank's scale;
+// a comparison's scale reaches the largest change (quantisation moves attention by hundredths).
 HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int headDim);
 FigureSpec overviewFigure(const ModelMetrics& metrics, HeadMetric metric, const QString& subtitle,
                           int headDim);

@@ -24,7 +24,7 @@ CompareView::CompareView(LabDocument& document, QWidget* parent)
     m_hint->setContentsMargins(8, 4, 8, 0);
     m_hint->hide();
     layout()->insertWidget(0, m_hint);
-    m_sharedScale = new QCheckBox(tr("One colour scale for learned and the configuration"), this);
+    m_sharedScale = new QCheckBox(tr("One colour scale for both panels"), this);
     m_sharedScale->setChecked(kSharedScale.value());
     m_sharedScale->setToolTip(
         tr("Off, each panel has its own scale: a configuration whose "
@@ -50,6 +50,14 @@ void CompareView::onFigureShown(bool shown) {
     const LabDocument& d = document();
     if (!shown || !d.snapshot()) {
         m_hint->hide();
+        return;
+    }
+    if (d.snapshot()->compared) {
+        m_hint->setText(tr("Comparing with <b>%1</b> (File ▸ Compare With…): the same tokens "
+                           "through both checkpoints under the same configuration. The Overview's "
+                           "<i>attention change</i> ranks every head.")
+                            .arg(d.snapshot()->comparedName.toHtmlEscaped()));
+        m_hint->show();
         return;
     }
     const WConfiguration& config = d.snapshot()->config;

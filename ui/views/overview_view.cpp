@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QStackedWidget>
 #include <QVBoxLayout>
+#include <tuple>
 
 #include "core/analysis/model_survey.h"
 #include "ui/document/lab_document.h"
@@ -47,6 +48,7 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     row->addWidget(m_thumbnailToggle);
     m_summary = new QLabel(this);
     m_summary->setContentsMargins(8, 0, 8, 0);
+    m_summary->setWordWrap(true);  // a comparison names both models: never widen the window
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
     m_pages = new QStackedWidget(this);
@@ -78,6 +80,7 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     connectRefresh();
     connect(&document, &LabDocument::annotationsChanged, this, &OverviewView::scheduleRefresh);
     connect(&document, &LabDocument::metricsChanged, this, &OverviewView::scheduleRefresh);
+    connect(&document, &LabDocument::comparisonChanged, this, &OverviewView::offerMetrics);
     connect(&document, &LabDocument::headChanged, this, &OverviewView::scheduleRefresh);
     onMetricChosen();
 }
@@ -115,7 +118,7 @@ void OverviewView::refresh() {
         return;
     }
     m_summary->setText(surveyLine(*metrics->metrics));
-    offerSinkShare(d.model()->architecture().attentionSinks);
+    offerMetrics();
     const QString kind = attentionKindTitle(metrics->kind);
     const QString subtitle =
         QString::fromStdString(d.model()->name()) + QStringLiteral(" · ") +
@@ -123,7 +126,11 @@ void OverviewView::refresh() {
         (metrics->pairing == GqaPairing::Modulo ? tr(" · GQA pairing h mod n_kv (as published)")
                                                 : QString());
     const Architecture c = d.shownArchitecture();
-    FigureSpec spec = overviewFigure(*metrics->metrics, metric(), subtitle, c.headDim);
+    FigureSpec spec = overviewFigure(
+        *metrics->metrics, metric(),
+        subtitle +
+            (isComparisonMetric(metric()) ? tr(" · against ") + d.comparisonName() : QString()),
+        c.headDim);
     // Where layers differ (local / global, NoPE), each row says which it is.
     QStringList& rows = spec.panels.at(0).data.rowLabels;
     if (metrics->kind == AttentionKind::Self && !c.describeLayer(0).empty())
@@ -196,6 +203,18 @@ QString OverviewView::surveyLine(const ModelMetrics& m) const {
                             formatNumber(survey.medianLayerDirectionality()));
     if (const auto copying = survey.medianCopying())
         line += tr(" · median OV copying score of the heads <b>%1</b>").arg(formatNumber(*copying));
+    std::optional<std::tuple<double, int, int>> largest;  // change, layer, head
+    for (size_t l = 0; l < m.layers.size(); ++l)
+        for (size_t h = 0; h < m.layers[l].heads.size(); ++h)
+            if (const auto change = m.layers[l].heads[h].attentionChange;
+                change && (!largest || *change > std::get<0>(*largest)))
+                largest = {*change, static_cast<int>(l), static_cast<int>(h)};
+    if (largest && !document().comparisonName().isEmpty())
+        line += tr(" · against <b>%1</b>: largest attention change <b>%2</b> (layer %3, head %4)")
+                    .arg(document().comparisonName().toHtmlEscaped(),
+                         formatNumber(std::get<0>(*largest)))
+                    .arg(std::get<1>(*largest))
+                    .arg(std::get<2>(*largest));
     const Architecture& c = document().model()->architecture();
     if (c.valueIsKeyLayers() > 0)
         line += tr(" · W_V = W_K by design in <b>%1</b> of %2 layers (V=K)")
@@ -204,10 +223,22 @@ QString OverviewView::surveyLine(const ModelMetrics& m) const {
     return line;
 }
 
-void OverviewView::offerSinkShare(bool sinks) {
-    const int row = m_metric->findData(headMetricInfo(HeadMetric::SinkShare).key);
-    if (auto* list = qobject_cast<QListView*>(m_metric->view())) list->setRowHidden(row, !sinks);
-    if (!sinks && m_metric->currentIndex() == row) m_metric->setCurrentIndex(0);
+bool OverviewView::isOffered(HeadMetric metric) const {
+    const LabDocument& d = document();
+    if (metric == HeadMetric::SinkShare)
+        return d.model() && d.model()->architecture().attentionSinks;
+    if (isComparisonMetric(metric)) return !d.comparisonName().isEmpty();
+    return true;
+}
+
+void OverviewView::offerMetrics() {
+    auto* list = qobject_cast<QListView*>(m_metric->view());
+    for (const HeadMetricInfo& info : headMetricInfos()) {
+        const int row = m_metric->findData(info.key);
+        const bool offered = isOffered(info.metric);
+        if (list) list->setRowHidden(row, !offered);
+        if (!offered && m_metric->currentIndex() == row) m_metric->setCurrentIndex(0);
+    }
 }
 
 QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
@@ -220,14 +251,14 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
         lines.back() += QStringLiteral(" — <i>%1</i>").arg(name.toHtmlEscaped());
     if (const QString kind = document().shownLayerKind(cell.row); !kind.isEmpty())
         lines << kind.toHtmlEscaped();
-    const bool sinks = document().model()->architecture().attentionSinks;
     for (const HeadMetricInfo& info : headMetricInfos()) {
-        if (info.metric == HeadMetric::SinkShare && !sinks) continue;
+        if (!isOffered(info.metric)) continue;
         const auto v = headMetricValue(head, info.metric);
-        const QString absent =
-            info.metric == HeadMetric::ScoreSymmetry || info.metric == HeadMetric::SinkShare
-                ? tr("not computed (head not captured)")
-                : tr("none (the model has no output head)");
+        const QString absent = info.metric == HeadMetric::ScoreSymmetry ||
+                                       info.metric == HeadMetric::SinkShare ||
+                                       isComparisonMetric(info.metric)
+                                   ? tr("not computed (head not captured)")
+                                   : tr("none (the model has no output head)");
         const QString text =
             !v ? absent
             : info.metric == HeadMetric::WqkRank || info.metric == HeadMetric::OvRank

@@ -39,8 +39,10 @@ class OverviewView : public DocumentView {
     QString surveyLine(const ModelMetrics& metrics) const;
     void refreshThumbnails();
     void onMetricChosen();
-    // The sink share is offered in the list only for a model with attention sinks (gpt-oss).
-    void offerSinkShare(bool sinks);
+    // The metrics the list offers: the sink share only for a model with attention sinks
+    // (gpt-oss), the changes only while another checkpoint is compared.
+    bool isOffered(HeadMetric metric) const;
+    void offerMetrics();
     void showCellMenu(const QPoint& position);
 
     QComboBox* m_metric;

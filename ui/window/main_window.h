@@ -72,6 +72,11 @@ class MainWindow : public QMainWindow {
     // it opened. Opening a model, or File ▸ Close Experiment, returns to the model's variants.
     bool openExperiment(const QString& folder);
     void closeExperiment();
+    // File ▸ Compare With…: runs every computation through a second checkpoint of the open model
+    // too (a GGUF file or a model folder); once it is open the Overview shows each head's
+    // attention change, and the Compare tab both heads. Refusals (another architecture or
+    // vocabulary) go to the message sink. An empty location stops comparing.
+    void compareWith(const QString& location);
 
     // Sessions (*.qkvlab, session_file.h): the model, sentences, configuration, head, view and
     // head names. openSession() reports an unreadable file, another format, a newer version or
@@ -138,6 +143,8 @@ class MainWindow : public QMainWindow {
     void buildFileMenu();
     void buildViewMenu();
     void buildComputeMenu();
+    void buildCompareActions(QMenu* file);
+    void onCompareWith();
     void restoreSettings();
     void rebuildRecentMenu();
     void showCentralPage();
@@ -196,6 +203,7 @@ class MainWindow : public QMainWindow {
     QMenu* m_examplesMenu = nullptr;
     QAction* m_closeExperiment = nullptr;
     QAction* m_exportData = nullptr;  // File ▸ Also Save the Data
+    QAction* m_stopComparing = nullptr;
     QActionGroup* m_backendGroup = nullptr;
     QLabel* m_modelStatus = nullptr;
     QLabel* m_tokenStatus = nullptr;

@@ -76,6 +76,7 @@ void MainWindow::buildFileMenu() {
     m_examplesMenu->setEnabled(!examples.empty());
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     rebuildRecentMenu();
+    buildCompareActions(file);
     file->addSeparator();
     file->addAction(tr("Open E&xperiment…"), QKeySequence(tr("Ctrl+Shift+E")), this,
                     &MainWindow::onOpenExperiment);
