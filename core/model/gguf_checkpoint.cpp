@@ -98,9 +98,14 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     };
     const auto headDim = r.integer("attention.key_length");
     if (headDim) c["head_dim"] = *headDim;
-    if (const auto type = r.file.string(r.arch + ".rope.scaling.type"); type && *type != "none")
+    if (const auto type = r.file.string(r.arch + ".rope.scaling.type"); type == "linear") {
+        const auto factor = r.number("rope.scaling.factor");
+        if (!factor) r.fail("GGUF metadata " + r.arch + ".rope.scaling.factor is missing");
+        c["rope_scaling"] = {{"rope_type", "linear"}, {"factor", *factor}};
+    } else if (type && *type != "none") {
         r.fail("GGUF rotary scaling \"" + *type + "\" (" + r.arch +
-               ".rope.scaling.type) is not read yet");
+               ".rope.scaling.type) is not read yet (none and linear are)");
+    }
     if (r.arch == "gemma2") {
         // llama.cpp scales queries by 1/sqrt(key_length); transformers by query_pre_attn_scalar.
         c["query_pre_attn_scalar"] = headDim.value_or(d / heads);
@@ -120,6 +125,23 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
             c["sliding_window"] = nullptr;
     }
     return c;
+}
+
+// llama.cpp's converter turns Llama 3.1's llama3 scaling into a tensor: rope_freqs.weight, a
+// float32 divisor of each rotated pair's frequency. It becomes the rotary's frequency_factors.
+void readFrequencyFactors(const Reader& r, const GgufTensor& t, nlohmann::json& config) {
+    if (t.ggmlType != 0 || t.ne.size() != 1)
+        r.fail("tensor " + t.describe() + ": rotary frequency factors must be one F32 row");
+    std::vector<double> factors(t.ne[0]);
+    for (std::size_t i = 0; i < factors.size(); ++i) {
+        float f;
+        std::memcpy(&f, t.data + i * sizeof f, sizeof f);
+        factors[i] = f;
+    }
+    if (config.contains("rope_scaling"))
+        r.fail("the file has both rotary frequency factors (rope_freqs) and " + r.arch +
+               ".rope.scaling.type");
+    config["rope_scaling"] = {{"rope_type", "frequency_factors"}, {"factors", factors}};
 }
 
 // Hugging Face's name of a GGUF tensor of the architecture; empty for one QKV Lab does not know.
@@ -204,8 +226,13 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     if (embedding == tensors.end()) r.fail("no token_embd.weight tensor");
     if (embedding->second->ne.size() != 2)
         r.fail(embedding->second->describe() + " is not a matrix");
-    const nlohmann::json config = configOf(r, static_cast<std::int64_t>(embedding->second->ne[1]),
-                                           !tensors.count("output.weight"));
+    nlohmann::json config = configOf(r, static_cast<std::int64_t>(embedding->second->ne[1]),
+                                     !tensors.count("output.weight"));
+    constexpr const char* kRopeFactors = "rope_freqs.weight";
+    if (const auto factors = tensors.find(kRopeFactors); factors != tensors.end()) {
+        readFrequencyFactors(r, *factors->second, config);
+        tensors.erase(factors);
+    }
     const std::int64_t heads = config["num_attention_heads"];
     const std::int64_t kvHeads = config["num_key_value_heads"];
 
@@ -215,10 +242,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         TensorInfo t;
         t.name = hfName(*arch, name);
         if (t.name.empty())
-            r.fail("tensor " + g.describe() + " is not one QKV Lab reads for " + *arch +
-                   (name == "rope_freqs.weight" ? " (Llama 3.1's rotary frequency factors are "
-                                                  "not read yet)"
-                                                : ""));
+            r.fail("tensor " + g.describe() + " is not one QKV Lab reads for " + *arch);
         const auto element = elementTypeOfGgml(g.ggmlType);
         if (!element)
             r.fail("tensor " + g.describe() + ": ggml type " + ggmlTypeName(g.ggmlType) +

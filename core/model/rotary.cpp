@@ -85,6 +85,8 @@ const char* ropeTypeName(RopeType type) {
             return "llama3";
         case RopeType::Proportional:
             return "proportional";
+        case RopeType::FrequencyFactors:
+            return "frequency_factors";
     }
     return "default";
 }
@@ -125,6 +127,9 @@ RotaryFrequencies Rotary::frequencies(int tokens) const {
         case RopeType::Llama3:
             llama3(s, inverse);
             break;
+        case RopeType::FrequencyFactors:
+            for (size_t i = 0; i < inverse.size(); ++i) inverse[i] /= s.frequencyFactors[i];
+            break;
         case RopeType::Yarn:
             scale =
                 yarn(s, theta, dims, s.originalContext > 0 ? s.originalContext : context, inverse);
@@ -154,7 +159,7 @@ std::string Rotary::describe() const {
         out << ", " << ropeTypeName(scaling.type);
         if (scaling.type == RopeType::Proportional)
             out << " " << scaling.rotatedPairs << " of " << dims / 2 << " pairs";
-        else if (scaling.type != RopeType::LongRope)
+        else if (scaling.type != RopeType::LongRope && scaling.type != RopeType::FrequencyFactors)
             out << " ×" << scaling.factor;
     }
     return out.str();
@@ -163,12 +168,13 @@ std::string Rotary::describe() const {
 namespace {
 
 RopeType ropeTypeNamed(const ConfigReader& r, const std::string& name) {
-    for (RopeType t : {RopeType::Default, RopeType::Linear, RopeType::Dynamic, RopeType::Yarn,
-                       RopeType::LongRope, RopeType::Llama3, RopeType::Proportional})
+    for (RopeType t :
+         {RopeType::Default, RopeType::Linear, RopeType::Dynamic, RopeType::Yarn,
+          RopeType::LongRope, RopeType::Llama3, RopeType::Proportional, RopeType::FrequencyFactors})
         if (name == ropeTypeName(t)) return t;
     r.fail("unsupported \"rope_type\" \"" + name +
-           "\" (QKV Lab reads default, linear, dynamic, yarn, longrope, llama3 and "
-           "proportional)");
+           "\" (QKV Lab reads default, linear, dynamic, yarn, longrope, llama3, "
+           "proportional and frequency_factors)");
 }
 
 std::vector<double> factorList(const ConfigReader& s, const char* key, int pairs) {
@@ -221,6 +227,9 @@ RopeScaling readScaling(const ConfigReader& r, const ConfigReader& s, int dims, 
                 scaling.originalContext = s.positiveInt("original_max_position_embeddings");
                 scaling.factor = static_cast<double>(context) / scaling.originalContext;
             }
+            break;
+        case RopeType::FrequencyFactors:
+            scaling.frequencyFactors = factorList(s, "factors", dims / 2);
             break;
         case RopeType::LongRope:
             scaling.shortFactors = factorList(s, "short_factor", dims / 2);

@@ -3,7 +3,9 @@
 // a base theta, the rotated dimensions of each head, and a rope_type that rescales the
 // frequencies — linear, dynamic (NTK, for inputs longer than max_position_embeddings), yarn (with
 // an attention factor on cos and sin), longrope (short or long factors by the input's length),
-// llama3 (three frequency bands), proportional (a fraction of the pairs turn, Gemma 4). Read from
+// llama3 (three frequency bands), proportional (a fraction of the pairs turn, Gemma 4), and
+// frequency_factors, a GGUF file's own per-pair divisors (llama.cpp's rope_freqs tensor, which
+// its converter writes for Llama 3.1's llama3 scaling; not a transformers type). Read from
 // config.json as transformers 4.x writes it (rope_theta, rope_scaling with "type" or "rope_type",
 // partial_rotary_factor) or 5.x (rope_parameters: one object, or one per layer type).
 #include <string>
@@ -14,7 +16,16 @@
 
 namespace qkv {
 
-enum class RopeType { Default, Linear, Dynamic, Yarn, LongRope, Llama3, Proportional };
+enum class RopeType {
+    Default,
+    Linear,
+    Dynamic,
+    Yarn,
+    LongRope,
+    Llama3,
+    Proportional,
+    FrequencyFactors
+};
 
 struct RopeScaling {
     RopeType type = RopeType::Default;
@@ -39,6 +50,8 @@ struct RopeScaling {
     // only the first `rotatedPairs` pairs turn, at theta^(-2i/head_dim); the rest have frequency
     // zero and pass through.
     int rotatedPairs = 0;
+    // frequency_factors: each pair's frequency theta^(-2i/dims) divided by its factor.
+    std::vector<double> frequencyFactors;
 };
 
 struct Rotary {

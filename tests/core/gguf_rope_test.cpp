@@ -1,0 +1,178 @@
+// Rotary scaling in GGUF files: Llama 3.1's llama3 scaling as llama.cpp's converter stores it, a
+// rope_freqs.weight tensor of per-pair frequency divisors. The shared llama3rope reference model
+// (Hugging Face's llama3 rope) is written here as that converter writes a Llama checkpoint — Q
+// and K rows interleaved per head, the divisors computed from its rope_scaling — and the file
+// must compute every head and the logits as transformers does on the original.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <numbers>
+
+#include "core/io/safetensors.h"
+#include "core/model/forward.h"
+#include "core/model/gguf_checkpoint.h"
+#include "core/util/error.h"
+#include "tests/support/fixture_writer.h"
+#include "tests/support/gguf_writer.h"
+#include "tests/support/reference.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+// As GgufReference: the references' float32-vs-float64 gap is below 1e-5; the factors the
+// converter computes in float32 move the angles by a few ulps.
+constexpr double kAttentionTolerance = 1e-4;
+constexpr double kLogitTolerance = 5e-4;
+
+// llama.cpp's converter for rope_type llama3: a pair whose wavelength is shorter than
+// original / high keeps its frequency (factor 1), longer than original / low is slowed by
+// `factor`, and the band between interpolates.
+std::vector<float> llama3Factors(double theta, int dims, double factor, double low, double high,
+                                 double original) {
+    std::vector<float> factors;
+    for (int i = 0; i < dims / 2; ++i) {
+        const double frequency = std::pow(theta, -2.0 * i / dims);
+        const double wavelength = 2 * std::numbers::pi / frequency;
+        if (wavelength < original / high) {
+            factors.push_back(1.0f);
+        } else if (wavelength > original / low) {
+            factors.push_back(static_cast<float>(factor));
+        } else {
+            const double smooth = (original / wavelength - low) / (high - low);
+            factors.push_back(static_cast<float>(1.0 / ((1 - smooth) / factor + smooth)));
+        }
+    }
+    return factors;
+}
+
+// A Hugging Face [out, in] matrix's rows in GGUF order: llama.cpp stores row h·d + 2i + j of
+// each head as Hugging Face's row h·d + j·d/2 + i (its rotary turns adjacent pairs).
+std::vector<float> interleaved(const float* rows, std::int64_t count, std::int64_t width,
+                               std::int64_t heads) {
+    const std::int64_t headDim = count / heads, half = headDim / 2;
+    std::vector<float> out(count * width);
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t j = 0; j < 2; ++j)
+            for (std::int64_t i = 0; i < half; ++i)
+                std::copy_n(rows + (h * headDim + j * half + i) * width, width,
+                            out.begin() + (h * headDim + 2 * i + j) * width);
+    return out;
+}
+
+TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "llama3rope-random-tiny";
+    // The reference model's config.json: 2 layers, d_model 64, 4 heads of 16, 2 key/value
+    // heads, rope_theta 10000, llama3 ×8 (low 1, high 4, original 32).
+    constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 16;
+    auto store = TensorStore::openFolder(folder);
+    test::GgufWriter gguf;
+    gguf.addString("general.architecture", "llama");
+    gguf.addUint32("llama.block_count", kLayers);
+    gguf.addUint32("llama.context_length", 128);
+    gguf.addUint32("llama.embedding_length", 64);
+    gguf.addUint32("llama.feed_forward_length", 128);
+    gguf.addUint32("llama.attention.head_count", kHeads);
+    gguf.addUint32("llama.attention.head_count_kv", kKvHeads);
+    gguf.addUint32("llama.rope.dimension_count", kHeadDim);
+    gguf.addFloat32("llama.rope.freq_base", 10000.0f);
+    gguf.addFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    auto add = [&](const std::string& name, const std::string& hfName, std::int64_t heads = 0) {
+        const TensorInfo* t = store->find(hfName);
+        ASSERT_NE(t, nullptr) << hfName;
+        const float* values = store->floats(*t);
+        std::vector<std::uint64_t> ne(t->shape.rbegin(), t->shape.rend());
+        std::vector<float> data(values, values + t->elementCount());
+        if (heads) data = interleaved(values, t->shape[0], t->shape[1], heads);
+        gguf.addTensor(name, ne, data);
+    };
+    add("token_embd.weight", "model.embed_tokens.weight");
+    add("output_norm.weight", "model.norm.weight");
+    add("output.weight", "lm_head.weight");
+    for (int l = 0; l < kLayers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        add(blk + "attn_norm.weight", hf + "input_layernorm.weight");
+        add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", kHeads);
+        add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", kKvHeads);
+        add(blk + "attn_v.weight", hf + "self_attn.v_proj.weight");
+        add(blk + "attn_output.weight", hf + "self_attn.o_proj.weight");
+        add(blk + "ffn_norm.weight", hf + "post_attention_layernorm.weight");
+        add(blk + "ffn_gate.weight", hf + "mlp.gate_proj.weight");
+        add(blk + "ffn_up.weight", hf + "mlp.up_proj.weight");
+        add(blk + "ffn_down.weight", hf + "mlp.down_proj.weight");
+    }
+    gguf.addTensor("rope_freqs.weight", {kHeadDim / 2},
+                   llama3Factors(10000.0, kHeadDim, 8.0, 1.0, 4.0, 32.0));
+    const test::TempDir dir;
+    gguf.write(dir.path() / "llama3rope.gguf");
+
+    auto model = Model::open(dir.path() / "llama3rope.gguf");
+    EXPECT_EQ(model->architecture().rotary.scaling.type, RopeType::FrequencyFactors);
+    EXPECT_NE(model->architecture().rotary.describe().find("frequency_factors"), std::string::npos);
+    const test::ModelReference reference = test::loadReference(folder / "hf_reference.json");
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    for (const auto& sentence : reference.sentences) {
+        SCOPED_TRACE(sentence.text);
+        ForwardRequest request;
+        request.ids = sentence.ids;
+        const ForwardResult result = pass.run(request);
+        const auto& expected = sentence.results.at("original");
+        EXPECT_LE(test::worstDifference(result.trace, expected.attentions), kAttentionTolerance);
+        ASSERT_EQ(result.logits.rows(), 1);
+        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
+            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
+                        kLogitTolerance);
+    }
+}
+
+// The metadata of a one-layer Llama of two heads of 4 (zero weights: only opening is tried).
+test::GgufWriter tinyLlama() {
+    test::GgufWriter gguf;
+    gguf.addString("general.architecture", "llama");
+    gguf.addUint32("llama.block_count", 1);
+    gguf.addUint32("llama.embedding_length", 8);
+    gguf.addUint32("llama.feed_forward_length", 8);
+    gguf.addUint32("llama.attention.head_count", 2);
+    gguf.addTensor("token_embd.weight", {8, 4}, std::vector<float>(32, 0.0f));
+    return gguf;
+}
+
+std::string openingError(const test::GgufWriter& gguf) {
+    const test::TempDir dir;
+    gguf.write(dir.path() / "m.gguf");
+    try {
+        Model::open(dir.path() / "m.gguf");
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(opened)";
+}
+
+TEST(GgufRope, FactorsOfAnotherWidthAreRefused) {
+    test::GgufWriter gguf = tinyLlama();
+    gguf.addTensor("rope_freqs.weight", {3}, {1.0f, 2.0f, 4.0f});  // heads of 4 turn 2 pairs
+    EXPECT_NE(openingError(gguf).find("\"factors\" has 3 factors"), std::string::npos)
+        << openingError(gguf);
+}
+
+TEST(GgufRope, LinearScalingIsReadAndOthersAreRefusedByName) {
+    test::GgufWriter linear = tinyLlama();
+    linear.addString("llama.rope.scaling.type", "linear");
+    linear.addFloat32("llama.rope.scaling.factor", 4.0f);
+    const test::TempDir dir;
+    linear.write(dir.path() / "linear.gguf");
+    const nlohmann::json config =
+        nlohmann::json::parse(openGgufCheckpoint(dir.path() / "linear.gguf").configJson);
+    EXPECT_EQ(config["rope_scaling"], nlohmann::json({{"rope_type", "linear"}, {"factor", 4.0}}));
+    test::GgufWriter yarn = tinyLlama();
+    yarn.addString("llama.rope.scaling.type", "yarn");
+    EXPECT_NE(openingError(yarn).find("GGUF rotary scaling \"yarn\""), std::string::npos)
+        << openingError(yarn);
+}
+
+}  // namespace
+}  // namespace qkv
