@@ -72,15 +72,13 @@ struct Reader {
 
 // config.json as transformers writes it for the architecture, from the metadata.
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
-    static const std::map<std::string, std::string> kModelTypes = {{"llama", "llama"},
-                                                                   {"qwen2", "qwen2"},
-                                                                   {"qwen3", "qwen3"},
-                                                                   {"gemma2", "gemma2"},
-                                                                   {"phi3", "phi3"}};
+    static const std::map<std::string, std::string> kModelTypes = {
+        {"llama", "llama"},   {"qwen2", "qwen2"},        {"qwen3", "qwen3"},
+        {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"phi3", "phi3"}};
     const auto type = kModelTypes.find(r.arch);
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
-               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2 and phi3)");
+               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2, gemma3 and phi3)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     nlohmann::json c = {
@@ -106,13 +104,24 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         r.fail("GGUF rotary scaling \"" + *type + "\" (" + r.arch +
                ".rope.scaling.type) is not read yet (none and linear are)");
     }
-    if (r.arch == "gemma2") {
-        // llama.cpp scales queries by 1/sqrt(key_length); transformers by query_pre_attn_scalar.
-        c["query_pre_attn_scalar"] = headDim.value_or(d / heads);
-        c["attn_logit_softcapping"] = r.number("attn_logit_softcapping").value_or(0.0);
+    if (r.arch == "gemma2" || r.arch == "gemma3") {
+        // transformers scales queries by query_pre_attn_scalar, which the file does not keep;
+        // llama.cpp by 1/sqrt(key_length), except for the 27B models (46 layers of Gemma 2, 62
+        // of Gemma 3), which it tells apart by their layer count and scales by d_model / heads.
+        const std::int64_t layers = c["num_hidden_layers"];
+        const bool large = layers == (r.arch == "gemma2" ? 46 : 62);
+        c["query_pre_attn_scalar"] = large ? d / heads : headDim.value_or(d / heads);
         c["final_logit_softcapping"] = r.number("final_logit_softcapping").value_or(0.0);
         c["sliding_window"] = r.integer("attention.sliding_window").value_or(4096);
         c["hidden_activation"] = "gelu_pytorch_tanh";
+    }
+    if (r.arch == "gemma2")
+        c["attn_logit_softcapping"] = r.number("attn_logit_softcapping").value_or(0.0);
+    if (r.arch == "gemma3") {
+        // Fixed in llama.cpp for Gemma 3, as in transformers' defaults: five local layers per
+        // global one, and local layers turning at base 10000, unscaled.
+        c["sliding_window_pattern"] = 6;
+        c["rope_local_base_freq"] = 10000.0;
     }
     if (r.arch == "phi3") {
         const auto rotated = r.integer("rope.dimension_count");
@@ -154,7 +163,7 @@ std::string hfName(const std::string& arch, const std::string& name) {
     static const std::regex kBlock(R"(blk\.(\d+)\.([a-z_]+)\.(weight|bias))");
     std::smatch m;
     if (!std::regex_match(name, m, kBlock)) return {};
-    const bool gemma = arch == "gemma2", phi = arch == "phi3";
+    const bool gemma = arch == "gemma2" || arch == "gemma3", phi = arch == "phi3";
     const std::map<std::string, std::string> layer = {
         {"attn_norm", "input_layernorm"},
         {"attn_q", "self_attn.q_proj"},
@@ -191,7 +200,8 @@ std::vector<std::uint8_t> unpermutedRows(const TensorInfo& t, std::int64_t heads
     return out;
 }
 
-// Gemma's norms are stored as the multiplier 1 + w; its binder adds the one back.
+// Gemma's norms (q and k norms too in Gemma 3) are stored as the multiplier 1 + w; its binder
+// adds the one back.
 std::vector<std::uint8_t> lessOne(const TensorInfo& t) {
     std::vector<std::uint8_t> out(t.byteSize);
     for (std::size_t i = 0; i < t.byteSize / sizeof(float); ++i) {
@@ -266,7 +276,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
                 source->derived.emplace_back(unpermutedRows(t, query ? heads : kvHeads)).data();
         } else if (*arch == "llama" && (query || key)) {
             r.fail("tensor " + g.describe() + ": Llama's q and k biases are not read yet");
-        } else if (*arch == "gemma2" && norm && t.dtype == DType::F32) {
+        } else if ((*arch == "gemma2" || *arch == "gemma3") && norm && t.dtype == DType::F32) {
             t.data = source->derived.emplace_back(lessOne(t)).data();
         }
         infos.push_back(std::move(t));

@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
-#include "core/io/safetensors.h"
 #include "core/model/forward.h"
 #include "core/model/gguf_checkpoint.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/gguf_from_folder.h"
 #include "tests/support/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
@@ -47,28 +47,14 @@ std::vector<float> llama3Factors(double theta, int dims, double factor, double l
     return factors;
 }
 
-// A Hugging Face [out, in] matrix's rows in GGUF order: llama.cpp stores row h·d + 2i + j of
-// each head as Hugging Face's row h·d + j·d/2 + i (its rotary turns adjacent pairs).
-std::vector<float> interleaved(const float* rows, std::int64_t count, std::int64_t width,
-                               std::int64_t heads) {
-    const std::int64_t headDim = count / heads, half = headDim / 2;
-    std::vector<float> out(count * width);
-    for (std::int64_t h = 0; h < heads; ++h)
-        for (std::int64_t j = 0; j < 2; ++j)
-            for (std::int64_t i = 0; i < half; ++i)
-                std::copy_n(rows + (h * headDim + j * half + i) * width, width,
-                            out.begin() + (h * headDim + 2 * i + j) * width);
-    return out;
-}
-
 TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
     QKV_REQUIRE_SHARED(shared);
     const auto folder = shared / "models" / "llama3rope-random-tiny";
     // The reference model's config.json: 2 layers, d_model 64, 4 heads of 16, 2 key/value
     // heads, rope_theta 10000, llama3 ×8 (low 1, high 4, original 32).
     constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 16;
-    auto store = TensorStore::openFolder(folder);
-    test::GgufWriter gguf;
+    test::GgufFromFolder converted(folder);
+    test::GgufWriter& gguf = converted.gguf();
     gguf.addString("general.architecture", "llama");
     gguf.addUint32("llama.block_count", kLayers);
     gguf.addUint32("llama.context_length", 128);
@@ -79,30 +65,21 @@ TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
     gguf.addUint32("llama.rope.dimension_count", kHeadDim);
     gguf.addFloat32("llama.rope.freq_base", 10000.0f);
     gguf.addFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    auto add = [&](const std::string& name, const std::string& hfName, std::int64_t heads = 0) {
-        const TensorInfo* t = store->find(hfName);
-        ASSERT_NE(t, nullptr) << hfName;
-        const float* values = store->floats(*t);
-        std::vector<std::uint64_t> ne(t->shape.rbegin(), t->shape.rend());
-        std::vector<float> data(values, values + t->elementCount());
-        if (heads) data = interleaved(values, t->shape[0], t->shape[1], heads);
-        gguf.addTensor(name, ne, data);
-    };
-    add("token_embd.weight", "model.embed_tokens.weight");
-    add("output_norm.weight", "model.norm.weight");
-    add("output.weight", "lm_head.weight");
+    converted.add("token_embd.weight", "model.embed_tokens.weight");
+    converted.add("output_norm.weight", "model.norm.weight");
+    converted.add("output.weight", "lm_head.weight");
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        add(blk + "attn_norm.weight", hf + "input_layernorm.weight");
-        add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", kHeads);
-        add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", kKvHeads);
-        add(blk + "attn_v.weight", hf + "self_attn.v_proj.weight");
-        add(blk + "attn_output.weight", hf + "self_attn.o_proj.weight");
-        add(blk + "ffn_norm.weight", hf + "post_attention_layernorm.weight");
-        add(blk + "ffn_gate.weight", hf + "mlp.gate_proj.weight");
-        add(blk + "ffn_up.weight", hf + "mlp.up_proj.weight");
-        add(blk + "ffn_down.weight", hf + "mlp.down_proj.weight");
+        converted.add(blk + "attn_norm.weight", hf + "input_layernorm.weight");
+        converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", kHeads);
+        converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", kKvHeads);
+        converted.add(blk + "attn_v.weight", hf + "self_attn.v_proj.weight");
+        converted.add(blk + "attn_output.weight", hf + "self_attn.o_proj.weight");
+        converted.add(blk + "ffn_norm.weight", hf + "post_attention_layernorm.weight");
+        converted.add(blk + "ffn_gate.weight", hf + "mlp.gate_proj.weight");
+        converted.add(blk + "ffn_up.weight", hf + "mlp.up_proj.weight");
+        converted.add(blk + "ffn_down.weight", hf + "mlp.down_proj.weight");
     }
     gguf.addTensor("rope_freqs.weight", {kHeadDim / 2},
                    llama3Factors(10000.0, kHeadDim, 8.0, 1.0, 4.0, 32.0));

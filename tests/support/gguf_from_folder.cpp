@@ -1,0 +1,43 @@
+#include "tests/support/gguf_from_folder.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace qkv::test {
+namespace {
+
+// llama.cpp stores row h·d + 2i + j of each head as Hugging Face's row h·d + j·d/2 + i (its
+// rotary turns adjacent pairs, transformers' turns the two halves).
+std::vector<float> interleaved(const float* rows, std::int64_t count, std::int64_t width,
+                               std::int64_t heads) {
+    const std::int64_t headDim = count / heads, half = headDim / 2;
+    std::vector<float> out(count * width);
+    for (std::int64_t h = 0; h < heads; ++h)
+        for (std::int64_t j = 0; j < 2; ++j)
+            for (std::int64_t i = 0; i < half; ++i)
+                std::copy_n(rows + (h * headDim + j * half + i) * width, width,
+                            out.begin() + (h * headDim + 2 * i + j) * width);
+    return out;
+}
+
+}  // namespace
+
+GgufFromFolder::GgufFromFolder(const std::filesystem::path& folder)
+    : m_store(TensorStore::openFolder(folder)) {}
+
+GgufFromFolder::~GgufFromFolder() = default;
+
+void GgufFromFolder::add(const std::string& ggufName, const std::string& hfName,
+                         int interleavedHeads, float shift) {
+    const TensorInfo* t = m_store->find(hfName);
+    if (!t) throw std::runtime_error("the reference model has no tensor " + hfName);
+    const float* values = m_store->floats(*t);
+    std::vector<float> data(values, values + t->elementCount());
+    if (interleavedHeads > 0)
+        data = interleaved(values, t->shape[0], t->shape[1], interleavedHeads);
+    for (float& v : data) v += shift;
+    m_gguf.addTensor(ggufName, std::vector<std::uint64_t>(t->shape.rbegin(), t->shape.rend()),
+                     data);
+}
+
+}  // namespace qkv::test
