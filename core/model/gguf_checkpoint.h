@@ -2,9 +2,10 @@
 // A GGUF file (llama.cpp, Ollama, LM Studio) as a checkpoint: the config.json Hugging Face would
 // write for the model its metadata describes, and its tensors under Hugging Face's names in their
 // stored formats, with what llama.cpp's converter did undone — Llama's per-head row order of W_Q
-// and W_K (for ggml's adjacent-pair rotary), Gemma's norm weights stored as 1 + w. The family
+// and W_K (for ggml's adjacent-pair rotary), Gemma's norm weights stored as 1 + w, Llama 3.1's
+// rope_freqs tensor — and what llama.cpp fixes for an architecture set as it does. The family
 // readers and binders then open it as they open a folder. Architectures: llama, qwen2, qwen3,
-// gemma2, phi3.
+// gemma2, gemma3, phi3.
 #include <filesystem>
 #include <memory>
 #include <string>
