@@ -28,23 +28,20 @@ double torchForward(const LargeModelOptions& o, const std::string& dir) {
 
 }  // namespace
 
-int runLargeModelBench(const LargeModelOptions& o) {
-    const Architecture shape = llama3_8b();
-    TemporaryFolder temporary;
-    const std::string dir =
-        llamaCheckpointFolder(o.checkpoint, shape, "Llama-3-8B-shaped (16 GB)", temporary);
-    const std::vector<int> ids = randomIds(o.tokens, shape.vocabSize);
-
+LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
+                                   int tokens) {
+    LargeModelStages out;
+    const std::vector<int> ids = randomIds(tokens, shape.vocabSize);
     std::cerr << "open + info ...\n";
-    const Stage info = inChild([&] {
+    out.info = inChild([&] {
         const auto start = Clock::now();
-        auto model = Model::open(dir);
+        auto model = Model::open(location);
         const std::uint64_t parameters = model->parameterCount();  // what info prints
         return parameters > 0 ? seconds(start) : -1.0;
     });
     std::cerr << "analyze every head ...\n";
-    const Stage analyze = inChild([&] {
-        auto model = Model::open(dir);
+    out.analyze = inChild([&] {
+        auto model = Model::open(location);
         const auto start = Clock::now();
         // The W_QK and OV metrics of every head; the OV copying score's W_U W_E product over
         // a 128k vocabulary (4 TFLOP) is left out, as survey/analyze --no-copying-score does.
@@ -56,23 +53,31 @@ int runLargeModelBench(const LargeModelOptions& o) {
         std::cerr << "\n";
         return seconds(start);
     });
-    const int heads = shape.layers * shape.heads;
-    std::cerr << "forward + capture of one head at " << o.tokens << " tokens ...\n";
+    std::cerr << "forward + capture of one head at " << tokens << " tokens ...\n";
     ForwardRequest request;
     request.ids = ids;
     request.capture.layer = 0;
     request.capture.head = 0;
     request.logits = LogitsMode::None;  // as the app's Head view
-    const Stage forward = inChild([&] { return secondForwardSeconds(dir, request); });
+    out.forward = inChild([&] { return secondForwardSeconds(location, request); });
 
     std::cerr << "measuring SGEMM throughput ...\n";
-    const double gflops = sgemmGflops();
-    const double params =
+    out.gflops = sgemmGflops();
+    out.parameters =
         static_cast<double>(shape.layers) *
             (2.0 * shape.dModel * shape.heads * shape.headDim +
              2.0 * shape.dModel * shape.kvHeads * shape.headDim + 3.0 * shape.dModel * shape.dFF) +
         2.0 * shape.vocabSize * shape.dModel;
-    const double ideal = 2.0 * params * o.tokens / (gflops * 1e9);
+    out.ideal = 2.0 * out.parameters * tokens / (out.gflops * 1e9);
+    return out;
+}
+
+int runLargeModelBench(const LargeModelOptions& o) {
+    const Architecture shape = llama3_8b();
+    TemporaryFolder temporary;
+    const std::string dir =
+        llamaCheckpointFolder(o.checkpoint, shape, "Llama-3-8B-shaped (16 GB)", temporary);
+    const LargeModelStages s = measureLargeModel(dir, shape, o.tokens);
     double torchSeconds = -1;
     if (o.torch) {
         std::cerr << "PyTorch bfloat16 forward ...\n";
@@ -82,23 +87,25 @@ int runLargeModelBench(const LargeModelOptions& o) {
     std::printf(
         "\nLlama-3-8B shape (%.2fB parameters, bf16, 32 layers, 32 query / 8 KV heads), "
         "%d tokens\n",
-        params / 1e9, o.tokens);
-    std::printf("SGEMM %.1f GFLOP/s: 2 * params * tokens takes %.2f s at that rate\n", gflops,
-                ideal);
+        s.parameters / 1e9, o.tokens);
+    std::printf("SGEMM %.1f GFLOP/s: 2 * params * tokens takes %.2f s at that rate\n", s.gflops,
+                s.ideal);
     std::printf(
         "peak anonymous memory: RssAnon sampled every 10 ms (the mapped weights are "
         "file pages, not counted)\n\n");
-    printRow("open + info", info, 0.5, 200'000'000);
-    printRow(("analyze " + std::to_string(heads) + " heads").c_str(), analyze, 60.0, 2'000'000'000);
+    const int heads = shape.layers * shape.heads;
+    printRow("open + info", s.info, 0.5, 200'000'000);
+    printRow(("analyze " + std::to_string(heads) + " heads").c_str(), s.analyze, 60.0,
+             2'000'000'000);
     char note[96];
-    std::snprintf(note, sizeof note, "  (%.2fx the SGEMM time)", forward.seconds / ideal);
-    printRow("forward + capture one head", forward, 1.5 * ideal, 3'000'000'000, note);
+    std::snprintf(note, sizeof note, "  (%.2fx the SGEMM time)", s.forward.seconds / s.ideal);
+    printRow("forward + capture one head", s.forward, 1.5 * s.ideal, 3'000'000'000, note);
     if (torchSeconds > 0)
         std::printf("%-38s %9.2f s   qkvlab / PyTorch = %.3f\n", "PyTorch bfloat16 forward",
-                    torchSeconds, forward.seconds / torchSeconds);
+                    torchSeconds, s.forward.seconds / torchSeconds);
     else if (o.torch)
         std::printf("%-38s failed (see above)\n", "PyTorch bfloat16 forward");
-    return info.error.empty() && analyze.error.empty() && forward.error.empty() ? 0 : 1;
+    return s.info.error.empty() && s.analyze.error.empty() && s.forward.error.empty() ? 0 : 1;
 }
 
 }  // namespace qkv::bench

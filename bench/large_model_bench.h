@@ -8,6 +8,9 @@
 // against the targets of the 8B issue, plus the same forward in plain PyTorch bfloat16.
 #include <string>
 
+#include "bench/child_stage.h"
+#include "core/model/architecture.h"
+
 namespace qkv::bench {
 
 struct LargeModelOptions {
@@ -18,5 +21,16 @@ struct LargeModelOptions {
 };
 
 int runLargeModelBench(const LargeModelOptions& options);
+
+// The stages both Llama-shaped 8B rows measure on the model at `location` (a folder or a GGUF
+// file), each in a child process, and the SGEMM bound of its forward.
+struct LargeModelStages {
+    Stage info, analyze, forward;
+    double parameters = 0;  // of the shape's matrices
+    double gflops = 0;      // measured SGEMM throughput
+    double ideal = 0;       // seconds of 2 · parameters · tokens at that throughput
+};
+LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
+                                   int tokens);
 
 }  // namespace qkv::bench

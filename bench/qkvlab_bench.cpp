@@ -20,6 +20,7 @@
 #include "bench/bench_report.h"
 #include "bench/forward_bench.h"
 #include "bench/forward_table.h"
+#include "bench/gguf_bench.h"
 #include "bench/gpt_oss_bench.h"
 #include "bench/large_model_bench.h"
 #include "bench/llama_forward_bench.h"
@@ -145,13 +146,14 @@ int main(int argc, char** argv) {
         }
         if (!o.longInputChild.empty())
             return runLongInputChild(o.longInputChild, o.longTokens, o.longRepeats);
-        if (o.shape == "llama3-8b" || o.shape == "gpt-oss-20b") {
+        if (o.shape == "llama3-8b" || o.shape == "gpt-oss-20b" || o.shape == "llama3.1-8b-gguf") {
             LargeModelOptions large;
             large.checkpoint = o.checkpoint;
             large.python = o.python;
             large.torch = o.torch;
             large.tokens = o.tokens.size() == 1 ? o.tokens.front() : 64;
-            return o.shape == "gpt-oss-20b" ? runGptOssBench(large) : runLargeModelBench(large);
+            if (o.shape == "gpt-oss-20b") return runGptOssBench(large);
+            return o.shape == "llama3.1-8b-gguf" ? runGgufBench(large) : runLargeModelBench(large);
         }
         if (o.shape == "llama3.2-1b") {
             LlamaForwardOptions llama;

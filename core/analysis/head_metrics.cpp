@@ -159,8 +159,9 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
         gained.emplace(q.matrix() * gains->asDiagonal());
     const FactorBasis& form = gained ? *gained : q;
     HeadMetrics m;
-    m.wqkSymmetry = productSymmetryScore(form.matrix(), k.matrix());
-    m.wqkDirectionality = productDirectionality(form.matrix(), k.matrix());
+    const ProductForm product = productForm(form.matrix(), k.matrix());
+    m.wqkSymmetry = product.symmetry;
+    m.wqkDirectionality = product.directionality;
     ProductSpectrum spectrum = productSpectrum(form, k);
     m.wqkRank = spectrum.rank;
     m.wqkSingularValues = std::move(spectrum.singularValues);
@@ -201,8 +202,9 @@ void layerWqkMetrics(LayerFactors& factors, const Architecture& c, ThreadPool& p
             a.middleCols(column, dk) += query;
     }
     const Eigen::Index width = static_cast<Eigen::Index>(keyBlocks.size()) * dk;
-    out.wqkSymmetry = productSymmetryScore(a.leftCols(width), b.leftCols(width), pool);
-    out.wqkDirectionality = productDirectionality(a.leftCols(width), b.leftCols(width));
+    const ProductForm product = productForm(a.leftCols(width), b.leftCols(width), pool);
+    out.wqkSymmetry = product.symmetry;
+    out.wqkDirectionality = product.directionality;
 }
 
 }  // namespace

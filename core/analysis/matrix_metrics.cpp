@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <string>
+#include <vector>
 
 #include "core/util/error.h"
 
@@ -62,9 +63,26 @@ Eigen::MatrixXd toDouble(const MatrixView& view) {
             view.floats(), view.rows, view.cols, Stride(view.colStride, view.rowStride));
         return map.cast<double>();
     }
+    // A compact view (bf16, GGUF blocks, MXFP4) is widened a contiguous run at a time: a block
+    // format decodes its scales once per block, not once per element.
     Eigen::MatrixXd out(view.rows, view.cols);
-    for (int c = 0; c < view.cols; ++c)
-        for (int r = 0; r < view.rows; ++r) out(r, c) = view.at(r, c);
+    std::vector<float> run;
+    if (view.colStride == 1) {
+        run.resize(static_cast<std::size_t>(view.cols));
+        for (int r = 0; r < view.rows; ++r) {
+            view.widenRun(r * view.rowStride, run.size(), run.data());
+            for (int c = 0; c < view.cols; ++c) out(r, c) = run[c];
+        }
+    } else if (view.rowStride == 1) {
+        run.resize(static_cast<std::size_t>(view.rows));
+        for (int c = 0; c < view.cols; ++c) {
+            view.widenRun(c * view.colStride, run.size(), run.data());
+            for (int r = 0; r < view.rows; ++r) out(r, c) = run[r];
+        }
+    } else {
+        for (int c = 0; c < view.cols; ++c)
+            for (int r = 0; r < view.rows; ++r) out(r, c) = view.at(r, c);
+    }
     return out;
 }
 
@@ -80,23 +98,7 @@ double symmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& m) {
 
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
                             const Eigen::Ref<const Eigen::MatrixXd>& b) {
-    ThreadPool callingThread(1);  // no workers: the three products run here, one after another
-    return productSymmetryScore(a, b, callingThread);
-}
-
-double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
-                            const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool) {
-    requireSameShape(a, b, "product symmetry score");
-    if (2 * a.cols() > a.rows()) return symmetryScore(a * b.transpose());
-    Eigen::MatrixXd c, ga, gb;
-    pool.parallelFor(3, [&](int, int first, int last) {
-        for (int i = first; i < last; ++i) {
-            if (i == 0) c = b.transpose() * a;
-            if (i == 1) ga = gram(a);
-            if (i == 2) gb = gram(b);
-        }
-    });
-    return ratio(c.cwiseProduct(c.transpose()).sum(), ga.cwiseProduct(gb).sum());
+    return productForm(a, b).symmetry;
 }
 
 namespace {
@@ -124,15 +126,50 @@ double directionality(const Eigen::Ref<const Eigen::MatrixXd>& m) {
 
 double productDirectionality(const Eigen::Ref<const Eigen::MatrixXd>& a,
                              const Eigen::Ref<const Eigen::MatrixXd>& b) {
-    requireSameShape(a, b, "product directionality");
-    if (2 * a.cols() > a.rows()) return directionality(a * b.transpose());
-    // Rounding can leave a tiny negative square where a norm is 0.
-    const auto norms = [](const Eigen::Ref<const Eigen::MatrixXd>& x,
-                          const Eigen::MatrixXd& otherGram) {
-        return Eigen::VectorXd(
-            (x * otherGram).cwiseProduct(x).rowwise().sum().cwiseMax(0.0).cwiseSqrt());
-    };
-    return directionalityOfNorms(norms(a, gram(b)), norms(b, gram(a)));
+    return productForm(a, b).directionality;
+}
+
+namespace {
+
+// The norms of the rows of A B^T from G = B^T B: sqrt(a_i G a_i^T). Rounding can leave a tiny
+// negative square where a norm is 0.
+Eigen::VectorXd productRowNorms(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                                const Eigen::MatrixXd& otherGram) {
+    return (a * otherGram).cwiseProduct(a).rowwise().sum().cwiseMax(0.0).cwiseSqrt();
+}
+
+}  // namespace
+
+ProductForm productForm(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                        const Eigen::Ref<const Eigen::MatrixXd>& b) {
+    ThreadPool callingThread(1);  // no workers: the products run here, one after another
+    return productForm(a, b, callingThread);
+}
+
+ProductForm productForm(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                        const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool) {
+    requireSameShape(a, b, "product of factors");
+    if (2 * a.cols() > a.rows()) {
+        const Eigen::MatrixXd m = a * b.transpose();
+        return {symmetryScore(m), directionality(m)};
+    }
+    Eigen::MatrixXd c, ga, gb;
+    pool.parallelFor(3, [&](int, int first, int last) {
+        for (int i = first; i < last; ++i) {
+            if (i == 0) c = b.transpose() * a;
+            if (i == 1) ga = gram(a);
+            if (i == 2) gb = gram(b);
+        }
+    });
+    Eigen::VectorXd rows, cols;
+    pool.parallelFor(2, [&](int, int first, int last) {
+        for (int i = first; i < last; ++i) {
+            if (i == 0) rows = productRowNorms(a, gb);
+            if (i == 1) cols = productRowNorms(b, ga);
+        }
+    });
+    return {ratio(c.cwiseProduct(c.transpose()).sum(), ga.cwiseProduct(gb).sum()),
+            directionalityOfNorms(rows, cols)};
 }
 
 double eigenPositivity(const Eigen::Ref<const Eigen::MatrixXd>& m) {

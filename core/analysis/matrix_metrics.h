@@ -31,10 +31,6 @@ double symmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& m);
 // forming M (2 d^2 k) is cheaper and is used instead; both are GEMMs.
 double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
                             const Eigen::Ref<const Eigen::MatrixXd>& b);
-// The same, with its three products (B^T A, A^T A, B^T B) on the pool's threads; not from inside
-// one of the pool's own tasks.
-double productSymmetryScore(const Eigen::Ref<const Eigen::MatrixXd>& a,
-                            const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool);
 
 // Directionality of a square M (Saponati et al. 2025, their utils/scores.py): with row norms r_i
 // and column norms c_j, thresholds t_r = mean + 2 std of the r_i (sample std, n - 1) and t_c
@@ -46,6 +42,18 @@ double directionality(const Eigen::Ref<const Eigen::MatrixXd>& m);
 // c_j^2 = b_j (A^T A) b_j^T, 4 d k^2 instead of the d^2 k of forming M (formed when k > d / 2).
 double productDirectionality(const Eigen::Ref<const Eigen::MatrixXd>& a,
                              const Eigen::Ref<const Eigen::MatrixXd>& b);
+
+// Both of M = A B^T at once, sharing the Gram matrices (the same numbers as the two above), with
+// the products on the pool's threads (not from inside one of the pool's own tasks): a layer's
+// W_Q W_K^T is 4096 wide on an 8B model.
+struct ProductForm {
+    double symmetry = 0;
+    double directionality = 0;
+};
+ProductForm productForm(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                        const Eigen::Ref<const Eigen::MatrixXd>& b);
+ProductForm productForm(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                        const Eigen::Ref<const Eigen::MatrixXd>& b, ThreadPool& pool);
 
 // sum Re(lambda) / sum |lambda| over the eigenvalues of a square matrix; 0 when all are 0.
 // 1 for a positive semi-definite matrix, 0 for a skew-symmetric one (Elhage et al. 2021 call it

@@ -113,13 +113,21 @@ void decodeBlock(ElementType type, const std::uint8_t* b, float* out) {
             const bool five = type == ElementType::Q5_K;
             const std::uint8_t* qh = b + 16;
             const std::uint8_t* qs = b + (five ? 48 : 16);
-            for (std::size_t e = 0; e < kSuper; ++e) {
-                const std::size_t sub = e / 32, j = e % 32;
-                int q = (qs[(sub / 2) * 32 + j] >> (4 * (sub % 2))) & 0xF;
-                if (five) q |= ((qh[j] >> sub) & 1) << 4;
+            // A sub-block of 32 at a time (one scale, one shift): loops the compiler vectorises.
+            for (int sub = 0; sub < 8; ++sub) {
                 const float dl = d * static_cast<float>(scale[sub]);
                 const float ml = dmin * static_cast<float>(min[sub]);
-                out[e] = dl * static_cast<float>(q) - ml;
+                const std::uint8_t* q = qs + (sub / 2) * 32;
+                const int shift = 4 * (sub % 2);
+                float* o = out + sub * 32;
+                if (five)
+                    for (int j = 0; j < 32; ++j)
+                        o[j] = dl * static_cast<float>(((q[j] >> shift) & 0xF) |
+                                                       (((qh[j] >> sub) & 1) << 4)) -
+                               ml;
+                else
+                    for (int j = 0; j < 32; ++j)
+                        o[j] = dl * static_cast<float>((q[j] >> shift) & 0xF) - ml;
             }
             return;
         }
@@ -127,13 +135,21 @@ void decodeBlock(ElementType type, const std::uint8_t* b, float* out) {
             const std::uint8_t *ql = b, *qh = b + 128;
             const auto* scales = reinterpret_cast<const std::int8_t*>(b + 192);
             const float d = half(b + 208);
-            for (std::size_t e = 0; e < kSuper; ++e) {
-                const std::size_t half128 = e / 128, r = e % 128;
-                const int low = (ql[half128 * 64 + r % 64] >> (4 * (r / 64))) & 0xF;
-                const int high = (qh[half128 * 32 + r % 32] >> (2 * (r / 32))) & 3;
-                const float dl = d * static_cast<float>(scales[e / 16]);
-                out[e] = dl * static_cast<float>((low | high << 4) - 32);
-            }
+            // Sixteen elements at a time share a scale: element e = 128 h + 32 part + 16 k + j.
+            for (int h = 0; h < 2; ++h)
+                for (int part = 0; part < 4; ++part)
+                    for (int k = 0; k < 2; ++k) {
+                        const int first = 128 * h + 32 * part + 16 * k;
+                        const float dl = d * static_cast<float>(scales[first / 16]);
+                        const std::uint8_t* low = ql + h * 64 + (part % 2) * 32 + 16 * k;
+                        const std::uint8_t* high = qh + h * 32 + 16 * k;
+                        const int lowShift = 4 * (part / 2), highShift = 2 * part;
+                        for (int j = 0; j < 16; ++j)
+                            out[first + j] =
+                                dl * static_cast<float>((((low[j] >> lowShift) & 0xF) |
+                                                         (((high[j] >> highShift) & 3) << 4)) -
+                                                        32);
+                    }
             return;
         }
         case ElementType::IQ4_XS: {  // d scales_h(u16) scales_l[4] qs[128]

@@ -1,0 +1,207 @@
+#include "bench/random_gguf.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace qkv::bench {
+namespace {
+
+constexpr std::uint32_t kF32 = 0, kQ4K = 12, kQ6K = 14;  // ggml types
+constexpr std::uint64_t kAlignment = 32;
+
+struct Tensor {
+    std::string name;
+    std::vector<std::uint64_t> ne;  // ne[0]: the row length
+    std::uint32_t type;
+    std::uint64_t bytes() const {
+        std::uint64_t n = 1;
+        for (auto d : ne) n *= d;
+        return type == kF32 ? 4 * n : n / 256 * (type == kQ4K ? 144 : 210);
+    }
+};
+
+class Bytes {
+  public:
+    template <typename T>
+    void put(T v) {
+        const auto* p = reinterpret_cast<const char*>(&v);
+        m_data.insert(m_data.end(), p, p + sizeof v);
+    }
+    void string(const std::string& s) {
+        put<std::uint64_t>(s.size());
+        m_data.insert(m_data.end(), s.begin(), s.end());
+    }
+    void key(const std::string& name, std::uint32_t type) {
+        string(name);
+        put(type);
+        ++m_keys;
+    }
+    const std::vector<char>& data() const { return m_data; }
+    std::uint64_t keys() const { return m_keys; }
+
+  private:
+    std::vector<char> m_data;
+    std::uint64_t m_keys = 0;
+};
+
+// llama-quantize's Q4_K_M gives attn_v and ffn_down of these layers six bits (use_more_bits).
+bool moreBits(int layer, int layers) {
+    return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
+}
+
+// Llama 3.1's llama3 scaling as llama.cpp's converter stores it: a divisor per rotated pair.
+std::vector<float> llama3Factors(const Architecture& c) {
+    const RopeScaling& s = c.rotary.scaling;
+    std::vector<float> factors;
+    for (int i = 0; i < c.headDim / 2; ++i) {
+        const double wavelength =
+            2 * std::numbers::pi * std::pow(c.rotary.theta, 2.0 * i / c.headDim);
+        const double low = s.originalContext / s.lowFrequencyFactor,
+                     high = s.originalContext / s.highFrequencyFactor;
+        double f = 1.0;
+        if (wavelength > low) {
+            f = s.factor;
+        } else if (wavelength >= high) {
+            const double smooth = (s.originalContext / wavelength - s.lowFrequencyFactor) /
+                                  (s.highFrequencyFactor - s.lowFrequencyFactor);
+            f = 1.0 / ((1 - smooth) / s.factor + smooth);
+        }
+        factors.push_back(static_cast<float>(f));
+    }
+    return factors;
+}
+
+// Random bytes, eight at a time (xorshift64*).
+class RandomBytes {
+  public:
+    explicit RandomBytes(unsigned seed) : m_state(0x9E3779B97F4A7C15ull ^ seed) {}
+    void fill(std::uint8_t* out, std::size_t n) {
+        for (std::size_t i = 0; i < n; i += 8) {
+            m_state ^= m_state >> 12;
+            m_state ^= m_state << 25;
+            m_state ^= m_state >> 27;
+            const std::uint64_t v = m_state * 0x2545F4914F6CDD1Dull;
+            std::memcpy(out + i, &v, std::min<std::size_t>(8, n - i));
+        }
+    }
+
+  private:
+    std::uint64_t m_state;
+};
+
+// One super-block of 256 weights. Q4_K: x = d·s·q − dmin·m with 6-bit s and m and 4-bit q, here
+// dmin = 8d so that weights centre near zero; Q6_K: x = d·s·(q − 32) with int8 s and 6-bit q.
+void randomBlock(std::uint32_t type, RandomBytes& random, std::uint8_t* block) {
+    constexpr std::uint16_t kQ4Scale = 0x068e, kQ4Min = 0x128e;  // f16 1e-4 and 8e-4
+    constexpr std::uint16_t kQ6Scale = 0x0410;                   // f16 6.2e-5
+    if (type == kQ4K) {
+        std::memcpy(block, &kQ4Scale, 2);
+        std::memcpy(block + 2, &kQ4Min, 2);
+        random.fill(block + 4, 140);  // 12 bytes of scales and mins, 128 of codes
+    } else {
+        random.fill(block, 208);  // 128 low bits, 64 high bits, 16 scales
+        std::memcpy(block + 208, &kQ6Scale, 2);
+    }
+}
+
+}  // namespace
+
+void writeRandomLlamaGguf(const std::filesystem::path& file, const Architecture& c, unsigned seed) {
+    const auto d = static_cast<std::uint64_t>(c.dModel), ff = static_cast<std::uint64_t>(c.dFF),
+               q = static_cast<std::uint64_t>(c.heads * c.headDim),
+               kv = static_cast<std::uint64_t>(c.kvHeads * c.headDim);
+    std::vector<Tensor> tensors = {
+        {"token_embd.weight", {d, static_cast<std::uint64_t>(c.vocabSize)}, kQ4K},
+        {"output_norm.weight", {d}, kF32},
+        {"output.weight", {d, static_cast<std::uint64_t>(c.vocabSize)}, kQ6K},
+        {"rope_freqs.weight", {static_cast<std::uint64_t>(c.headDim / 2)}, kF32}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::uint32_t more = moreBits(l, c.layers) ? kQ6K : kQ4K;
+        tensors.push_back({blk + "attn_norm.weight", {d}, kF32});
+        tensors.push_back({blk + "attn_q.weight", {d, q}, kQ4K});
+        tensors.push_back({blk + "attn_k.weight", {d, kv}, kQ4K});
+        tensors.push_back({blk + "attn_v.weight", {d, kv}, more});
+        tensors.push_back({blk + "attn_output.weight", {q, d}, kQ4K});
+        tensors.push_back({blk + "ffn_norm.weight", {d}, kF32});
+        tensors.push_back({blk + "ffn_gate.weight", {d, ff}, kQ4K});
+        tensors.push_back({blk + "ffn_up.weight", {d, ff}, kQ4K});
+        tensors.push_back({blk + "ffn_down.weight", {ff, d}, more});
+    }
+
+    Bytes meta;
+    auto u32 = [&](const std::string& k, std::uint32_t v) {
+        meta.key(k, 4);
+        meta.put(v);
+    };
+    auto f32 = [&](const std::string& k, float v) {
+        meta.key(k, 6);
+        meta.put(v);
+    };
+    meta.key("general.architecture", 8);
+    meta.string("llama");
+    u32("general.file_type", 15);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+    u32("llama.block_count", c.layers);
+    u32("llama.context_length", c.contextLength);
+    u32("llama.embedding_length", c.dModel);
+    u32("llama.feed_forward_length", c.dFF);
+    u32("llama.attention.head_count", c.heads);
+    u32("llama.attention.head_count_kv", c.kvHeads);
+    u32("llama.rope.dimension_count", c.headDim);
+    f32("llama.rope.freq_base", static_cast<float>(c.rotary.theta));
+    f32("llama.attention.layer_norm_rms_epsilon", c.normEps);
+
+    Bytes header;
+    header.put<std::uint32_t>(0x46554747);  // "GGUF"
+    header.put<std::uint32_t>(3);
+    header.put<std::uint64_t>(tensors.size());
+    header.put<std::uint64_t>(meta.keys());
+    std::uint64_t offset = 0;
+    Bytes infos;
+    for (const Tensor& t : tensors) {
+        infos.string(t.name);
+        infos.put<std::uint32_t>(static_cast<std::uint32_t>(t.ne.size()));
+        for (auto n : t.ne) infos.put<std::uint64_t>(n);
+        infos.put(t.type);
+        infos.put(offset);
+        offset += (t.bytes() + kAlignment - 1) / kAlignment * kAlignment;
+    }
+
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary);
+    for (const Bytes* part : {&header, &meta, &infos})
+        out.write(part->data().data(), static_cast<std::streamsize>(part->data().size()));
+    const std::vector<char> padding(kAlignment, 0);
+    out.write(padding.data(),
+              static_cast<std::streamsize>((kAlignment - out.tellp() % kAlignment) % kAlignment));
+    RandomBytes random(seed);
+    const std::vector<float> factors = llama3Factors(c);
+    std::vector<std::uint8_t> chunk;
+    for (const Tensor& t : tensors) {
+        chunk.assign(t.bytes(), 0);
+        if (t.name == "rope_freqs.weight") {
+            std::memcpy(chunk.data(), factors.data(), chunk.size());
+        } else if (t.type == kF32) {
+            const float one = 1.0f;  // norms
+            for (std::size_t i = 0; i < chunk.size(); i += 4) std::memcpy(&chunk[i], &one, 4);
+        } else {
+            const std::size_t block = t.type == kQ4K ? 144 : 210;
+            for (std::size_t i = 0; i < chunk.size(); i += block)
+                randomBlock(t.type, random, chunk.data() + i);
+        }
+        out.write(reinterpret_cast<const char*>(chunk.data()),
+                  static_cast<std::streamsize>(chunk.size()));
+        out.write(padding.data(), static_cast<std::streamsize>(
+                                      (kAlignment - chunk.size() % kAlignment) % kAlignment));
+    }
+    out.close();
+    if (!out) throw Error(file.string() + ": cannot write the benchmark GGUF file");
+}
+
+}  // namespace qkv::bench
