@@ -272,8 +272,11 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         const bool query = name.find(".attn_q.") != std::string::npos;
         const bool key = name.find(".attn_k.") != std::string::npos;
         if (*arch == "llama" && (query || key) && t.shape.size() == 2) {
-            t.data =
-                source->derived.emplace_back(unpermutedRows(t, query ? heads : kvHeads)).data();
+            const std::int64_t n = query ? heads : kvHeads;
+            if (n < 1 || t.shape[0] % n != 0 || t.shape[0] / n % 2 != 0)
+                r.fail("tensor " + g.describe() + ": its " + std::to_string(t.shape[0]) +
+                       " rows are not " + std::to_string(n) + " heads of an even width");
+            t.data = source->derived.emplace_back(unpermutedRows(t, n)).data();
         } else if (*arch == "llama" && (query || key)) {
             r.fail("tensor " + g.describe() + ": Llama's q and k biases are not read yet");
         } else if ((*arch == "gemma2" || *arch == "gemma3") && norm && t.dtype == DType::F32) {

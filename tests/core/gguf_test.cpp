@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/forward.h"
+#include "core/model/gguf_checkpoint.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_writer.h"
@@ -172,6 +173,31 @@ TEST(GgufOpen, AnArchitectureNotReadIsRefusedByName) {
         ADD_FAILURE() << "opened";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("llama.block_count is missing"), std::string::npos)
+            << e.what();
+    }
+}
+
+// Llama's W_Q and W_K rows are reordered per head: a head count that does not divide the rows
+// into heads of an even width is refused at once (the fuzzer's 1-row query of 4,227,858,430 heads
+// had spun through every head for 16 s).
+TEST(GgufOpen, QueryRowsThatAreNotWholeHeadsAreRefused) {
+    const test::TempDir dir;
+    test::GgufWriter gguf;
+    gguf.addString("general.architecture", "llama");
+    gguf.addUint32("llama.block_count", 1);
+    gguf.addUint32("llama.embedding_length", 8);
+    gguf.addUint32("llama.feed_forward_length", 8);
+    gguf.addUint32("llama.attention.head_count", 4227858430u);
+    gguf.addTensor("token_embd.weight", {8, 4}, std::vector<float>(32, 0.0f));
+    gguf.addTensor("blk.0.attn_q.weight", {8, 1}, std::vector<float>(8, 0.0f));
+    gguf.write(dir.path() / "m.gguf");
+    try {
+        openGgufCheckpoint(dir.path() / "m.gguf");
+        ADD_FAILURE() << "opened";
+    } catch (const Error& e) {
+        EXPECT_NE(
+            std::string(e.what()).find("its 1 rows are not 4227858430 heads of an even width"),
+            std::string::npos)
             << e.what();
     }
 }
