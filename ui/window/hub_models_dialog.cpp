@@ -44,12 +44,13 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
         messages = m_ownMessages.get();
     }
     m_messages = messages;
-    setWindowTitle(tr("Open from Hugging Face"));
+    setWindowTitle(tr("Open from Hugging Face, Ollama, LM Studio"));
     const HubSettings& hub = m_hub;
     auto* layout = new QVBoxLayout(this);
     auto* where = new QLabel(
-        tr("Models in your Hugging Face cache (%1), where from_pretrained, huggingface-cli and "
-           "QKV Lab put them:")
+        tr("Models on this machine: the Hugging Face cache (%1), where from_pretrained, "
+           "huggingface-cli and QKV Lab put them, and the GGUF files of Ollama's and LM Studio's "
+           "stores (Revision says which):")
             .arg(QString::fromStdString(hub.cache.string())),
         this);
     where->setWordWrap(true);
