@@ -73,12 +73,13 @@ struct Reader {
 // config.json as transformers writes it for the architecture, from the metadata.
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     static const std::map<std::string, std::string> kModelTypes = {
-        {"llama", "llama"},   {"qwen2", "qwen2"},        {"qwen3", "qwen3"},
-        {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"phi3", "phi3"}};
+        {"llama", "llama"},        {"qwen2", "qwen2"}, {"qwen3", "qwen3"}, {"gemma2", "gemma2"},
+        {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"}, {"phi3", "phi3"}};
     const auto type = kModelTypes.find(r.arch);
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
-               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2, gemma3 and phi3)");
+               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2, gemma3, olmo2 and "
+               "phi3)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     nlohmann::json c = {
