@@ -74,12 +74,12 @@ struct Reader {
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     static const std::map<std::string, std::string> kModelTypes = {
         {"llama", "llama"},        {"qwen2", "qwen2"}, {"qwen3", "qwen3"}, {"gemma2", "gemma2"},
-        {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"}, {"phi3", "phi3"}};
+        {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"}, {"phi3", "phi3"},   {"smollm3", "smollm3"}};
     const auto type = kModelTypes.find(r.arch);
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
-               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2, gemma3, olmo2 and "
-               "phi3)");
+               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2, gemma3, olmo2, "
+               "phi3 and smollm3)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     nlohmann::json c = {
@@ -124,6 +124,8 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         c["sliding_window_pattern"] = 6;
         c["rope_local_base_freq"] = 10000.0;
     }
+    // llama.cpp leaves every fourth SmolLM3 layer without rotary, as transformers' default does.
+    if (r.arch == "smollm3") c["no_rope_layer_interval"] = 4;
     if (r.arch == "phi3") {
         const auto rotated = r.integer("rope.dimension_count");
         if (rotated) c["partial_rotary_factor"] = static_cast<double>(*rotated) / (d / heads);
@@ -272,13 +274,15 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         const bool norm = name.find("norm.weight") != std::string::npos;
         const bool query = name.find(".attn_q.") != std::string::npos;
         const bool key = name.find(".attn_k.") != std::string::npos;
-        if (*arch == "llama" && (query || key) && t.shape.size() == 2) {
+        // SmolLM3's converter is Llama's: its W_Q and W_K rows are interleaved too.
+        const bool interleaved = *arch == "llama" || *arch == "smollm3";
+        if (interleaved && (query || key) && t.shape.size() == 2) {
             const std::int64_t n = query ? heads : kvHeads;
             if (n < 1 || t.shape[0] % n != 0 || t.shape[0] / n % 2 != 0)
                 r.fail("tensor " + g.describe() + ": its " + std::to_string(t.shape[0]) +
                        " rows are not " + std::to_string(n) + " heads of an even width");
             t.data = source->derived.emplace_back(unpermutedRows(t, n)).data();
-        } else if (*arch == "llama" && (query || key)) {
+        } else if (interleaved && (query || key)) {
             r.fail("tensor " + g.describe() + ": Llama's q and k biases are not read yet");
         } else if ((*arch == "gemma2" || *arch == "gemma3") && norm && t.dtype == DType::F32) {
             t.data = source->derived.emplace_back(lessOne(t)).data();

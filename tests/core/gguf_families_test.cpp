@@ -1,0 +1,120 @@
+// GGUF files of the families whose shared reference model can be written as llama.cpp's converter
+// writes it, and then must compute every head and the logits as transformers does:
+//   olmo2    no row reordering (llama.cpp turns OLMo 2's rotary halves as transformers does),
+//            RMSNorm over the whole q and k projections (attn_q_norm, attn_k_norm), norms after
+//            attention and the MLP only (post_attention_norm, post_ffw_norm);
+//   smollm3  Llama's converter (W_Q and W_K rows interleaved per head, tied output), and every
+//            fourth layer without rotary, which llama.cpp fixes and the file does not say.
+#include <gtest/gtest.h>
+
+#include "core/model/forward.h"
+#include "tests/support/fixture_writer.h"
+#include "tests/support/gguf_from_folder.h"
+#include "tests/support/reference.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+// As ForwardReference on the folder: float32 against transformers' float64 reference.
+constexpr double kAttentionTolerance = 1e-4;
+constexpr double kLogitTolerance = 5e-4;
+
+void expectTransformersResults(const std::filesystem::path& file,
+                               const std::filesystem::path& folder, const std::string& family) {
+    auto model = Model::open(file);
+    EXPECT_EQ(model->architecture().family, family);
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    for (const auto& sentence : test::loadReference(folder / "hf_reference.json").sentences) {
+        SCOPED_TRACE(sentence.text);
+        ForwardRequest request;
+        request.ids = sentence.ids;
+        const ForwardResult result = pass.run(request);
+        const auto& expected = sentence.results.at("original");
+        EXPECT_LE(test::worstDifference(result.trace, expected.attentions), kAttentionTolerance);
+        ASSERT_EQ(result.logits.rows(), 1);
+        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
+            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
+                        kLogitTolerance);
+    }
+}
+
+TEST(GgufOlmo2, ComputesAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "olmo2-random-tiny";
+    constexpr int kLayers = 2;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
+    test::GgufFromFolder converted(folder);
+    test::GgufWriter& gguf = converted.gguf();
+    gguf.addString("general.architecture", "olmo2");
+    gguf.addUint32("olmo2.block_count", kLayers);
+    gguf.addUint32("olmo2.context_length", 128);
+    gguf.addUint32("olmo2.embedding_length", 64);
+    gguf.addUint32("olmo2.feed_forward_length", 128);
+    gguf.addUint32("olmo2.attention.head_count", 4);
+    gguf.addUint32("olmo2.attention.head_count_kv", 2);
+    gguf.addFloat32("olmo2.rope.freq_base", 500000.0f);
+    gguf.addFloat32("olmo2.attention.layer_norm_rms_epsilon", 1e-6f);
+    converted.add("token_embd.weight", "model.embed_tokens.weight");
+    converted.add("output_norm.weight", "model.norm.weight");
+    converted.add("output.weight", "lm_head.weight");
+    for (int l = 0; l < kLayers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        for (const auto& [ours, theirs] : {std::pair{"attn_q", "self_attn.q_proj"},
+                                           {"attn_k", "self_attn.k_proj"},
+                                           {"attn_v", "self_attn.v_proj"},
+                                           {"attn_output", "self_attn.o_proj"},
+                                           {"attn_q_norm", "self_attn.q_norm"},
+                                           {"attn_k_norm", "self_attn.k_norm"},
+                                           {"post_attention_norm", "post_attention_layernorm"},
+                                           {"post_ffw_norm", "post_feedforward_layernorm"},
+                                           {"ffn_gate", "mlp.gate_proj"},
+                                           {"ffn_up", "mlp.up_proj"},
+                                           {"ffn_down", "mlp.down_proj"}})
+            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+    }
+    const test::TempDir dir;
+    converted.write(dir.path() / "olmo2.gguf");
+
+    expectTransformersResults(dir.path() / "olmo2.gguf", folder, "olmo2");
+}
+
+TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "smollm3-random-tiny";
+    constexpr int kLayers = 4;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
+    test::GgufFromFolder converted(folder);
+    test::GgufWriter& gguf = converted.gguf();
+    gguf.addString("general.architecture", "smollm3");
+    gguf.addUint32("smollm3.block_count", kLayers);
+    gguf.addUint32("smollm3.context_length", 128);
+    gguf.addUint32("smollm3.embedding_length", 64);
+    gguf.addUint32("smollm3.feed_forward_length", 128);
+    gguf.addUint32("smollm3.attention.head_count", 4);
+    gguf.addUint32("smollm3.attention.head_count_kv", 2);
+    gguf.addFloat32("smollm3.rope.freq_base", 2e6f);
+    gguf.addFloat32("smollm3.attention.layer_norm_rms_epsilon", 1e-6f);
+    converted.add("token_embd.weight", "model.embed_tokens.weight");
+    converted.add("output_norm.weight", "model.norm.weight");
+    for (int l = 0; l < kLayers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
+        converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
+        for (const auto& [ours, theirs] : {std::pair{"attn_v", "self_attn.v_proj"},
+                                           {"attn_output", "self_attn.o_proj"},
+                                           {"attn_norm", "input_layernorm"},
+                                           {"ffn_norm", "post_attention_layernorm"},
+                                           {"ffn_gate", "mlp.gate_proj"},
+                                           {"ffn_up", "mlp.up_proj"},
+                                           {"ffn_down", "mlp.down_proj"}})
+            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+    }
+    const test::TempDir dir;
+    converted.write(dir.path() / "smollm3.gguf");
+    expectTransformersResults(dir.path() / "smollm3.gguf", folder, "smollm3");
+}
+
+}  // namespace
+}  // namespace qkv
