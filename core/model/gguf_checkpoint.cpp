@@ -73,20 +73,24 @@ struct Reader {
 // config.json as transformers writes it for the architecture, from the metadata.
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     static const std::map<std::string, std::string> kModelTypes = {
-        {"llama", "llama"},        {"qwen2", "qwen2"}, {"qwen3", "qwen3"}, {"gemma2", "gemma2"},
-        {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"}, {"phi3", "phi3"},   {"smollm3", "smollm3"}};
+        {"llama", "llama"},   {"qwen2", "qwen2"},        {"qwen3", "qwen3"},
+        {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"},
+        {"phi3", "phi3"},     {"smollm3", "smollm3"},    {"qwen3moe", "qwen3_moe"}};
     const auto type = kModelTypes.find(r.arch);
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
-               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, gemma2, gemma3, olmo2, "
-               "phi3 and smollm3)");
+               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
+               "olmo2, phi3 and smollm3)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     nlohmann::json c = {
         {"model_type", type->second},
         {"hidden_size", d},
         {"num_hidden_layers", r.required("block_count")},
-        {"intermediate_size", r.required("feed_forward_length")},
+        // A mixture of experts' file may keep only the experts' width.
+        {"intermediate_size", r.integer("feed_forward_length")
+                                  .value_or(r.integer("expert_feed_forward_length")
+                                                .value_or(r.required("feed_forward_length")))},
         {"num_attention_heads", heads},
         {"num_key_value_heads", r.integer("attention.head_count_kv").value_or(heads)},
         {"vocab_size", vocab},
@@ -123,6 +127,14 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         // global one, and local layers turning at base 10000, unscaled.
         c["sliding_window_pattern"] = 6;
         c["rope_local_base_freq"] = 10000.0;
+    }
+    if (r.arch == "qwen3moe") {
+        c["num_experts"] = r.required("expert_count");
+        c["num_experts_per_tok"] = r.required("expert_used_count");
+        c["moe_intermediate_size"] = r.required("expert_feed_forward_length");
+        c["norm_topk_prob"] = true;  // llama.cpp always renormalises Qwen3-MoE's top-k weights
+        c["decoder_sparse_step"] = 1;
+        c["mlp_only_layers"] = nlohmann::json::array();
     }
     // llama.cpp leaves every fourth SmolLM3 layer without rotary, as transformers' default does.
     if (r.arch == "smollm3") c["no_rope_layer_interval"] = 4;
@@ -181,7 +193,11 @@ std::string hfName(const std::string& arch, const std::string& name) {
         {"post_ffw_norm", "post_feedforward_layernorm"},
         {"ffn_gate", "mlp.gate_proj"},
         {"ffn_up", phi ? "mlp.gate_up_proj" : "mlp.up_proj"},
-        {"ffn_down", "mlp.down_proj"}};
+        {"ffn_down", "mlp.down_proj"},
+        {"ffn_gate_inp", "mlp.gate"},  // a mixture of experts' router
+        {"ffn_gate_exps", "mlp.experts.*.gate_proj"},
+        {"ffn_up_exps", "mlp.experts.*.up_proj"},
+        {"ffn_down_exps", "mlp.experts.*.down_proj"}};
     const auto module = layer.find(m[2].str());
     if (module == layer.end()) return {};
     return "model.layers." + m[1].str() + "." + module->second + "." + m[3].str();
@@ -201,6 +217,25 @@ std::vector<std::uint8_t> unpermutedRows(const TensorInfo& t, std::int64_t heads
                 std::memcpy(out.data() + (h * headDim + j * half + i) * rowBytes,
                             t.data + (h * headDim + 2 * i + j) * rowBytes, rowBytes);
     return out;
+}
+
+// llama.cpp stacks a layer's experts in one tensor, ne = [in, out, experts]; transformers keeps
+// one matrix per expert. Each expert's slice is whole rows of blocks, viewed in place.
+void splitExperts(const Reader& r, const GgufTensor& g, TensorInfo stacked,
+                  std::vector<TensorInfo>& infos) {
+    const std::int64_t experts = stacked.shape.size() == 3 ? stacked.shape[0] : 0;
+    if (experts < 1 || stacked.byteSize % static_cast<std::size_t>(experts) != 0)
+        r.fail("tensor " + g.describe() + " is not a stack of experts' matrices");
+    const std::size_t bytes = stacked.byteSize / static_cast<std::size_t>(experts);
+    const std::size_t star = stacked.name.find('*');
+    for (std::int64_t e = 0; e < experts; ++e) {
+        TensorInfo one = stacked;
+        one.name.replace(star, 1, std::to_string(e));
+        one.shape = {stacked.shape[1], stacked.shape[2]};
+        one.data = stacked.data + static_cast<std::size_t>(e) * bytes;
+        one.byteSize = bytes;
+        infos.push_back(std::move(one));
+    }
 }
 
 // Gemma's norms (q and k norms too in Gemma 3) are stored as the multiplier 1 + w; its binder
@@ -287,7 +322,10 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         } else if ((*arch == "gemma2" || *arch == "gemma3") && norm && t.dtype == DType::F32) {
             t.data = source->derived.emplace_back(lessOne(t)).data();
         }
-        infos.push_back(std::move(t));
+        if (t.name.find(".experts.*.") != std::string::npos)
+            splitExperts(r, g, std::move(t), infos);
+        else
+            infos.push_back(std::move(t));
     }
     std::map<std::string, int> counts;
     for (const auto& [name, g] : tensors) ++counts[ggmlTypeName(g->ggmlType)];

@@ -5,7 +5,7 @@
 // and W_K (for ggml's adjacent-pair rotary), Gemma's norm weights stored as 1 + w, Llama 3.1's
 // rope_freqs tensor — and what llama.cpp fixes for an architecture set as it does. The family
 // readers and binders then open it as they open a folder. Architectures: llama, qwen2, qwen3,
-// gemma2, gemma3, olmo2, phi3, smollm3.
+// qwen3moe (experts stacked in one tensor per layer), gemma2, gemma3, olmo2, phi3, smollm3.
 #include <filesystem>
 #include <memory>
 #include <string>

@@ -4,7 +4,9 @@
 //            RMSNorm over the whole q and k projections (attn_q_norm, attn_k_norm), norms after
 //            attention and the MLP only (post_attention_norm, post_ffw_norm);
 //   smollm3  Llama's converter (W_Q and W_K rows interleaved per head, tied output), and every
-//            fourth layer without rotary, which llama.cpp fixes and the file does not say.
+//            fourth layer without rotary, which llama.cpp fixes and the file does not say;
+//   qwen3moe each layer's experts stacked in one tensor per projection (ffn_gate_exps, ...), the
+//            router as ffn_gate_inp, top-k weights renormalised (llama.cpp always does).
 #include <gtest/gtest.h>
 
 #include "core/model/forward.h"
@@ -114,6 +116,56 @@ TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
     const test::TempDir dir;
     converted.write(dir.path() / "smollm3.gguf");
     expectTransformersResults(dir.path() / "smollm3.gguf", folder, "smollm3");
+}
+
+TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "qwen3_moe-random-tiny";
+    // Its config.json: 2 layers, d_model 64, 4 heads of 16, 2 key/value heads, 8 experts of
+    // width 32, 2 per token, norm_topk_prob.
+    constexpr int kLayers = 2, kExperts = 8;
+    test::GgufFromFolder converted(folder);
+    test::GgufWriter& gguf = converted.gguf();
+    gguf.addString("general.architecture", "qwen3moe");
+    gguf.addUint32("qwen3moe.block_count", kLayers);
+    gguf.addUint32("qwen3moe.context_length", 128);
+    gguf.addUint32("qwen3moe.embedding_length", 64);
+    gguf.addUint32("qwen3moe.feed_forward_length", 128);
+    gguf.addUint32("qwen3moe.attention.head_count", 4);
+    gguf.addUint32("qwen3moe.attention.head_count_kv", 2);
+    gguf.addUint32("qwen3moe.attention.key_length", 16);
+    gguf.addUint32("qwen3moe.expert_count", kExperts);
+    gguf.addUint32("qwen3moe.expert_used_count", 2);
+    gguf.addUint32("qwen3moe.expert_feed_forward_length", 32);
+    gguf.addFloat32("qwen3moe.rope.freq_base", 1e6f);
+    gguf.addFloat32("qwen3moe.attention.layer_norm_rms_epsilon", 1e-6f);
+    converted.add("token_embd.weight", "model.embed_tokens.weight");
+    converted.add("output_norm.weight", "model.norm.weight");
+    converted.add("output.weight", "lm_head.weight");
+    for (int l = 0; l < kLayers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        for (const auto& [ours, theirs] : {std::pair{"attn_q", "self_attn.q_proj"},
+                                           {"attn_k", "self_attn.k_proj"},
+                                           {"attn_v", "self_attn.v_proj"},
+                                           {"attn_output", "self_attn.o_proj"},
+                                           {"attn_q_norm", "self_attn.q_norm"},
+                                           {"attn_k_norm", "self_attn.k_norm"},
+                                           {"attn_norm", "input_layernorm"},
+                                           {"ffn_norm", "post_attention_layernorm"},
+                                           {"ffn_gate_inp", "mlp.gate"}})
+            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        for (const char* projection : {"gate", "up", "down"}) {
+            std::vector<std::string> experts;
+            for (int e = 0; e < kExperts; ++e)
+                experts.push_back(hf + "mlp.experts." + std::to_string(e) + "." + projection +
+                                  "_proj.weight");
+            converted.addStacked(blk + "ffn_" + projection + "_exps.weight", experts);
+        }
+    }
+    const test::TempDir dir;
+    converted.write(dir.path() / "qwen3moe.gguf");
+    expectTransformersResults(dir.path() / "qwen3moe.gguf", folder, "qwen3_moe");
 }
 
 }  // namespace

@@ -40,4 +40,22 @@ void GgufFromFolder::add(const std::string& ggufName, const std::string& hfName,
                      data);
 }
 
+void GgufFromFolder::addStacked(const std::string& ggufName,
+                                const std::vector<std::string>& hfNames) {
+    std::vector<float> data;
+    std::vector<std::int64_t> shape;
+    for (const std::string& name : hfNames) {
+        const TensorInfo* t = m_store->find(name);
+        if (!t || (!shape.empty() && t->shape != shape))
+            throw std::runtime_error("cannot stack " + name);
+        shape = t->shape;
+        const float* values = m_store->floats(*t);
+        data.insert(data.end(), values, values + t->elementCount());
+    }
+    m_gguf.addTensor(ggufName,
+                     {static_cast<std::uint64_t>(shape[1]), static_cast<std::uint64_t>(shape[0]),
+                      hfNames.size()},
+                     data);
+}
+
 }  // namespace qkv::test

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/io/safetensors.h"
 #include "tests/support/gguf_writer.h"
@@ -21,6 +22,9 @@ class GgufFromFolder {
     // many heads has its rows in ggml's rotary order; `shift` is added to every value.
     void add(const std::string& ggufName, const std::string& hfName, int interleavedHeads = 0,
              float shift = 0.0f);
+    // The tensors `hfNames` (one matrix each, the same shape) stacked as llama.cpp stacks a
+    // layer's experts: ggml shape [in, out, count].
+    void addStacked(const std::string& ggufName, const std::vector<std::string>& hfNames);
     void write(const std::filesystem::path& file) const { m_gguf.write(file); }
 
   private:
