@@ -83,14 +83,17 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
                "olmo2, phi3 and smollm3)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
+    // A mixture of experts' file may keep only the experts' width.
+    const auto dense = r.integer("feed_forward_length"),
+               expert = r.integer("expert_feed_forward_length");
+    const std::int64_t feedForward = dense    ? *dense
+                                     : expert ? *expert
+                                              : r.required("feed_forward_length");
     nlohmann::json c = {
         {"model_type", type->second},
         {"hidden_size", d},
         {"num_hidden_layers", r.required("block_count")},
-        // A mixture of experts' file may keep only the experts' width.
-        {"intermediate_size", r.integer("feed_forward_length")
-                                  .value_or(r.integer("expert_feed_forward_length")
-                                                .value_or(r.required("feed_forward_length")))},
+        {"intermediate_size", feedForward},
         {"num_attention_heads", heads},
         {"num_key_value_heads", r.integer("attention.head_count_kv").value_or(heads)},
         {"vocab_size", vocab},
