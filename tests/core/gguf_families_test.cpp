@@ -26,20 +26,8 @@ void expectTransformersResults(const std::filesystem::path& file,
                                const std::filesystem::path& folder, const std::string& family) {
     auto model = Model::open(file);
     EXPECT_EQ(model->architecture().family, family);
-    auto backend = createCpuBackend();
-    ForwardPass pass(*model, *backend);
-    for (const auto& sentence : test::loadReference(folder / "hf_reference.json").sentences) {
-        SCOPED_TRACE(sentence.text);
-        ForwardRequest request;
-        request.ids = sentence.ids;
-        const ForwardResult result = pass.run(request);
-        const auto& expected = sentence.results.at("original");
-        EXPECT_LE(test::worstDifference(result.trace, expected.attentions), kAttentionTolerance);
-        ASSERT_EQ(result.logits.rows(), 1);
-        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
-            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
-                        kLogitTolerance);
-    }
+    test::expectOriginalResults(*model, test::loadReference(folder / "hf_reference.json"),
+                                kAttentionTolerance, kLogitTolerance);
 }
 
 TEST(GgufOlmo2, ComputesAsTransformersDoes) {

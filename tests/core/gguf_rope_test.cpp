@@ -90,20 +90,7 @@ TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
     EXPECT_EQ(model->architecture().rotary.scaling.type, RopeType::FrequencyFactors);
     EXPECT_NE(model->architecture().rotary.describe().find("frequency_factors"), std::string::npos);
     const test::ModelReference reference = test::loadReference(folder / "hf_reference.json");
-    auto backend = createCpuBackend();
-    ForwardPass pass(*model, *backend);
-    for (const auto& sentence : reference.sentences) {
-        SCOPED_TRACE(sentence.text);
-        ForwardRequest request;
-        request.ids = sentence.ids;
-        const ForwardResult result = pass.run(request);
-        const auto& expected = sentence.results.at("original");
-        EXPECT_LE(test::worstDifference(result.trace, expected.attentions), kAttentionTolerance);
-        ASSERT_EQ(result.logits.rows(), 1);
-        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
-            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
-                        kLogitTolerance);
-    }
+    test::expectOriginalResults(*model, reference, kAttentionTolerance, kLogitTolerance);
 }
 
 // The metadata of a one-layer Llama of two heads of 4 (zero weights: only opening is tried).

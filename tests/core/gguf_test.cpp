@@ -50,21 +50,7 @@ TEST_P(GgufReference, AttentionAndLogitsMatchTransformersOnTheDecodedWeights) {
     const nlohmann::json entry = nlohmann::json::parse(in)["by_quant_type"][GetParam().type];
     const test::ModelReference reference = test::parseReference(entry["hf_reference"]);
     auto model = Model::open(folder / entry["file"].get<std::string>());
-    auto backend = createCpuBackend();
-    ForwardPass pass(*model, *backend);
-    for (const auto& sentence : reference.sentences) {
-        SCOPED_TRACE(sentence.text);
-        ForwardRequest request;
-        request.ids = sentence.ids;
-        const ForwardResult result = pass.run(request);
-        const auto& expected = sentence.results.at("original");
-        EXPECT_LE(test::worstDifference(result.trace, expected.attentions), kAttentionTolerance);
-        ASSERT_EQ(result.logits.rows(), 1);
-        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
-            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
-                        kLogitTolerance)
-                << "top-" << t + 1 << " logit, id " << expected.top5Ids[t];
-    }
+    test::expectOriginalResults(*model, reference, kAttentionTolerance, kLogitTolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedGguf, GgufReference, testing::ValuesIn(ggufCases()),

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/model/forward.h"
+
 namespace qkv::test {
 namespace {
 
@@ -93,6 +95,25 @@ double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& e
         }
     }
     return worst;
+}
+
+void expectOriginalResults(const Model& model, const ModelReference& reference,
+                           double attentionTolerance, double logitTolerance) {
+    auto backend = createCpuBackend();
+    ForwardPass pass(model, *backend);
+    for (const auto& sentence : reference.sentences) {
+        SCOPED_TRACE(sentence.text);
+        ForwardRequest request;
+        request.ids = sentence.ids;
+        const ForwardResult result = pass.run(request);
+        const auto& expected = sentence.results.at("original");
+        EXPECT_LE(worstDifference(result.trace, expected.attentions), attentionTolerance);
+        ASSERT_EQ(result.logits.rows(), 1);
+        for (size_t t = 0; t < expected.top5Ids.size(); ++t)
+            EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],
+                        logitTolerance)
+                << "top-" << t + 1 << " logit, id " << expected.top5Ids[t];
+    }
 }
 
 }  // namespace qkv::test

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/model/attention_trace.h"
+#include "core/model/model.h"
 
 namespace qkv::test {
 
@@ -53,6 +54,11 @@ ModelReference parseReference(const nlohmann::json& doc);
 // The largest |ours - reference| attention probability over every layer, head and cell; a shape
 // mismatch fails the test (and counts as 1).
 double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& expected);
+
+// Runs every sentence of `reference` through `model` on the CPU and checks every head's attention
+// (the "original" configuration) and the last-token top-5 logits within the tolerances.
+void expectOriginalResults(const Model& model, const ModelReference& reference,
+                           double attentionTolerance, double logitTolerance);
 
 // The model folders under shared/models that carry an hf_reference.json.
 std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir);
