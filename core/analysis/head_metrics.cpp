@@ -41,23 +41,27 @@ void checkTrace(const Architecture& c, const AttentionTrace* trace) {
 }
 
 // The slot weights of one layer, each converted and decomposed once: under GQA or a tied
-// configuration several slots read the same block (the same memory) and share its factor.
+// configuration several slots read the same block (the same memory) and share its factor, and the
+// heads that read the same key and value blocks share what only those decide.
 class LayerFactors {
   public:
+    // `roundTrip` is W_U W_E for the copying score (null: none).
     LayerFactors(const Model& model, const WConfiguration& config, int layer,
-                 const AnalysisOptions& options)
+                 const AnalysisOptions& options, const Eigen::MatrixXd* roundTrip)
         : m_model(model),
           m_config(config),
           m_layer(layer),
           m_kind(options.kind),
           m_pairing(options.pairing),
-          m_heads(architectureOf(model, options.kind).heads) {
+          m_heads(architectureOf(model, options.kind).heads),
+          m_roundTrip(roundTrip) {
         if (m_kind == AttentionKind::Self && model.architecture().latent.present())
             m_latent.emplace(latentHeadForms(model, layer));
     }
 
-    // Decomposes every block the layer's heads read, spread over the pool's threads; slot()
-    // is then only a lookup and may be called from several threads.
+    // Decomposes every block the layer's heads read, and computes what heads share, spread over
+    // the pool's threads; the accessors below are then only lookups and may be called from
+    // several threads.
     void prepare(ThreadPool& pool) {
         std::vector<Block> blocks;
         std::set<const void*> seen;
@@ -73,6 +77,17 @@ class LayerFactors {
         });
         for (size_t i = 0; i < blocks.size(); ++i)
             m_factors.emplace(blocks[i].id, std::move(*factors[i]));
+
+        std::vector<int> firstReaders;  // one head per distinct key and value pair
+        std::set<std::pair<const void*, const void*>> pairs;
+        for (int head = 0; head < m_heads; ++head)
+            if (pairs.insert(keyValuePair(head)).second) firstReaders.push_back(head);
+        std::vector<SharedByKeyValue> shared(firstReaders.size());
+        pool.parallelFor(static_cast<int>(firstReaders.size()), [&](int, int first, int last) {
+            for (int i = first; i < last; ++i) shared[i] = computeShared(firstReaders[i]);
+        });
+        for (size_t i = 0; i < firstReaders.size(); ++i)
+            m_shared.emplace(keyValuePair(firstReaders[i]), std::move(shared[i]));
     }
 
     const FactorBasis& slot(int head, Projection slot) {
@@ -80,6 +95,14 @@ class LayerFactors {
         auto it = m_factors.find(block.id);
         if (it == m_factors.end()) it = m_factors.emplace(block.id, block.matrix()).first;
         return it->second;
+    }
+
+    // The subspace similarity of the head's K and V slots.
+    double keyValueSimilarity(int head) { return shared(head).keyValueSimilarity; }
+    // (W_U W_E) W_V^h for the copying score; null without one.
+    const Eigen::MatrixXd* roundTripValue(int head) {
+        const SharedByKeyValue& s = shared(head);
+        return s.roundTripValue ? &*s.roundTripValue : nullptr;
     }
 
     // Latent attention's rotary part under the configuration; nullopt for other attention.
@@ -90,8 +113,7 @@ class LayerFactors {
         };
         const Eigen::MatrixXd& q = rotary(m_config.querySource);
         const Eigen::MatrixXd& k = rotary(m_config.keySource);
-        return HeadMetrics::RotaryPart{productSpectrum(FactorBasis(q), FactorBasis(k)).rank,
-                                       productSymmetryScore(q, k)};
+        return HeadMetrics::RotaryPart{productSpectrum(q, k).rank, productSymmetryScore(q, k)};
     }
 
     std::optional<Eigen::VectorXd> scoreGains(int head) const {
@@ -124,14 +146,37 @@ class LayerFactors {
     }
     static Block blockOf(const MatrixView& view) { return {view.data, view}; }
 
+    struct SharedByKeyValue {
+        double keyValueSimilarity = 0;
+        std::optional<Eigen::MatrixXd> roundTripValue;
+    };
+    std::pair<const void*, const void*> keyValuePair(int head) const {
+        return {blockOf(head, Projection::Key).id, blockOf(head, Projection::Value).id};
+    }
+    SharedByKeyValue computeShared(int head) {
+        SharedByKeyValue s;
+        const FactorBasis& value = slot(head, Projection::Value);
+        s.keyValueSimilarity = subspaceSimilarity(slot(head, Projection::Key), value);
+        if (m_roundTrip) s.roundTripValue.emplace(*m_roundTrip * value.matrix());
+        return s;
+    }
+    const SharedByKeyValue& shared(int head) {
+        auto it = m_shared.find(keyValuePair(head));
+        if (it == m_shared.end())
+            it = m_shared.emplace(keyValuePair(head), computeShared(head)).first;
+        return it->second;
+    }
+
     const Model& m_model;
     const WConfiguration& m_config;
     int m_layer;
     AttentionKind m_kind;
     GqaPairing m_pairing;
     int m_heads;
+    const Eigen::MatrixXd* m_roundTrip;
     std::optional<LatentHeadForms> m_latent;
     std::map<const void*, FactorBasis> m_factors;  // keyed by Block::id
+    std::map<std::pair<const void*, const void*>, SharedByKeyValue> m_shared;
 };
 
 // What the trace gives of one head, where captured.
@@ -147,29 +192,28 @@ void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int
     }
 }
 
-// `roundTrip` is W_U W_E for the copying score (null: none).
-HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace,
-                        const Eigen::MatrixXd* roundTrip) {
+HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace) {
     const FactorBasis& q = factors.slot(head, Projection::Query);
     const FactorBasis& k = factors.slot(head, Projection::Key);
     const FactorBasis& v = factors.slot(head, Projection::Value);
     // With QK-norm the bilinear form is W_Q diag(g) W_K^T: the gains join the query factor.
-    std::optional<FactorBasis> gained;
+    std::optional<GramFactor> gained;
     if (const auto gains = factors.scoreGains(head))
         gained.emplace(q.matrix() * gains->asDiagonal());
-    const FactorBasis& form = gained ? *gained : q;
+    const GramFactor& form = gained ? *gained : static_cast<const GramFactor&>(q);
     HeadMetrics m;
-    const ProductForm product = productForm(form.matrix(), k.matrix());
+    const Eigen::MatrixXd kTq = k.matrix().transpose() * form.matrix();  // shared by both below
+    const ProductForm product = productForm(form, k, kTq);
     m.wqkSymmetry = product.symmetry;
     m.wqkDirectionality = product.directionality;
-    ProductSpectrum spectrum = productSpectrum(form, k);
+    ProductSpectrum spectrum = productSpectrum(form, k, kTq);
     m.wqkRank = spectrum.rank;
     m.wqkSingularValues = std::move(spectrum.singularValues);
     m.eigenPositivity = spectrum.eigenPositivity;
     m.qkSimilarity = subspaceSimilarity(q, k);
     m.qvSimilarity = subspaceSimilarity(q, v);
-    m.kvSimilarity = subspaceSimilarity(k, v);
-    OvCircuit ov = ovCircuit(v.matrix(), factors.outputRows(head), roundTrip);
+    m.kvSimilarity = factors.keyValueSimilarity(head);
+    OvCircuit ov = ovCircuit(v, factors.outputRows(head), factors.roundTripValue(head));
     m.ovRank = ov.rank;
     m.ovSingularValues = std::move(ov.singularValues);
     m.ovCopyingScore = ov.copyingScore;
@@ -299,15 +343,15 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
         options.copyingScores ? cachedVocabularyRoundTrip(model, pool) : std::nullopt;
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
-        LayerFactors factors(model, config, layer, options);
+        LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
         factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();
         layerWqkMetrics(factors, c.atLayer(layer), pool, metrics);
+
         metrics.heads.resize(c.heads);
         pool.parallelFor(c.heads, [&](int, int first, int last) {
             for (int head = first; head < last; ++head)
-                metrics.heads[head] =
-                    headMetrics(factors, layer, head, trace, roundTrip ? &*roundTrip : nullptr);
+                metrics.heads[head] = headMetrics(factors, layer, head, trace);
         });
         layerSymmetries.push_back(metrics.wqkSymmetry);
         layerDirectionalities.push_back(metrics.wqkDirectionality);
@@ -341,13 +385,13 @@ HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int la
                         const AttentionTrace* trace, const AnalysisOptions& options) {
     checkTrace(architectureOf(model, options.kind), trace);
     requireConfigurationApplies(architectureOf(model, options.kind), config);
-    LayerFactors factors(model, config, layer, options);
     std::optional<Eigen::MatrixXd> roundTrip;
     if (options.copyingScores) {
         ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
         roundTrip = cachedVocabularyRoundTrip(model, pool);
     }
-    return headMetrics(factors, layer, head, trace, roundTrip ? &*roundTrip : nullptr);
+    LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
+    return headMetrics(factors, layer, head, trace);
 }
 
 TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,

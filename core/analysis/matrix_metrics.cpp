@@ -1,8 +1,8 @@
 #include "core/analysis/matrix_metrics.h"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/analysis/lapack_spectra.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -27,7 +28,7 @@ void requireSameShape(const Eigen::Ref<const Eigen::MatrixXd>& a,
 }
 
 // The symmetric k x k Gram matrix A^T A at half the cost of a general product.
-Eigen::MatrixXd gram(const Eigen::Ref<const Eigen::MatrixXd>& a) {
+Eigen::MatrixXd gramOf(const Eigen::Ref<const Eigen::MatrixXd>& a) {
     Eigen::MatrixXd g = Eigen::MatrixXd::Zero(a.cols(), a.cols());
     g.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
     g.triangularView<Eigen::StrictlyUpper>() = g.transpose();
@@ -37,10 +38,8 @@ Eigen::MatrixXd gram(const Eigen::Ref<const Eigen::MatrixXd>& a) {
 // sum Re(lambda) / sum |lambda| over the eigenvalues of a square `m` larger than `cutoff` in
 // magnitude; 0 when there are none. `what` names the matrix when they do not converge.
 double positivity(const Eigen::Ref<const Eigen::MatrixXd>& m, double cutoff, const char* what) {
-    const Eigen::EigenSolver<Eigen::MatrixXd> eigen(m, false);
-    if (eigen.info() != Eigen::Success) throw Error(std::string(what) + " did not converge");
     double realSum = 0, absSum = 0;
-    for (const std::complex<double>& lambda : eigen.eigenvalues()) {
+    for (const std::complex<double>& lambda : eigenvaluesOf(m, what)) {
         if (std::abs(lambda) <= cutoff) continue;
         realSum += lambda.real();
         absSum += std::abs(lambda);
@@ -131,11 +130,26 @@ double productDirectionality(const Eigen::Ref<const Eigen::MatrixXd>& a,
 
 namespace {
 
-// The norms of the rows of A B^T from G = B^T B: sqrt(a_i G a_i^T). Rounding can leave a tiny
-// negative square where a norm is 0.
+// The norms of the rows of A B^T from G = B^T B: sqrt(a_i G a_i^T). Where G = L L^T (positive
+// definite: B has full column rank) they are the row norms of A L, a triangular product at half
+// the cost of A G; otherwise A G, where rounding can leave a tiny negative square for a norm of 0.
 Eigen::VectorXd productRowNorms(const Eigen::Ref<const Eigen::MatrixXd>& a,
                                 const Eigen::MatrixXd& otherGram) {
-    return (a * otherGram).cwiseProduct(a).rowwise().sum().cwiseMax(0.0).cwiseSqrt();
+    Eigen::MatrixXd product(a.rows(), otherGram.cols());
+    const Eigen::LLT<Eigen::MatrixXd> cholesky(otherGram);
+    if (cholesky.info() == Eigen::Success) {
+        product.noalias() = a * cholesky.matrixL();
+        return product.rowwise().norm();
+    }
+    product.noalias() = a * otherGram;
+    return product.cwiseProduct(a).rowwise().sum().cwiseMax(0.0).cwiseSqrt();
+}
+
+// The norms of the rows of A B^T from B's R: those of A Rb^T, as B = U Rb with orthonormal U.
+Eigen::VectorXd productRowNorms(const Eigen::MatrixXd& a, const GramFactor& other) {
+    Eigen::MatrixXd aRt(a.rows(), other.r().rows());
+    aRt.noalias() = a * other.r().transpose();
+    return aRt.rowwise().norm();
 }
 
 }  // namespace
@@ -157,8 +171,8 @@ ProductForm productForm(const Eigen::Ref<const Eigen::MatrixXd>& a,
     pool.parallelFor(3, [&](int, int first, int last) {
         for (int i = first; i < last; ++i) {
             if (i == 0) c = b.transpose() * a;
-            if (i == 1) ga = gram(a);
-            if (i == 2) gb = gram(b);
+            if (i == 1) ga = gramOf(a);
+            if (i == 2) gb = gramOf(b);
         }
     });
     Eigen::VectorXd rows, cols;
@@ -178,48 +192,74 @@ double eigenPositivity(const Eigen::Ref<const Eigen::MatrixXd>& m) {
     return positivity(m, 0.0, "eigenvalues");
 }
 
-FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : m_matrix(a) {
-    const Eigen::Index d = a.rows();
-    const Eigen::Index r = std::min(d, a.cols());
-    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(m_matrix);
-    m_r = qr.matrixQR().topRows(r).triangularView<Eigen::Upper>();
-    // With R R^T = U S^2 U^T (eigenvalues ascending) the columns of Q U whose S passes the
-    // tolerance span the numerical column space. The symmetric eigensolver is several times
-    // faster than an SVD of R, and squaring loses nothing that matters: the tolerance squared
-    // (>= 1e-14) stays far above the rounding of S^2 (1e-16 of the largest).
-    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(m_r * m_r.transpose());
-    const Eigen::VectorXd& squares = eigen.eigenvalues();
-    const double cutoff = r > 0 ? squares(r - 1) * std::pow(rankTolerance(d, a.cols()), 2) : 0.0;
-    const Eigen::Index rank = (squares.array() > cutoff).count();
-    m_basis = Eigen::MatrixXd::Zero(d, rank);
-    m_basis.topRows(r) = eigen.eigenvectors().rightCols(rank);
-    // Without columns there is nothing to rotate (Eigen would offset the empty matrix's null
-    // data pointer, which UndefinedBehaviorSanitizer reports).
-    if (rank > 0) m_basis.applyOnTheLeft(qr.householderQ());
+ProductForm productForm(const GramFactor& a, const GramFactor& b, const Eigen::MatrixXd& bTa) {
+    requireSameShape(a.matrix(), b.matrix(), "product of factors");
+    return {ratio(bTa.cwiseProduct(bTa.transpose()).sum(), a.gram().cwiseProduct(b.gram()).sum()),
+            directionalityOfNorms(productRowNorms(a.matrix(), b), productRowNorms(b.matrix(), a))};
 }
 
-ProductSpectrum productSpectrum(const FactorBasis& a, const FactorBasis& b) {
-    requireSameShape(a.matrix(), b.matrix(), "product spectrum");
-    const Eigen::Index d = a.matrix().rows();
-    const Eigen::Index k = a.matrix().cols();
-    ProductSpectrum out;
-    const Eigen::BDCSVD<Eigen::MatrixXd> svd(a.r() * b.r().transpose());
-    const Eigen::VectorXd& sigma = svd.singularValues();
-    out.singularValues.assign(sigma.data(), sigma.data() + sigma.size());
-    if (sigma.size() == 0 || sigma(0) == 0) return out;
+GramFactor::GramFactor(const Eigen::Ref<const Eigen::MatrixXd>& a)
+    : m_matrix(a), m_gram(gramOf(a)) {
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(m_gram);
+    // Rounding can leave a tiny negative eigenvalue where A is rank-deficient.
+    m_squares = eigen.eigenvalues().cwiseMax(0.0);
+    m_vectors = eigen.eigenvectors();
+    const Eigen::Index rows = std::min(a.rows(), a.cols());
+    m_r = m_squares.tail(rows).cwiseSqrt().asDiagonal() * m_vectors.rightCols(rows).transpose();
+}
 
-    const double cutoff = sigma(0) * rankTolerance(d, k);
-    out.rank = static_cast<int>((sigma.array() > cutoff).count());
-    // |lambda| <= sigma_max for every eigenvalue, so the same cutoff tells the zero ones.
-    out.eigenPositivity = positivity(b.matrix().transpose() * a.matrix(), cutoff,
-                                     "product spectrum: eigenvalues of B^T A");
+FactorBasis::FactorBasis(const Eigen::Ref<const Eigen::MatrixXd>& a) : GramFactor(a) {
+    const Eigen::Index k = m_squares.size();
+    const double cutoff =
+        k > 0 ? m_squares(k - 1) * std::pow(rankTolerance(a.rows(), a.cols()), 2) : 0.0;
+    const Eigen::Index rank = (m_squares.array() > cutoff).count();
+    // Without columns there is nothing to multiply (an empty product would hand the BLAS a null
+    // pointer, which UndefinedBehaviorSanitizer reports).
+    if (rank == 0) {
+        m_basis.resize(a.rows(), 0);
+        return;
+    }
+    const Eigen::MatrixXd scaled =
+        m_vectors.rightCols(rank) * m_squares.tail(rank).cwiseSqrt().cwiseInverse().asDiagonal();
+    m_basis.noalias() = m_matrix * scaled;
+}
+
+namespace {
+
+// The singular values of A B^T with its rank, and the cutoff below which they count as zero.
+ProductSpectrum singularValuesOfProduct(const GramFactor& a, const GramFactor& b, double& cutoff) {
+    requireSameShape(a.matrix(), b.matrix(), "product spectrum");
+    ProductSpectrum out;
+    const Eigen::VectorXd sigma =
+        singularValuesOf(a.r() * b.r().transpose(), "product spectrum: singular values");
+    out.singularValues.assign(sigma.data(), sigma.data() + sigma.size());
+    cutoff = sigma.size() > 0 ? sigma(0) * rankTolerance(a.matrix().rows(), a.matrix().cols()) : 0;
+    if (sigma.size() > 0 && sigma(0) > 0)
+        out.rank = static_cast<int>((sigma.array() > cutoff).count());
     return out;
+}
+
+}  // namespace
+
+ProductSpectrum productSpectrum(const GramFactor& a, const GramFactor& b,
+                                const Eigen::MatrixXd& bTa) {
+    double cutoff = 0;
+    ProductSpectrum out = singularValuesOfProduct(a, b, cutoff);
+    // |lambda| <= sigma_max for every eigenvalue, so the same cutoff tells the zero ones.
+    if (out.rank > 0)
+        out.eigenPositivity = positivity(bTa, cutoff, "product spectrum: eigenvalues of B^T A");
+    return out;
+}
+
+ProductSpectrum productSpectrum(const GramFactor& a, const GramFactor& b) {
+    requireSameShape(a.matrix(), b.matrix(), "product spectrum");
+    return productSpectrum(a, b, b.matrix().transpose() * a.matrix());
 }
 
 ProductSpectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
                                 const Eigen::Ref<const Eigen::MatrixXd>& b) {
     requireSameShape(a, b, "product spectrum");  // before the decompositions
-    return productSpectrum(FactorBasis(a), FactorBasis(b));
+    return productSpectrum(GramFactor(a), GramFactor(b));
 }
 
 double subspaceSimilarity(const FactorBasis& a, const FactorBasis& b) {

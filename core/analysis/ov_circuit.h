@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/analysis/matrix_metrics.h"
 #include "core/model/model.h"
 #include "core/util/thread_pool.h"
 
@@ -28,7 +29,12 @@ struct OvCircuit {
     std::optional<double> copyingScore;  // absent without W_U W_E
 };
 
-// From the head's value weight (d_model x d_k) and output rows (d_k x d_model).
+// From the head's value factor (d_model x d_k) and output rows (d_k x d_model); `roundTripValue`
+// is (W_U W_E) W_V^h (d_model x d_k), which the heads that read the same value block share, or
+// null for no copying score.
+OvCircuit ovCircuit(const GramFactor& value, const Eigen::Ref<const Eigen::MatrixXd>& outputRows,
+                    const Eigen::MatrixXd* roundTripValue);
+// The same from the value weight (d_model x d_k), the output rows (d_k x d_model) and W_U W_E.
 OvCircuit ovCircuit(const Eigen::Ref<const Eigen::MatrixXd>& value,
                     const Eigen::Ref<const Eigen::MatrixXd>& outputRows,
                     const Eigen::MatrixXd* roundTrip);

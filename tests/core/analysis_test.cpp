@@ -77,6 +77,24 @@ TEST(MatrixMetrics, SingularValuesEqualThoseOfExplicitProduct) {
     EXPECT_TRUE(std::is_sorted(spectrum.singularValues.rbegin(), spectrum.singularValues.rend()));
 }
 
+// The factors come from their Gram matrices (matrix_metrics.h): singular values above the rank
+// tolerance keep double precision, and one that is exactly zero comes out below sqrt(eps) of the
+// largest (the bound the header states), far under the tolerance.
+TEST(MatrixMetrics, SingularValuesOfADeficientProductAreExactAboveTheTolerance) {
+    const int d = 64, k = 16;
+    Eigen::MatrixXd a = randomMatrix(d, k, 30);
+    a.col(k - 1) = a.col(0) + 2 * a.col(1);
+    const Eigen::MatrixXd b = randomMatrix(d, k, 31);
+    const ProductSpectrum spectrum = productSpectrum(a, b);
+    const Eigen::VectorXd expected =
+        Eigen::JacobiSVD<Eigen::MatrixXd>(a * b.transpose()).singularValues();
+    const double scale = expected(0);
+    for (int i = 0; i < k - 1; ++i)
+        EXPECT_NEAR(spectrum.singularValues[i], expected(i), 1e-10 * scale) << i;
+    EXPECT_LT(spectrum.singularValues[k - 1], 1.5e-8 * scale);
+    EXPECT_EQ(spectrum.rank, k - 1);
+}
+
 TEST(MatrixMetrics, RankIsAtMostKAndDropsWithDeficientFactor) {
     const int d = 64;
     const int k = 16;

@@ -79,6 +79,16 @@ TEST(Directionality, MatchesTheDefinitionAndTheFactoredRoute) {
         // shared-qk: M = A A^T is symmetric, its row and column norms equal.
         EXPECT_NEAR(productDirectionality(aa, aa), 0.0, kExact) << k;
     }
+    // A key factor without full column rank (a zero column: its Gram matrix has an exact zero
+    // pivot, so no Cholesky factor): the row norms come from the Gram matrix itself.
+    MatrixXd deficient = randomMatrix(40, 5, 30);
+    deficient.col(4).setZero();
+    MatrixXd queries = randomMatrix(40, 5, 31);
+    queries.row(4) *= 5;
+    EXPECT_NEAR(productDirectionality(queries, deficient),
+                directionalityByHand(queries * deficient.transpose()), kExact);
+    EXPECT_NEAR(productDirectionality(deficient, queries),
+                directionalityByHand(deficient * queries.transpose()), kExact);
     EXPECT_EQ(directionality(MatrixXd::Zero(5, 5)), 0.0);
     EXPECT_THROW(directionality(MatrixXd::Ones(3, 4)), Error);
     EXPECT_THROW(productDirectionality(MatrixXd::Ones(3, 2), MatrixXd::Ones(4, 2)), Error);
