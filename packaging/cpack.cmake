@@ -17,10 +17,12 @@ BERT, RoBERTa, DistilBERT, Marian, BART, T5), runs a sentence through it and sho
 attention head under the learned W_Q, W_K, W_V and under tied configurations (shared-QK, tied
 K = V, a single W), with numbers that say how asymmetric each head is.
 .
-The package holds the desktop app qkvlab, the command-line tool qkvlab-cli and four small
-example models trained by the project.")
+The package holds the desktop app qkvlab, the command-line tool qkvlab-cli, the Python module
+qkvlab and four small example models trained by the project.")
 # Depends: the shared libraries the programs link against, found by dpkg-shlibdeps (dpkg-dev).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The Python module is loaded by Debian's python3 and hands numpy arrays out: neither is linked.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-numpy")
 # The Vulkan loader is opened at run time, so dpkg-shlibdeps cannot see it; without it the
 # programs compute on the CPU.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libvulkan1")

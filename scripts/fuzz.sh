@@ -30,7 +30,7 @@ build=${QKV_FUZZ_BUILD:-build-fuzz}
 if [ -z "${QKV_FUZZ_BUILD:-}" ]; then
   cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DQKV_SANITIZE=address,undefined -DQKV_BUILD_FUZZERS=ON -DQKV_BUILD_TESTS=OFF \
-        -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF >/dev/null
+        -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF -DQKV_BUILD_PYTHON=OFF >/dev/null
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then

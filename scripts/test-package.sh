@@ -69,6 +69,16 @@ attention=$("$cli" attention --model $models/qkv-stories-learned --text "The cat
 echo "$attention"
 grep -q "layer 0 head 0" <<< "$attention" || fail "$cli attention printed no head"
 
+echo "--- python3 -c 'import qkvlab'"
+python=$(cd / && /usr/bin/python3 -c "
+import qkvlab
+m = qkvlab.open('$models/qkv-stories-learned')
+r = m.attention('The cat sat on the mat.', layers=0, heads=0)
+print(qkvlab.__file__, m.info['model_type'], r.attention.shape)") || fail "import qkvlab"
+echo "$python"
+grep -q "^/usr/lib/python3/dist-packages/qkvlab/__init__.py gpt2 (1, 1, " <<< "$python" ||
+  fail "the installed qkvlab module did not compute attention"
+
 echo "--- qkvlab --version"
 gui=$(QT_QPA_PLATFORM=offscreen timeout 30 /usr/bin/qkvlab --version) || fail "qkvlab --version"
 echo "$gui"

@@ -61,7 +61,7 @@ address_sanitizer() {
   scripts/setup.sh clang libclang-rt-14-dev
   cmake -S . -B build-sanitize -G Ninja -DCMAKE_CXX_COMPILER=clang++ "${sanitizer_flags[@]}" \
         -DQKV_SANITIZE=address,undefined -DQKV_BUILD_FUZZERS=ON \
-        -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF
+        -DQKV_BUILD_GUI=OFF -DQKV_BUILD_BENCH=OFF -DQKV_BUILD_PYTHON=OFF
   local fuzzers
   fuzzers=$(ninja -C build-sanitize -t targets all | sed -n 's/^\([a-z0-9_]*_fuzzer\): .*/\1/p')
   # shellcheck disable=SC2086
@@ -126,7 +126,7 @@ one_process() {
 thread_sanitizer() {
   scripts/setup.sh clang libclang-rt-14-dev
   cmake -S . -B build-tsan -G Ninja -DCMAKE_CXX_COMPILER=clang++ "${sanitizer_flags[@]}" \
-        -DQKV_SANITIZE=thread -DQKV_BUILD_BENCH=OFF
+        -DQKV_SANITIZE=thread -DQKV_BUILD_BENCH=OFF -DQKV_BUILD_PYTHON=OFF
   local targets=() all
   all=$(ninja -C build-tsan -t targets all)
   for t in ui_tests; do

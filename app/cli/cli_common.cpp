@@ -5,8 +5,7 @@
 #include <iostream>
 
 #include "app/cli/terminal_progress.h"
-#include "core/hub/hub_download.h"
-#include "core/io/hub_cache.h"
+#include "core/hub/model_location.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "gpu/backend_factory.h"
@@ -88,13 +87,7 @@ std::filesystem::path modelFolder(const Arguments& args) {
 }
 
 std::filesystem::path modelFolder(const std::string& location, const std::string& revision) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(location, ec)) return location;
-    if (!isHubModelId(location) || std::filesystem::exists(location, ec))  // a folder, a GGUF
-        return resolveModelLocation(location, revision);  // says what is wrong with it
-    const HubSettings hub = HubSettings::fromEnvironment();
-    if (auto snapshot = findCachedSnapshot(location, revision, hub.cache)) return *snapshot;
-    return downloadModel(location, revision, hub, terminalDownloadProgress(location)).snapshot;
+    return locateModel(location, revision, terminalDownloadProgress(location));
 }
 
 std::unique_ptr<Model> openModel(const Arguments& args) { return Model::open(modelFolder(args)); }

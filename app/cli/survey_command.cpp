@@ -17,31 +17,6 @@ const OptionSpec kModels{"models", "DIR_OR_ID...", "model folders or Hugging Fac
 
 std::string attentionName(const ModelSurvey& s) { return s.causal ? "causal" : "bidirectional"; }
 
-nlohmann::ordered_json numbers(const std::vector<double>& values) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (double v : values) out.push_back(jsonNumber(v));
-    return out;
-}
-
-nlohmann::ordered_json surveyJson(const ModelSurvey& s) {
-    nlohmann::ordered_json doc = {
-        {"model", s.name},
-        {"model_type", s.modelType},
-        {"attention", attentionName(s)},
-        {"layers", s.layerSymmetry.size()},
-        {"heads", s.headSymmetry.size()},
-        {"median_layer_wqk_symmetry", jsonNumber(s.medianLayerSymmetry())},
-        {"median_layer_wqk_directionality", jsonNumber(s.medianLayerDirectionality())},
-        {"median_head_wqk_symmetry", jsonNumber(s.medianHeadSymmetry())},
-        {"median_head_wqk_directionality", jsonNumber(s.medianHeadDirectionality())},
-    };
-    if (auto copying = s.medianCopying()) doc["median_ov_copying_score"] = jsonNumber(*copying);
-    doc["value_is_key_layers"] = s.valueIsKeyLayers;
-    doc["layer_wqk_symmetry"] = numbers(s.layerSymmetry);
-    doc["layer_wqk_directionality"] = numbers(s.layerDirectionality);
-    return doc;
-}
-
 void printTable(const std::vector<ModelSurvey>& surveys) {
     std::printf("%-28s %-12s %-13s %6s %9s %9s %9s %9s %9s %8s\n", "model", "type", "attention",
                 "layers", "layer sym", "layer dir", "head sym", "head dir", "OV copy", "W_V=W_K");

@@ -114,4 +114,89 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
     json.endArray();
 }
 
+nlohmann::ordered_json modelInfoJson(const Model& model) {
+    const Architecture& c = model.architecture();
+    nlohmann::ordered_json doc = {
+        {"model", model.name()},
+        {"architecture", c.family},
+        {"model_type", c.modelType},
+        {"layers", c.layers},
+        {"heads", c.heads},
+        {"kv_heads", c.kvHeads},
+        {"d_model", c.dModel},
+        {"d_k", c.headDim},
+        {"d_ff", c.dFF},
+        {"vocab_size", c.vocabSize},
+        {"context_length", c.contextLength},
+        {"causal", c.causal},
+        {"parameters", model.parameterCount()},
+        {"weight_bytes", model.weightBytes()},
+        {"tokenizer", model.tokenizer() != nullptr},
+    };
+    if (!model.tokenizer()) doc["tokenizer_error"] = model.tokenizerError();
+    if (c.isEncoderDecoder()) doc["encoder_decoder"] = true;
+    if (c.embeddingWidth > 0) doc["embedding_width"] = c.embeddingWidth;
+    if (c.positions == Positions::Rotary) doc["rotary"] = c.rotary.describe();
+    if (c.qkNorm != QkNorm::None)
+        doc["qk_norm"] = c.qkNorm == QkNorm::PerHead ? "per head" : "whole";
+    // One entry per layer where the layers differ (local / global, NoPE).
+    if (!c.describeLayer(0).empty()) {
+        nlohmann::ordered_json kinds = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l) kinds.push_back(c.describeLayer(l));
+        doc["layer_kinds"] = kinds;
+    }
+    if (c.expertLayers() > 0) {
+        nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l)
+            if (c.kindOf(l).experts) layers.push_back(l);
+        doc["experts"] = {
+            {"count", c.moe.experts},
+            {"per_token", c.moe.perToken},
+            {"width", c.moe.width},
+            {"router", c.moe.router == Router::TopKSoftmax   ? "softmax of the top k"
+                       : c.moe.router == Router::SigmoidTopK ? "top k of the sigmoids"
+                                                             : "top k of the softmax"},
+            {"renormalised", c.moe.normalizeTopK},
+            {"layers", layers}};
+        if (c.moe.groups > 1) doc["experts"]["groups"] = {c.moe.groupsKept, c.moe.groups};
+        if (c.moe.scale != 1.0f) doc["experts"]["scale"] = c.moe.scale;
+        if (c.moe.sharedWidth > 0) doc["experts"]["shared_width"] = c.moe.sharedWidth;
+    }
+    if (c.latent.present())
+        doc["latent_attention"] = {{"query_rank", c.latent.queryRank},
+                                   {"latent_rank", c.latent.keyValueRank},
+                                   {"rotary_dims", c.latent.ropeDim},
+                                   {"other_dims", c.latent.nopeDim},
+                                   {"value_dims", c.valueWidth()}};
+    if (c.valueIsKeyLayers() > 0) {
+        nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l)
+            if (c.kindOf(l).valueIsKey) layers.push_back(l);
+        doc["value_is_key_layers"] = layers;
+    }
+    if (c.attentionSinks) doc["attention_sinks"] = true;
+    if (!c.notShown.empty()) doc["not_shown"] = c.notShown;
+    if (!c.quantisation.empty()) doc["quantisation"] = c.quantisation;
+    return doc;
+}
+
+nlohmann::ordered_json surveyJson(const ModelSurvey& s) {
+    nlohmann::ordered_json doc = {
+        {"model", s.name},
+        {"model_type", s.modelType},
+        {"attention", s.causal ? "causal" : "bidirectional"},
+        {"layers", s.layerSymmetry.size()},
+        {"heads", s.headSymmetry.size()},
+        {"median_layer_wqk_symmetry", jsonNumber(s.medianLayerSymmetry())},
+        {"median_layer_wqk_directionality", jsonNumber(s.medianLayerDirectionality())},
+        {"median_head_wqk_symmetry", jsonNumber(s.medianHeadSymmetry())},
+        {"median_head_wqk_directionality", jsonNumber(s.medianHeadDirectionality())},
+    };
+    if (auto copying = s.medianCopying()) doc["median_ov_copying_score"] = jsonNumber(*copying);
+    doc["value_is_key_layers"] = s.valueIsKeyLayers;
+    doc["layer_wqk_symmetry"] = numbersJson(s.layerSymmetry);
+    doc["layer_wqk_directionality"] = numbersJson(s.layerDirectionality);
+    return doc;
+}
+
 }  // namespace qkv

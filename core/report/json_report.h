@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/model_survey.h"
 #include "core/model/attention_trace.h"
 #include "core/report/json_stream.h"
 #include "core/tokenize/tokenizer.h"
@@ -18,6 +19,11 @@ double jsonNumber(double value);
 
 // {"median_layer_wqk_symmetry": x, "layers": [{"wqk_symmetry": x, "heads": [{...}]}]}
 nlohmann::ordered_json metricsJson(const ModelMetrics& metrics);
+// What `info --json` prints: the model's name, family, widths, layers, heads, rotary, layer kinds,
+// experts, latents, quantisation.
+nlohmann::ordered_json modelInfoJson(const Model& model);
+// One model's row of `survey --json`: its medians and per-layer lists.
+nlohmann::ordered_json surveyJson(const ModelSurvey& survey);
 nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 
 // The attention document's "layers" array, written as it is produced: per layer {"heads":
