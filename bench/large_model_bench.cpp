@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -28,8 +30,25 @@ double torchForward(const LargeModelOptions& o, const std::string& dir) {
 
 }  // namespace
 
+namespace {
+
+// Seconds of analyzeModel on the model at `location`, with or without the copying scores.
+double analysisSeconds(const std::string& location, bool copyingScores) {
+    auto model = Model::open(location);
+    const auto start = Clock::now();
+    analyzeModel(*model, WConfiguration{}, nullptr, nullptr,
+                 [](int done, int total) {
+                     std::cerr << "\r  layer " << done << " of " << total << std::flush;
+                 },
+                 {.copyingScores = copyingScores});
+    std::cerr << "\n";
+    return seconds(start);
+}
+
+}  // namespace
+
 LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
-                                   int tokens) {
+                                   int tokens, bool copyingScores) {
     LargeModelStages out;
     const std::vector<int> ids = randomIds(tokens, shape.vocabSize);
     std::cerr << "open + info ...\n";
@@ -40,19 +59,22 @@ LargeModelStages measureLargeModel(const std::string& location, const Architectu
         return parameters > 0 ? seconds(start) : -1.0;
     });
     std::cerr << "analyze every head ...\n";
-    out.analyze = inChild([&] {
-        auto model = Model::open(location);
-        const auto start = Clock::now();
-        // The W_QK and OV metrics of every head; the OV copying score's W_U W_E product over
-        // a 128k vocabulary (4 TFLOP) is left out, as survey/analyze --no-copying-score does.
-        analyzeModel(*model, WConfiguration{}, nullptr, nullptr,
-                     [](int done, int total) {
-                         std::cerr << "\r  layer " << done << " of " << total << std::flush;
-                     },
-                     {.copyingScores = false});
-        std::cerr << "\n";
-        return seconds(start);
-    });
+    // The W_QK and OV metrics of every head; the OV copying score's W_U W_E product over a 128k
+    // vocabulary (4 TFLOP) is left out, as survey/analyze --no-copying-score does.
+    out.analyze = inChild([&] { return analysisSeconds(location, false); });
+    if (copyingScores) {
+        // The copying scores too: first with an empty round-trip cache (W_U W_E computed and
+        // written), then reading what that run kept.
+        TemporaryFolder cache{std::filesystem::temp_directory_path() / "qkvlab-bench-cache"};
+        std::filesystem::remove_all(cache.path);
+        std::filesystem::create_directories(cache.path);
+        setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+        std::cerr << "analyze every head with copying scores, empty cache ...\n";
+        out.copyingCold = inChild([&] { return analysisSeconds(location, true); });
+        std::cerr << "analyze every head with copying scores, cached W_U W_E ...\n";
+        out.copyingCached = inChild([&] { return analysisSeconds(location, true); });
+        unsetenv("XDG_CACHE_HOME");
+    }
     std::cerr << "forward + capture of one head at " << tokens << " tokens ...\n";
     ForwardRequest request;
     request.ids = ids;
@@ -77,7 +99,7 @@ int runLargeModelBench(const LargeModelOptions& o) {
     TemporaryFolder temporary;
     const std::string dir =
         llamaCheckpointFolder(o.checkpoint, shape, "Llama-3-8B-shaped (16 GB)", temporary);
-    const LargeModelStages s = measureLargeModel(dir, shape, o.tokens);
+    const LargeModelStages s = measureLargeModel(dir, shape, o.tokens, true);
     double torchSeconds = -1;
     if (o.torch) {
         std::cerr << "PyTorch bfloat16 forward ...\n";
@@ -97,6 +119,8 @@ int runLargeModelBench(const LargeModelOptions& o) {
     printRow("open + info", s.info, 0.5, 200'000'000);
     printRow(("analyze " + std::to_string(heads) + " heads").c_str(), s.analyze, 60.0,
              2'000'000'000);
+    printRow("analyze + copying scores, no cache", s.copyingCold, 90.0, 2'000'000'000);
+    printRow("analyze + copying scores, cached", s.copyingCached, 60.0, 2'000'000'000);
     char note[96];
     std::snprintf(note, sizeof note, "  (%.2fx the SGEMM time)", s.forward.seconds / s.ideal);
     printRow("forward + capture one head", s.forward, 1.5 * s.ideal, 3'000'000'000, note);
@@ -105,7 +129,10 @@ int runLargeModelBench(const LargeModelOptions& o) {
                     torchSeconds, s.forward.seconds / torchSeconds);
     else if (o.torch)
         std::printf("%-38s failed (see above)\n", "PyTorch bfloat16 forward");
-    return s.info.error.empty() && s.analyze.error.empty() && s.forward.error.empty() ? 0 : 1;
+    return s.info.error.empty() && s.analyze.error.empty() && s.forward.error.empty() &&
+                   s.copyingCold.error.empty() && s.copyingCached.error.empty()
+               ? 0
+               : 1;
 }
 
 }  // namespace qkv::bench

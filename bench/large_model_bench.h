@@ -5,7 +5,9 @@
 // each in a child process whose anonymous resident memory (RssAnon, the part that is not the
 // mapped weights) is sampled every 10 ms:
 //   open + info, analyze of every head, forward + capture of one head at 64 tokens,
-// against the targets of the 8B issue, plus the same forward in plain PyTorch bfloat16.
+// against the targets of the 8B issue, plus the same forward in plain PyTorch bfloat16, and the
+// analysis with the OV copying scores twice: with an empty cache (W_U W_E computed and kept) and
+// with that cache (the Python issue's targets).
 #include <string>
 
 #include "bench/child_stage.h"
@@ -26,11 +28,12 @@ int runLargeModelBench(const LargeModelOptions& options);
 // file), each in a child process, and the SGEMM bound of its forward.
 struct LargeModelStages {
     Stage info, analyze, forward;
-    double parameters = 0;  // of the shape's matrices
-    double gflops = 0;      // measured SGEMM throughput
-    double ideal = 0;       // seconds of 2 · parameters · tokens at that throughput
+    Stage copyingCold, copyingCached;  // with copying scores; measured when asked
+    double parameters = 0;             // of the shape's matrices
+    double gflops = 0;                 // measured SGEMM throughput
+    double ideal = 0;                  // seconds of 2 · parameters · tokens at that throughput
 };
 LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
-                                   int tokens);
+                                   int tokens, bool copyingScores = false);
 
 }  // namespace qkv::bench

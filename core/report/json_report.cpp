@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/backend/element_type.h"
+
 namespace qkv {
 
 double jsonNumber(double value) {
@@ -134,6 +136,10 @@ nlohmann::ordered_json modelInfoJson(const Model& model) {
         {"tokenizer", model.tokenizer() != nullptr},
     };
     if (!model.tokenizer()) doc["tokenizer_error"] = model.tokenizerError();
+    // The stored type of the weights, as the token embedding has it (GGUF files mix types: their
+    // "quantisation" below names the mix).
+    if (!model.weights().tokenEmbedding.empty())
+        doc["dtype"] = elementTypeName(model.weights().tokenEmbedding.type);
     if (c.isEncoderDecoder()) doc["encoder_decoder"] = true;
     if (c.embeddingWidth > 0) doc["embedding_width"] = c.embeddingWidth;
     if (c.positions == Positions::Rotary) doc["rotary"] = c.rotary.describe();

@@ -111,6 +111,24 @@ def test_sink_shares_are_what_the_rows_miss():
     assert qkvlab.open(MODELS / "gpt2-random-tiny").attention(IDS).sink_shares is None
 
 
+def stored_dtype(safetensors, name):
+    """The dtype a safetensors file's header gives tensor `name`."""
+    with open(safetensors, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        return json.loads(f.read(size))[name]["dtype"]
+
+
+@needs_shared
+def test_info_is_the_command_lines():
+    folder = MODELS / "gpt2-random-tiny"
+    run = cli("info", "--model", str(folder), "--json")
+    assert run.returncode == 0, run.stderr
+    model = qkvlab.open(folder)
+    assert model.info == json.loads(run.stdout)
+    assert model.info["dtype"] == stored_dtype(folder / "model.safetensors", "wte.weight")
+    assert (model.info["layers"], model.info["heads"]) == (2, 4)
+
+
 @needs_shared
 def test_layers_heads_and_text():
     model = qkvlab.open(MODELS / "gpt2-random-tiny")
