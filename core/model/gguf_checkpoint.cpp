@@ -38,7 +38,7 @@ std::vector<std::filesystem::path> shardsOf(const std::filesystem::path& path) {
                     m[3].str() + ")");
     std::vector<std::filesystem::path> shards;
     for (int i = 1; i <= count; ++i) {
-        char number[8];
+        char number[12];  // room for any int, so the compiler sees no truncation
         std::snprintf(number, sizeof number, "%05d", i);
         shards.push_back(path.parent_path() /
                          (m[1].str() + "-" + number + "-of-" + m[3].str() + ".gguf"));
@@ -77,6 +77,8 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"},
         {"phi3", "phi3"},     {"smollm3", "smollm3"},    {"qwen3moe", "qwen3_moe"}};
     const auto type = kModelTypes.find(r.arch);
+    // Mixtral is "llama" with experts (llama.cpp's converter writes it as Llama).
+    const bool mixtral = r.arch == "llama" && r.integer("expert_count").value_or(0) > 0;
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
                "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
@@ -90,7 +92,7 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
                                      : expert ? *expert
                                               : r.required("feed_forward_length");
     nlohmann::json c = {
-        {"model_type", type->second},
+        {"model_type", mixtral ? std::string("mixtral") : type->second},
         {"hidden_size", d},
         {"num_hidden_layers", r.required("block_count")},
         {"intermediate_size", feedForward},
@@ -130,6 +132,11 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         // global one, and local layers turning at base 10000, unscaled.
         c["sliding_window_pattern"] = 6;
         c["rope_local_base_freq"] = 10000.0;
+    }
+    if (mixtral) {  // llama.cpp renormalises the top-k weights, as transformers' Mixtral does
+        c["num_local_experts"] = r.required("expert_count");
+        c["num_experts_per_tok"] = r.required("expert_used_count");
+        c["sliding_window"] = nullptr;
     }
     if (r.arch == "qwen3moe") {
         c["num_experts"] = r.required("expert_count");
@@ -171,8 +178,9 @@ void readFrequencyFactors(const Reader& r, const GgufTensor& t, nlohmann::json& 
     config["rope_scaling"] = {{"rope_type", "frequency_factors"}, {"factors", factors}};
 }
 
-// Hugging Face's name of a GGUF tensor of the architecture; empty for one QKV Lab does not know.
-std::string hfName(const std::string& arch, const std::string& name) {
+// Hugging Face's name of a GGUF tensor of the architecture (`modelType` tells Mixtral from Llama);
+// empty for one QKV Lab does not know.
+std::string hfName(const std::string& arch, const std::string& modelType, const std::string& name) {
     static const std::map<std::string, std::string> kTop = {
         {"token_embd.weight", "model.embed_tokens.weight"},
         {"output_norm.weight", "model.norm.weight"},
@@ -201,6 +209,15 @@ std::string hfName(const std::string& arch, const std::string& name) {
         {"ffn_gate_exps", "mlp.experts.*.gate_proj"},
         {"ffn_up_exps", "mlp.experts.*.up_proj"},
         {"ffn_down_exps", "mlp.experts.*.down_proj"}};
+    // Mixtral's mixture: block_sparse_moe, its experts' w1 (gate), w3 (up) and w2 (down).
+    static const std::map<std::string, std::string> kMixtral = {
+        {"ffn_gate_inp", "block_sparse_moe.gate"},
+        {"ffn_gate_exps", "block_sparse_moe.experts.*.w1"},
+        {"ffn_up_exps", "block_sparse_moe.experts.*.w3"},
+        {"ffn_down_exps", "block_sparse_moe.experts.*.w2"}};
+    if (modelType == "mixtral")
+        if (const auto expert = kMixtral.find(m[2].str()); expert != kMixtral.end())
+            return "model.layers." + m[1].str() + "." + expert->second + "." + m[3].str();
     const auto module = layer.find(m[2].str());
     if (module == layer.end()) return {};
     return "model.layers." + m[1].str() + "." + module->second + "." + m[3].str();
@@ -284,6 +301,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         readFrequencyFactors(r, *factors->second, config);
         tensors.erase(factors);
     }
+    const std::string modelType = config["model_type"];
     const std::int64_t heads = config["num_attention_heads"];
     const std::int64_t kvHeads = config["num_key_value_heads"];
 
@@ -291,7 +309,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     for (const auto& [name, tensor] : tensors) {
         const GgufTensor& g = *tensor;
         TensorInfo t;
-        t.name = hfName(*arch, name);
+        t.name = hfName(*arch, modelType, name);
         if (t.name.empty())
             r.fail("tensor " + g.describe() + " is not one QKV Lab reads for " + *arch);
         const auto element = elementTypeOfGgml(g.ggmlType);

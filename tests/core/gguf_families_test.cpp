@@ -6,7 +6,9 @@
 //   smollm3  Llama's converter (W_Q and W_K rows interleaved per head, tied output), and every
 //            fourth layer without rotary, which llama.cpp fixes and the file does not say;
 //   qwen3moe each layer's experts stacked in one tensor per projection (ffn_gate_exps, ...), the
-//            router as ffn_gate_inp, top-k weights renormalised (llama.cpp always does).
+//            router as ffn_gate_inp, top-k weights renormalised (llama.cpp always does);
+//   mixtral  architecture "llama" with expert_count: Llama's interleaved W_Q and W_K rows, and
+//            the experts stacked as Qwen3-MoE's, under Mixtral's names (w1 gate, w3 up, w2 down).
 #include <gtest/gtest.h>
 
 #include "core/model/forward.h"
@@ -154,6 +156,53 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
     const test::TempDir dir;
     converted.write(dir.path() / "qwen3moe.gguf");
     expectTransformersResults(dir.path() / "qwen3moe.gguf", folder, "qwen3_moe");
+}
+
+TEST(GgufMixtral, ComputesAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "mixtral-random-tiny";
+    // Its config.json: 2 layers, d_model 64, 4 heads of 16, 2 key/value heads, 4 experts of
+    // width 96, 2 per token.
+    constexpr int kLayers = 2, kExperts = 4;
+    test::GgufFromFolder converted(folder);
+    test::GgufWriter& gguf = converted.gguf();
+    gguf.addString("general.architecture", "llama");
+    gguf.addUint32("llama.block_count", kLayers);
+    gguf.addUint32("llama.context_length", 128);
+    gguf.addUint32("llama.embedding_length", 64);
+    gguf.addUint32("llama.feed_forward_length", 96);
+    gguf.addUint32("llama.attention.head_count", 4);
+    gguf.addUint32("llama.attention.head_count_kv", 2);
+    gguf.addUint32("llama.expert_count", kExperts);
+    gguf.addUint32("llama.expert_used_count", 2);
+    gguf.addFloat32("llama.rope.freq_base", 1e6f);
+    gguf.addFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    converted.add("token_embd.weight", "model.embed_tokens.weight");
+    converted.add("output_norm.weight", "model.norm.weight");
+    converted.add("output.weight", "lm_head.weight");
+    for (int l = 0; l < kLayers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
+        converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
+        for (const auto& [ours, theirs] : {std::pair{"attn_v", "self_attn.v_proj"},
+                                           {"attn_output", "self_attn.o_proj"},
+                                           {"attn_norm", "input_layernorm"},
+                                           {"ffn_norm", "post_attention_layernorm"},
+                                           {"ffn_gate_inp", "block_sparse_moe.gate"}})
+            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        for (const auto& [projection, w] :
+             {std::pair{"gate", "w1"}, {"up", "w3"}, {"down", "w2"}}) {
+            std::vector<std::string> experts;
+            for (int e = 0; e < kExperts; ++e)
+                experts.push_back(hf + "block_sparse_moe.experts." + std::to_string(e) + "." + w +
+                                  ".weight");
+            converted.addStacked(blk + "ffn_" + projection + "_exps.weight", experts);
+        }
+    }
+    const test::TempDir dir;
+    converted.write(dir.path() / "mixtral.gguf");
+    expectTransformersResults(dir.path() / "mixtral.gguf", folder, "mixtral");
 }
 
 }  // namespace
