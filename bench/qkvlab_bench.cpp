@@ -18,6 +18,7 @@
 #include "bench/bench_common.h"
 #include "bench/bench_options.h"
 #include "bench/bench_report.h"
+#include "bench/cli_output_bench.h"
 #include "bench/forward_bench.h"
 #include "bench/forward_table.h"
 #include "bench/gguf_bench.h"
@@ -236,6 +237,10 @@ int main(int argc, char** argv) {
             std::cerr << "measuring a long input (" << o.longTokens
                       << " tokens) in a process of its own ...\n";
             addLongInputRows(measureLongInput(dir, o.longTokens, o.longRepeats), shape, table,
+                             report.summary, report.notMeasured);
+            std::cerr << "measuring qkvlab-cli attention's outputs at " << o.longTokens
+                      << " tokens ...\n";
+            addCliOutputRows(measureCliOutputs(dir, o.longTokens, shape.vocab), table,
                              report.summary, report.notMeasured);
         }
         report.tables.push_back(std::move(table));
