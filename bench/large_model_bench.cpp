@@ -62,8 +62,17 @@ LargeModelStages measureLargeModel(const std::string& location, const Architectu
     // The W_QK and OV metrics of every head; the OV copying score's W_U W_E product over a 128k
     // vocabulary (4 TFLOP) is left out, as survey/analyze --no-copying-score does.
     out.analyze = inChild([&] { return analysisSeconds(location, false); });
+    std::cerr << "forward + capture of one head at " << tokens << " tokens ...\n";
+    ForwardRequest request;
+    request.ids = ids;
+    request.capture.layer = 0;
+    request.capture.head = 0;
+    request.logits = LogitsMode::None;  // as the app's Head view
+    out.forward = inChild([&] { return secondForwardSeconds(location, request); });
+
     if (copyingScores) {
-        // The copying scores too: first with an empty round-trip cache (W_U W_E computed and
+        // After the forward, whose weights they would push out of the page cache: the copying
+        // scores too, first with an empty round-trip cache (W_U W_E computed and
         // written), then reading what that run kept.
         TemporaryFolder cache{std::filesystem::temp_directory_path() / "qkvlab-bench-cache"};
         std::filesystem::remove_all(cache.path);
@@ -75,14 +84,6 @@ LargeModelStages measureLargeModel(const std::string& location, const Architectu
         out.copyingCached = inChild([&] { return analysisSeconds(location, true); });
         unsetenv("XDG_CACHE_HOME");
     }
-    std::cerr << "forward + capture of one head at " << tokens << " tokens ...\n";
-    ForwardRequest request;
-    request.ids = ids;
-    request.capture.layer = 0;
-    request.capture.head = 0;
-    request.logits = LogitsMode::None;  // as the app's Head view
-    out.forward = inChild([&] { return secondForwardSeconds(location, request); });
-
     std::cerr << "measuring SGEMM throughput ...\n";
     out.gflops = sgemmGflops();
     out.parameters =

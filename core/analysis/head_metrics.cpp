@@ -45,9 +45,9 @@ void checkTrace(const Architecture& c, const AttentionTrace* trace) {
 // heads that read the same key and value blocks share what only those decide.
 class LayerFactors {
   public:
-    // `roundTrip` is W_U W_E for the copying score (null: none).
+    // `roundTrip` is W_U W_E in float32 for the copying score (null: none).
     LayerFactors(const Model& model, const WConfiguration& config, int layer,
-                 const AnalysisOptions& options, const Eigen::MatrixXd* roundTrip)
+                 const AnalysisOptions& options, const Eigen::MatrixXf* roundTrip)
         : m_model(model),
           m_config(config),
           m_layer(layer),
@@ -157,7 +157,13 @@ class LayerFactors {
         SharedByKeyValue s;
         const FactorBasis& value = slot(head, Projection::Value);
         s.keyValueSimilarity = subspaceSimilarity(slot(head, Projection::Key), value);
-        if (m_roundTrip) s.roundTripValue.emplace(*m_roundTrip * value.matrix());
+        if (m_roundTrip) {
+            // In float32 (SGEMM, over twice DGEMM's rate): W_V's values are float32 exactly, and
+            // W_U W_E carries 1.4e-7 of rounding already (ov_circuit.cpp). The copying scores
+            // move by about 2e-8 against a double product (the shared models' test).
+            const Eigen::MatrixXf product = *m_roundTrip * value.matrix().cast<float>();
+            s.roundTripValue.emplace(product.cast<double>());
+        }
         return s;
     }
     const SharedByKeyValue& shared(int head) {
@@ -173,7 +179,7 @@ class LayerFactors {
     AttentionKind m_kind;
     GqaPairing m_pairing;
     int m_heads;
-    const Eigen::MatrixXd* m_roundTrip;
+    const Eigen::MatrixXf* m_roundTrip;
     std::optional<LatentHeadForms> m_latent;
     std::map<const void*, FactorBasis> m_factors;  // keyed by Block::id
     std::map<std::pair<const void*, const void*>, SharedByKeyValue> m_shared;
@@ -220,6 +226,15 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     m.rotaryPart = factors.rotaryPart(head);
     if (trace) addTraceMetrics(m, *trace, layer, head);
     return m;
+}
+
+// W_U W_E for the copying scores, as the float32 the per-block products take (null without).
+std::optional<Eigen::MatrixXf> roundTripFor(const Model& model, ThreadPool& pool,
+                                            const AnalysisOptions& options) {
+    if (!options.copyingScores) return std::nullopt;
+    const auto product = cachedVocabularyRoundTrip(model, pool);
+    if (!product) return std::nullopt;
+    return product->cast<float>();
 }
 
 // s(sum_h W_Q^h W_K^h^T) and its directionality. Heads that read the same key block (GQA) are
@@ -339,8 +354,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     std::vector<double> layerSymmetries, layerDirectionalities;
     useSingleThreadedBlas();  // the pool's threads are the workers (core/backend/gemm.h)
     ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    const std::optional<Eigen::MatrixXd> roundTrip =
-        options.copyingScores ? cachedVocabularyRoundTrip(model, pool) : std::nullopt;
+    const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options);
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
         LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
@@ -385,11 +399,8 @@ HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int la
                         const AttentionTrace* trace, const AnalysisOptions& options) {
     checkTrace(architectureOf(model, options.kind), trace);
     requireConfigurationApplies(architectureOf(model, options.kind), config);
-    std::optional<Eigen::MatrixXd> roundTrip;
-    if (options.copyingScores) {
-        ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-        roundTrip = cachedVocabularyRoundTrip(model, pool);
-    }
+    ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options);
     LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
     return headMetrics(factors, layer, head, trace);
 }

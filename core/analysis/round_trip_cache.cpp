@@ -1,11 +1,14 @@
 #include "core/analysis/round_trip_cache.h"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/analysis/ov_circuit.h"
@@ -57,18 +60,38 @@ void hashView(Sha256& digest, const MatrixView& v) {
     }
 }
 
+// Each tensor's own digest (the embedding and the output head, 1 GB each on an 8B model, on
+// threads of their own), then one digest of those.
 std::string entryKey(const ModelWeights& w) {
-    Sha256 digest;
-    digest.update("qkvlab W_U W_E v1;");
-    for (const MatrixView* v : {&w.tokenEmbedding, &w.lmHead.weight, &w.embeddingProjection.weight,
-                                &w.outputProjection.weight}) {
-        if (v->empty())
-            digest.update("-;");
-        else if (v == &w.lmHead.weight && v->data == w.tokenEmbedding.data)
-            digest.update("tied;");  // the embedding's own bytes, hashed above
+    const std::array<const MatrixView*, 4> views = {&w.tokenEmbedding, &w.lmHead.weight,
+                                                    &w.embeddingProjection.weight,
+                                                    &w.outputProjection.weight};
+    std::array<std::string, 4> parts;
+    std::array<std::exception_ptr, 4> failures;
+    std::vector<std::thread> hashing;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+        const MatrixView& v = *views[i];
+        if (v.empty())
+            parts[i] = "-";
+        else if (&v == &w.lmHead.weight && v.data == w.tokenEmbedding.data)
+            parts[i] = "tied";  // the embedding's own bytes, hashed already
         else
-            hashView(digest, *v);
+            hashing.emplace_back([&v, &part = parts[i], &failure = failures[i]] {
+                try {
+                    Sha256 digest;
+                    hashView(digest, v);
+                    part = digest.hex();
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+            });
     }
+    for (std::thread& t : hashing) t.join();
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+    Sha256 digest;
+    digest.update("qkvlab W_U W_E v2;");
+    for (const std::string& part : parts) digest.update(part + ";");
     return digest.hex();
 }
 

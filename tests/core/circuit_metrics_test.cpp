@@ -136,8 +136,11 @@ TEST(OvCircuit, VocabularyRoundTripOverBlocks) {
     const auto roundTrip = vocabularyRoundTrip(*model, pool);
     ASSERT_TRUE(roundTrip.has_value());
     const MatrixXd e = elementwise(model->weights().tokenEmbedding);
-    EXPECT_LE((*roundTrip - e.transpose() * e).cwiseAbs().maxCoeff(),
-              1e-12 * (e.transpose() * e).cwiseAbs().maxCoeff());
+    // Each block is a float32 product of exact float32 terms summed in double: its roundings
+    // are those of float32 sums of 2048 terms, within 1e-6 of the largest entry (a double
+    // product would be within 1e-12; summing in float32 over the whole vocabulary, 1e-5).
+    const MatrixXd exact = e.transpose() * e;
+    EXPECT_LE((*roundTrip - exact).cwiseAbs().maxCoeff(), 1e-6 * exact.cwiseAbs().maxCoeff());
 }
 
 class SharedCircuits : public ::testing::TestWithParam<const char*> {};
@@ -172,8 +175,10 @@ TEST_P(SharedCircuits, MetricsMatchTheFullProducts) {
                 EXPECT_NEAR(head.ovSingularValues[i], sigma(i), 1e-9 * sigma(0));
             EXPECT_EQ(head.ovRank, c.headDim);  // random weights: full rank
             ASSERT_EQ(head.ovCopyingScore.has_value(), roundTrip.has_value());
+            // The analysis forms (W_U W_E) W_V in float32 (head_metrics.cpp): its rounding moves
+            // the scores by about 2e-8 here.
             if (roundTrip) {
-                EXPECT_NEAR(*head.ovCopyingScore, eigenPositivity(wov * *roundTrip), 1e-8);
+                EXPECT_NEAR(*head.ovCopyingScore, eigenPositivity(wov * *roundTrip), 1e-7);
             }
         }
         EXPECT_NEAR(metrics.layers[l].wqkDirectionality, directionalityByHand(layerForm), kExact);

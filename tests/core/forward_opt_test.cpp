@@ -88,9 +88,9 @@ TEST(ForwardOpt350, VocabularyRoundTripPassesThroughTheProjections) {
                               matrix(t, "model.decoder.project_in.weight").transpose();
     ASSERT_EQ(roundTrip->rows(), spec.dModel);
     ASSERT_EQ(roundTrip->cols(), spec.dModel);
-    // Sums of 50 products of float32-stored values in double: equal to rounding (1e-12 of the
-    // entries' scale, which is order 10 here).
-    EXPECT_LE((*roundTrip - expected).cwiseAbs().maxCoeff(), 1e-9 * expected.cwiseAbs().maxCoeff());
+    // The vocabulary's sum is a float32 product of exact terms (ov_circuit.cpp): float32
+    // rounding of 50-term sums, within 1e-6 of the largest entry (about 1e-7 here).
+    EXPECT_LE((*roundTrip - expected).cwiseAbs().maxCoeff(), 1e-6 * expected.cwiseAbs().maxCoeff());
 }
 
 // The projections are named when missing, not read as zeros.

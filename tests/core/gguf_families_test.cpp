@@ -32,21 +32,26 @@ void expectTransformersResults(const std::filesystem::path& file,
                                 kAttentionTolerance, kLogitTolerance);
 }
 
+// Layer `l`'s attention and its two norms as Llama's converter writes them (the shared models'
+// 4 query heads and 2 key/value heads): W_Q's and W_K's rows interleaved per head.
+void addLlamaAttention(test::GgufFromFolder& converted, int l) {
+    const std::string blk = "blk." + std::to_string(l) + ".";
+    const std::string hf = "model.layers." + std::to_string(l) + ".";
+    converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
+    converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
+    for (const auto& [ours, theirs] : {std::pair{"attn_v", "self_attn.v_proj"},
+                                       {"attn_output", "self_attn.o_proj"},
+                                       {"attn_norm", "input_layernorm"},
+                                       {"ffn_norm", "post_attention_layernorm"}})
+        converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+}
+
 TEST(GgufOlmo2, ComputesAsTransformersDoes) {
     QKV_REQUIRE_SHARED(shared);
     const auto folder = shared / "models" / "olmo2-random-tiny";
     constexpr int kLayers = 2;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
     test::GgufFromFolder converted(folder);
-    test::GgufWriter& gguf = converted.gguf();
-    gguf.addString("general.architecture", "olmo2");
-    gguf.addUint32("olmo2.block_count", kLayers);
-    gguf.addUint32("olmo2.context_length", 128);
-    gguf.addUint32("olmo2.embedding_length", 64);
-    gguf.addUint32("olmo2.feed_forward_length", 128);
-    gguf.addUint32("olmo2.attention.head_count", 4);
-    gguf.addUint32("olmo2.attention.head_count_kv", 2);
-    gguf.addFloat32("olmo2.rope.freq_base", 500000.0f);
-    gguf.addFloat32("olmo2.attention.layer_norm_rms_epsilon", 1e-6f);
+    converted.describe({.arch = "olmo2", .layers = kLayers, .ropeBase = 500000.0f});
     converted.add("token_embd.weight", "model.embed_tokens.weight");
     converted.add("output_norm.weight", "model.norm.weight");
     converted.add("output.weight", "lm_head.weight");
@@ -77,28 +82,14 @@ TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
     const auto folder = shared / "models" / "smollm3-random-tiny";
     constexpr int kLayers = 4;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
     test::GgufFromFolder converted(folder);
-    test::GgufWriter& gguf = converted.gguf();
-    gguf.addString("general.architecture", "smollm3");
-    gguf.addUint32("smollm3.block_count", kLayers);
-    gguf.addUint32("smollm3.context_length", 128);
-    gguf.addUint32("smollm3.embedding_length", 64);
-    gguf.addUint32("smollm3.feed_forward_length", 128);
-    gguf.addUint32("smollm3.attention.head_count", 4);
-    gguf.addUint32("smollm3.attention.head_count_kv", 2);
-    gguf.addFloat32("smollm3.rope.freq_base", 2e6f);
-    gguf.addFloat32("smollm3.attention.layer_norm_rms_epsilon", 1e-6f);
+    converted.describe({.arch = "smollm3", .layers = kLayers, .ropeBase = 2e6f});
     converted.add("token_embd.weight", "model.embed_tokens.weight");
     converted.add("output_norm.weight", "model.norm.weight");
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
-        converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
-        for (const auto& [ours, theirs] : {std::pair{"attn_v", "self_attn.v_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"attn_norm", "input_layernorm"},
-                                           {"ffn_norm", "post_attention_layernorm"},
-                                           {"ffn_gate", "mlp.gate_proj"},
+        addLlamaAttention(converted, l);
+        for (const auto& [ours, theirs] : {std::pair{"ffn_gate", "mlp.gate_proj"},
                                            {"ffn_up", "mlp.up_proj"},
                                            {"ffn_down", "mlp.down_proj"}})
             converted.add(blk + ours + ".weight", hf + theirs + ".weight");
@@ -115,20 +106,12 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
     // width 32, 2 per token, norm_topk_prob.
     constexpr int kLayers = 2, kExperts = 8;
     test::GgufFromFolder converted(folder);
+    converted.describe({.arch = "qwen3moe", .layers = kLayers, .ropeBase = 1e6f});
     test::GgufWriter& gguf = converted.gguf();
-    gguf.addString("general.architecture", "qwen3moe");
-    gguf.addUint32("qwen3moe.block_count", kLayers);
-    gguf.addUint32("qwen3moe.context_length", 128);
-    gguf.addUint32("qwen3moe.embedding_length", 64);
-    gguf.addUint32("qwen3moe.feed_forward_length", 128);
-    gguf.addUint32("qwen3moe.attention.head_count", 4);
-    gguf.addUint32("qwen3moe.attention.head_count_kv", 2);
     gguf.addUint32("qwen3moe.attention.key_length", 16);
     gguf.addUint32("qwen3moe.expert_count", kExperts);
     gguf.addUint32("qwen3moe.expert_used_count", 2);
     gguf.addUint32("qwen3moe.expert_feed_forward_length", 32);
-    gguf.addFloat32("qwen3moe.rope.freq_base", 1e6f);
-    gguf.addFloat32("qwen3moe.attention.layer_norm_rms_epsilon", 1e-6f);
     converted.add("token_embd.weight", "model.embed_tokens.weight");
     converted.add("output_norm.weight", "model.norm.weight");
     converted.add("output.weight", "lm_head.weight");
@@ -145,13 +128,9 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
                                            {"ffn_norm", "post_attention_layernorm"},
                                            {"ffn_gate_inp", "mlp.gate"}})
             converted.add(blk + ours + ".weight", hf + theirs + ".weight");
-        for (const char* projection : {"gate", "up", "down"}) {
-            std::vector<std::string> experts;
-            for (int e = 0; e < kExperts; ++e)
-                experts.push_back(hf + "mlp.experts." + std::to_string(e) + "." + projection +
-                                  "_proj.weight");
-            converted.addStacked(blk + "ffn_" + projection + "_exps.weight", experts);
-        }
+        for (const std::string projection : {"gate", "up", "down"})
+            converted.addExperts(blk + "ffn_" + projection + "_exps.weight", hf + "mlp.experts.",
+                                 "." + projection + "_proj.weight", kExperts);
     }
     const test::TempDir dir;
     converted.write(dir.path() / "qwen3moe.gguf");
@@ -165,40 +144,26 @@ TEST(GgufMixtral, ComputesAsTransformersDoes) {
     // width 96, 2 per token.
     constexpr int kLayers = 2, kExperts = 4;
     test::GgufFromFolder converted(folder);
+    converted.describe({.arch = "llama",
+                        .layers = kLayers,
+                        .feedForward = 96,
+                        .ropeBase = 1e6f,
+                        .normEps = 1e-5f});
     test::GgufWriter& gguf = converted.gguf();
-    gguf.addString("general.architecture", "llama");
-    gguf.addUint32("llama.block_count", kLayers);
-    gguf.addUint32("llama.context_length", 128);
-    gguf.addUint32("llama.embedding_length", 64);
-    gguf.addUint32("llama.feed_forward_length", 96);
-    gguf.addUint32("llama.attention.head_count", 4);
-    gguf.addUint32("llama.attention.head_count_kv", 2);
     gguf.addUint32("llama.expert_count", kExperts);
     gguf.addUint32("llama.expert_used_count", 2);
-    gguf.addFloat32("llama.rope.freq_base", 1e6f);
-    gguf.addFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
     converted.add("token_embd.weight", "model.embed_tokens.weight");
     converted.add("output_norm.weight", "model.norm.weight");
     converted.add("output.weight", "lm_head.weight");
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
-        converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
-        for (const auto& [ours, theirs] : {std::pair{"attn_v", "self_attn.v_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"attn_norm", "input_layernorm"},
-                                           {"ffn_norm", "post_attention_layernorm"},
-                                           {"ffn_gate_inp", "block_sparse_moe.gate"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
-        for (const auto& [projection, w] :
-             {std::pair{"gate", "w1"}, {"up", "w3"}, {"down", "w2"}}) {
-            std::vector<std::string> experts;
-            for (int e = 0; e < kExperts; ++e)
-                experts.push_back(hf + "block_sparse_moe.experts." + std::to_string(e) + "." + w +
-                                  ".weight");
-            converted.addStacked(blk + "ffn_" + projection + "_exps.weight", experts);
-        }
+        addLlamaAttention(converted, l);
+        converted.add(blk + "ffn_gate_inp.weight", hf + "block_sparse_moe.gate.weight");
+        for (const auto& [projection, w] : {std::pair{"gate", "w1"}, {"up", "w3"}, {"down", "w2"}})
+            converted.addExperts(blk + "ffn_" + projection + "_exps.weight",
+                                 hf + "block_sparse_moe.experts.", std::string(".") + w + ".weight",
+                                 kExperts);
     }
     const test::TempDir dir;
     converted.write(dir.path() / "mixtral.gguf");

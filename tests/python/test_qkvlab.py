@@ -245,3 +245,12 @@ def test_the_example_runs():
     assert "largest total-variation change under shared-qk" in run.stdout
     assert ("skipped the comparison with transformers" in run.stdout or
             "largest difference from transformers" in run.stdout)
+
+
+@needs_shared
+def test_a_tqdm_bar_without_a_callback(capfd):
+    pytest.importorskip("tqdm", reason="tqdm is not installed: no bar to show")
+    model = qkvlab.open(MODELS / "gpt2-random-tiny")
+    model.attention(IDS)
+    bar = capfd.readouterr().err
+    assert "forward" in bar and "2/2" in bar, bar

@@ -58,4 +58,24 @@ void GgufFromFolder::addStacked(const std::string& ggufName,
                      data);
 }
 
+void GgufFromFolder::describe(const GgufShape& shape) {
+    const std::string a = shape.arch + ".";
+    m_gguf.addString("general.architecture", shape.arch);
+    m_gguf.addUint32(a + "block_count", shape.layers);
+    m_gguf.addUint32(a + "context_length", shape.context);
+    m_gguf.addUint32(a + "embedding_length", shape.width);
+    m_gguf.addUint32(a + "feed_forward_length", shape.feedForward);
+    m_gguf.addUint32(a + "attention.head_count", shape.heads);
+    m_gguf.addUint32(a + "attention.head_count_kv", shape.kvHeads);
+    m_gguf.addFloat32(a + "rope.freq_base", shape.ropeBase);
+    m_gguf.addFloat32(a + "attention.layer_norm_rms_epsilon", shape.normEps);
+}
+
+void GgufFromFolder::addExperts(const std::string& ggufName, const std::string& hfPrefix,
+                                const std::string& hfSuffix, int count) {
+    std::vector<std::string> names;
+    for (int e = 0; e < count; ++e) names.push_back(hfPrefix + std::to_string(e) + hfSuffix);
+    addStacked(ggufName, names);
+}
+
 }  // namespace qkv::test

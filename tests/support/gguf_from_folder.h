@@ -12,12 +12,28 @@
 
 namespace qkv::test {
 
+// The metadata a GGUF reader needs to know a model's shape, under "ARCH.": the keys llama.cpp's
+// converter writes for every architecture.
+struct GgufShape {
+    std::string arch;
+    int layers = 2;
+    int width = 64;  // embedding_length
+    int feedForward = 128;
+    int heads = 4;
+    int kvHeads = 2;
+    float ropeBase = 10000.0f;
+    float normEps = 1e-6f;
+    int context = 128;
+};
+
 class GgufFromFolder {
   public:
     explicit GgufFromFolder(const std::filesystem::path& folder);
     ~GgufFromFolder();
 
     GgufWriter& gguf() { return m_gguf; }
+    // general.architecture and the shape's keys.
+    void describe(const GgufShape& shape);
     // The folder's tensor `hfName` as `ggufName`, float32. With `interleavedHeads`, each of that
     // many heads has its rows in ggml's rotary order; `shift` is added to every value.
     void add(const std::string& ggufName, const std::string& hfName, int interleavedHeads = 0,
@@ -25,6 +41,9 @@ class GgufFromFolder {
     // The tensors `hfNames` (one matrix each, the same shape) stacked as llama.cpp stacks a
     // layer's experts: ggml shape [in, out, count].
     void addStacked(const std::string& ggufName, const std::vector<std::string>& hfNames);
+    // `count` experts' matrices `hfPrefix` + E + `hfSuffix` (E = 0, 1, ...) stacked as `ggufName`.
+    void addExperts(const std::string& ggufName, const std::string& hfPrefix,
+                    const std::string& hfSuffix, int count);
     void write(const std::filesystem::path& file) const { m_gguf.write(file); }
 
   private:
