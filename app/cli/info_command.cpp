@@ -48,6 +48,12 @@ int runInfo(const Arguments& args) {
             (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value" : ""));
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim) + ownHeadsNote(c));
+    if (c.bilinearHeads)
+        row("W_h", "one " + std::to_string(c.dModel) + " x " + std::to_string(c.dModel) +
+                       " matrix per head instead of W_Q W_K^T: S_ij = (x_i W_h + c_h) . x_j / "
+                       "sqrt(" +
+                       std::to_string(c.valueWidth()) + "); values " +
+                       std::to_string(c.valueWidth()) + " wide");
     if (c.valueIsKeyLayers() > 0)
         row("W_V = W_K",
             "in " + std::to_string(c.valueIsKeyLayers()) + " of " + std::to_string(c.layers) +

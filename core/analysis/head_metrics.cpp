@@ -12,8 +12,8 @@
 #include "core/analysis/ov_circuit.h"
 #include "core/analysis/round_trip_cache.h"
 #include "core/backend/gemm.h"
+#include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
-#include "core/model/latent_attention.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
 
@@ -304,7 +304,8 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
         case Projection::Key:
             return (cross ? w.crossKey : w.key).weight.columns(kvHead * c.headDim, c.headDim);
         case Projection::Value:
-            return (cross ? w.crossValue : w.value).weight.columns(kvHead * c.headDim, c.headDim);
+            return (cross ? w.crossValue : w.value)
+                .weight.columns(kvHead * c.valueWidth(), c.valueWidth());
     }
     throw Error("unknown projection");
 }

@@ -87,9 +87,10 @@ struct AnalysisOptions {
     bool copyingScores = true;
 };
 
-// The d_model x d_k weight (biases excluded) that fills `slot` of query head `head` in `layer`
-// under `config` (GQA: a K or V source of query head h is the KV head `pairing` names). Latent
-// attention has no such stored weight (latent_forms.h computes its heads'): throws qkv::Error.
+// The d_model x d_k (values: x d_v) weight (biases excluded) that fills `slot` of query head `head`
+// in `layer` under `config` (GQA: a K or V source of query head h is the KV head `pairing` names).
+// Latent attention has no such stored weight (latent_forms.h computes its heads'): throws
+// qkv::Error.
 MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
                           Projection slot, AttentionKind kind = AttentionKind::Self,
                           GqaPairing pairing = GqaPairing::HuggingFace);

@@ -127,6 +127,10 @@ struct Architecture {
     // gpt-oss: a learned logit per head joins every row's softmax and takes a share of it, so
     // attention rows sum to less than one (LayerWeights::attentionSinks).
     bool attentionSinks = false;
+    // QKV Lab's trained full-bilinear heads: each head's query projection is its own
+    // d_model x d_model W_h, its key projection the identity (headDim = d_model), its values
+    // valueDim = d_k wide. No W_Q or W_K exists to share or tie (configurationApplies).
+    bool bilinearHeads = false;
     // One per layer once read (validation fills it from slidingWindow when a reader left it
     // empty: every layer local when a window is set).
     std::vector<LayerKind> layerKinds;

@@ -1,7 +1,6 @@
 #include "core/model/latent_attention.h"
 
 #include "core/model/mixture_of_experts.h"
-#include "core/util/error.h"
 
 namespace qkv {
 namespace {
@@ -44,22 +43,6 @@ std::vector<int> latentValueColumns(const Architecture& c) {
         for (int i = 0; i < c.valueWidth(); ++i)
             columns.push_back(h * stored + c.latent.nopeDim + i);
     return columns;
-}
-
-bool configurationApplies(const Architecture& c, const WConfiguration& config) {
-    return !c.latent.present() ||
-           (config.valueSource == Projection::Value && config.querySource != Projection::Value &&
-            config.keySource != Projection::Value);
-}
-
-void requireConfigurationApplies(const Architecture& c, const WConfiguration& config) {
-    if (configurationApplies(c, config)) return;
-    throw Error("configuration " + config.name() + " is not defined for multi-head latent " +
-                "attention: its values (" + std::to_string(c.valueWidth()) +
-                " wide per head, from the shared latent) have no projection of a query's or "
-                "key's shape (" +
-                std::to_string(c.headDim) +
-                " wide) to trade places with; learned, shared-qk, sym-scores and skew-scores are");
 }
 
 LatentProjection::LatentProjection(Backend& backend, const Architecture& config,

@@ -44,11 +44,4 @@ std::vector<int> latentQueryColumns(const Architecture& c);
 std::vector<int> latentKeyColumns(const Architecture& c);
 std::vector<int> latentValueColumns(const Architecture& c);
 
-// Whether the configuration is defined for the model's attention: latent attention's slots
-// take projections of their own shape only (values the values; queries and keys queries or
-// keys). Every configuration is defined for the other families.
-bool configurationApplies(const Architecture& c, const WConfiguration& config);
-// Throws, saying why, unless configurationApplies.
-void requireConfigurationApplies(const Architecture& c, const WConfiguration& config);
-
 }  // namespace qkv

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
 #include "core/model/latent_attention.h"
 #include "core/model/mixture_of_experts.h"

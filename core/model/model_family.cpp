@@ -83,6 +83,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::deepseek(),
         families::gemma4(),
         families::gemma4Multimodal(),
+        families::fullBilinear(),
     };
     return all;
 }

@@ -67,6 +67,7 @@ ModelFamily gptOss();
 ModelFamily deepseek();
 ModelFamily gemma4();
 ModelFamily gemma4Multimodal();
+ModelFamily fullBilinear();
 }  // namespace families
 
 }  // namespace qkv

@@ -174,6 +174,8 @@ nlohmann::ordered_json modelInfoJson(const Model& model) {
                                    {"rotary_dims", c.latent.ropeDim},
                                    {"other_dims", c.latent.nopeDim},
                                    {"value_dims", c.valueWidth()}};
+    if (c.bilinearHeads)
+        doc["full_bilinear"] = {{"form_width", c.dModel}, {"value_dims", c.valueWidth()}};
     if (c.valueIsKeyLayers() > 0) {
         nlohmann::ordered_json layers = nlohmann::ordered_json::array();
         for (int l = 0; l < c.layers; ++l)

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "core/io/hub_cache.h"
-#include "core/model/latent_attention.h"
+#include "core/model/applicable_configurations.h"
 #include "core/report/hf_attention_layout.h"
 #include "core/report/python_tying.h"
 #include "core/util/error.h"
@@ -155,6 +155,10 @@ std::string pythonStringLiteral(const std::string& text) {
 }
 
 std::string pythonSnippet(const PythonCheck& check) {
+    if (check.architecture.bilinearHeads)
+        throw Error(
+            "a full-bilinear model of QKV Lab's training lab has no Hugging Face transformers "
+            "class to check it against");
     const auto layout = hfAttentionLayout(check.architecture.family);
     if (!layout)
         throw Error("no Hugging Face transformers layout is known for family \"" +

@@ -20,17 +20,22 @@ using test::CliRun;
 const std::vector<std::string> kTinyShape{"--layers",  "1",  "--heads", "2", "--d-model", "16",
                                           "--context", "32", "--steps", "4", "--batch",   "2"};
 
-TEST(CliTrain, EvaluateScoresTheRelationProbeOnTheBuiltinStories) {
+// A variant whose inference configuration is its own (shared-qk-reformer), and one that is a
+// model of its own (full-bilinear, which runs under learned).
+class CliTrainedVariant : public ::testing::TestWithParam<std::pair<const char*, const char*>> {};
+
+TEST_P(CliTrainedVariant, EvaluateScoresTheRelationProbeOnTheBuiltinStories) {
+    const auto [variant, configuration] = GetParam();
     test::TempDir dir;
     const std::string model = (dir.path() / "m").string();
-    std::vector<std::string> train{"train", "--config", "shared-qk-reformer", "--out", model};
+    std::vector<std::string> train{"train", "--config", variant, "--out", model};
     train.insert(train.end(), kTinyShape.begin(), kTinyShape.end());
     const CliRun trained = cli(train);
     ASSERT_EQ(trained.exitCode, 0) << trained.err;
     const CliRun r = cli({"evaluate", "--model", model, "--json"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto doc = r.json();
-    EXPECT_EQ(doc["config"], "shared-qk-reformer");  // the configuration it was trained under
+    EXPECT_EQ(doc["config"], configuration);  // the configuration it was trained under
     EXPECT_EQ(doc["relation_pairs"], 322);
     EXPECT_GE(doc["relation_accuracy"].get<double>(), 0.0);
     EXPECT_LE(doc["relation_accuracy"].get<double>(), 1.0);
@@ -41,6 +46,35 @@ TEST(CliTrain, EvaluateScoresTheRelationProbeOnTheBuiltinStories) {
     EXPECT_NEAR(doc["loss"].get<double>(), log["final"]["val_loss"].get<double>(), 1e-5);
     EXPECT_NEAR(doc["relation_accuracy"].get<double>(),
                 log["final"]["relation_accuracy"].get<double>(), 1.0 / 322);
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, CliTrainedVariant,
+                         ::testing::Values(std::pair{"shared-qk-reformer", "shared-qk-reformer"},
+                                           std::pair{"full-bilinear", "learned"}),
+                         [](const auto& info) {
+                             std::string name = info.param.first;
+                             std::erase(name, '-');
+                             return name;
+                         });
+
+// A full-bilinear model's weight analysis is of each head's d_model x d_model W_h, and the
+// configurations that would share or tie its missing W_Q, W_K are refused by name.
+TEST(CliTrain, FullBilinearModelIsAnalysedAndRefusesTyings) {
+    test::TempDir dir;
+    const std::string model = (dir.path() / "m").string();
+    std::vector<std::string> train{"train", "--config", "full-bilinear", "--out", model};
+    train.insert(train.end(), kTinyShape.begin(), kTinyShape.end());
+    ASSERT_EQ(cli(train).exitCode, 0);
+    const CliRun analysed = cli({"analyze", "--model", model, "--json", "--no-copying-score"});
+    ASSERT_EQ(analysed.exitCode, 0) << analysed.err;
+    const auto head = analysed.json()["layers"][0]["heads"][1];
+    EXPECT_EQ(head["wqk_singular_values"].size(), 16u);  // d_model, where d_k is 8
+    EXPECT_GT(head["wqk_rank"].get<int>(), 8);           // random W_h after 4 steps: beyond any d_k
+    const CliRun tied = cli({"attention", "--model", model, "--text", "the cat", "--config",
+                             "tied-kv", "--layer", "0", "--head", "0"});
+    EXPECT_NE(tied.exitCode, 0);
+    EXPECT_NE(tied.err.find("not defined for a full-bilinear model"), std::string::npos)
+        << tied.err;
 }
 
 // On a small corpus file (no relation probe), so that the four runs take seconds.

@@ -9,8 +9,8 @@
 
 #include "core/analysis/head_metrics.h"
 #include "core/io/safetensors.h"
+#include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
-#include "core/model/latent_attention.h"
 #include "core/model/model_family.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"

@@ -9,6 +9,7 @@
 
 #include "core/analysis/head_metrics.h"
 #include "core/analysis/latent_forms.h"
+#include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "tests/support/shared_assets.h"

@@ -7,7 +7,7 @@
 
 #include <iostream>
 
-#include "core/model/latent_attention.h"
+#include "core/model/applicable_configurations.h"
 #include "core/model/model_family.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/prefix_reuse_check.h"

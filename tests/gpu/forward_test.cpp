@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <map>
 
-#include "core/model/latent_attention.h"
+#include "core/model/applicable_configurations.h"
 #include "tests/gpu/gpu_test_support.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/mxfp4_fixture.h"

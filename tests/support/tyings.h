@@ -1,6 +1,6 @@
 #pragma once
 // The four attention tyings of the training lab as GoogleTest parameters, each test named after
-// its tying without the hyphen (shared-qk -> sharedqk).
+// its tying without the hyphen (shared-qk -> sharedqk); a tiny shape to save under a tying.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +10,19 @@
 namespace qkv::test {
 
 inline auto allTyings() { return ::testing::ValuesIn(train::AttentionTying::names()); }
+
+// The smallest lab shape a test opens as a model: 2 layers of 2 heads, d_model 32 (d_k 16),
+// context 16, a vocabulary of 50.
+inline train::ModelShape tinyLabShape(const std::string& tying) {
+    train::ModelShape shape;
+    shape.layers = 2;
+    shape.heads = 2;
+    shape.dModel = 32;
+    shape.context = 16;
+    shape.vocab = 50;
+    shape.tying = train::AttentionTying::parse(tying);
+    return shape;
+}
 
 inline std::string tyingTestName(const ::testing::TestParamInfo<const char*>& info) {
     std::string name = info.param;

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "core/backend/backend.h"
-#include "core/model/latent_attention.h"
+#include "core/model/applicable_configurations.h"
 #include "ui/compute/compute_worker.h"
 #include "ui/support/worker_thread.h"
 

@@ -66,12 +66,18 @@ void CompareView::onFigureShown(bool shown) {
     const bool tiedByModel = d.attentionKind() == AttentionKind::Self &&
                              d.shownArchitecture().kindOf(d.layer()).valueIsKey &&
                              config.valueSource == Projection::Key;
-    m_hint->setText(learned ? tr("The configuration is <b>learned</b>, so both panels agree: pick "
-                                 "another configuration (e.g. shared-qk) to see what tying "
-                                 "changes.")
-                            : tr("This layer ties <b>W_V = W_K</b> itself (the model has no value "
-                                 "projection here), so the configuration's V := K changes nothing "
-                                 "in it: what differs comes from the layers before it."));
+    // A full-bilinear model has nothing to tie: what it can change is its scores.
+    m_hint->setText(learned && d.shownArchitecture().bilinearHeads
+                        ? tr("The configuration is <b>learned</b>, so both panels agree: pick "
+                             "sym-scores or skew-scores to see what each part of W_h does (a "
+                             "full-bilinear head has no W_Q or W_K to tie).")
+                    : learned
+                        ? tr("The configuration is <b>learned</b>, so both panels agree: pick "
+                             "another configuration (e.g. shared-qk) to see what tying "
+                             "changes.")
+                        : tr("This layer ties <b>W_V = W_K</b> itself (the model has no value "
+                             "projection here), so the configuration's V := K changes nothing "
+                             "in it: what differs comes from the layers before it."));
     m_hint->setVisible(learned || tiedByModel);
 }
 

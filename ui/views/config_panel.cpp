@@ -7,7 +7,7 @@
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 
-#include "core/model/latent_attention.h"
+#include "core/model/applicable_configurations.h"
 #include "ui/document/lab_document.h"
 
 namespace qkv::ui {
@@ -59,30 +59,32 @@ ConfigPanel::ConfigPanel(LabDocument& document, QWidget* parent)
     showConfig();
 }
 
-// Latent attention defines fewer configurations: the others stay listed, disabled, with the
-// reason as their tooltip.
+// Latent attention and full-bilinear heads define fewer configurations: the others stay
+// listed, disabled, with the reason as their tooltip.
 void ConfigPanel::offerApplicableChoices() {
     const auto model = m_document.model();
-    auto enable = [](QComboBox* box, int index, bool enabled, const QString& why) {
+    auto enable = [&](QComboBox* box, int index, const WConfiguration& config) {
         auto* items = qobject_cast<QStandardItemModel*>(box->model());
         if (!items) return;
-        items->item(index)->setEnabled(enabled);
-        items->item(index)->setToolTip(enabled ? QString() : why);
+        const std::string refusal =
+            model ? configurationRefusal(model->architecture(), config) : std::string();
+        items->item(index)->setEnabled(refusal.empty());
+        items->item(index)->setToolTip(QString::fromStdString(refusal));
     };
-    const QString why =
-        tr("Not defined for this model's latent attention: its values have no "
-           "projection of a query's or key's shape to trade places with");
     for (int i = 0; i < m_preset->count(); ++i) {
         const QString name = m_preset->itemText(i);
-        const bool applies =
-            name == kCustom || !model ||
-            configurationApplies(model->architecture(), WConfiguration::parse(name.toStdString()));
-        enable(m_preset, i, applies, why);
+        if (name != kCustom) enable(m_preset, i, WConfiguration::parse(name.toStdString()));
     }
-    const bool latent = model && model->architecture().latent.present();
+    // A slot's source is offered where the learned configuration with that one slot changed
+    // is defined.
     for (int slot = 0; slot < 3; ++slot)
-        for (int source = 0; source < 3; ++source)
-            enable(m_slots[slot], source, !latent || (slot == 2) == (source == 2), why);
+        for (int source = 0; source < 3; ++source) {
+            WConfiguration config;
+            (slot == 0   ? config.querySource
+             : slot == 1 ? config.keySource
+                         : config.valueSource) = projectionAt(source);
+            enable(m_slots[slot], source, config);
+        }
 }
 
 void ConfigPanel::onPresetChosen() {

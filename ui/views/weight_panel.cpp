@@ -23,6 +23,9 @@ QLabel* sectionLabel(const QString& text, QWidget* parent) {
     return label;
 }
 
+// A full-bilinear head has no W_Q or W_K whose column spaces could be compared.
+const QString kNoSubspaces = QStringLiteral("not defined: one W_h, no W_Q or W_K");
+
 }  // namespace
 
 WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
@@ -140,20 +143,27 @@ void WeightPanel::refresh() {
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
     const bool valueIsKey =
         d.attentionKind() == AttentionKind::Self && c.kindOf(d.layer()).valueIsKey;
-    m_formTitle->setText(latent   ? tr("Bilinear form M = W_DQ W_UQʰ (W_DKV W_UKʰ)ᵀ")
-                         : qkNorm ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
-                                  : tr("Bilinear form M = W_Q W_Kᵀ"));
+    m_formTitle->setText(latent            ? tr("Bilinear form M = W_DQ W_UQʰ (W_DKV W_UKʰ)ᵀ")
+                         : qkNorm          ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
+                         : c.bilinearHeads ? tr("Bilinear form M = W_h (one per head)")
+                                           : tr("Bilinear form M = W_Q W_Kᵀ"));
     m_formNote->setText(
-        latent ? tr("Latent attention: every head's queries pass through one rank-%1 latent "
-                    "and its keys through one rank-%2 latent shared by all heads, so M (the "
-                    "non-rotary part, %3 dims per head) has rank at most %4. The %5 rotary dims "
-                    "are apart: their key W_KR is one for every head. The latents' norm gains "
-                    "are folded in, their per-token RMS factors left out.")
-                     .arg(c.latent.queryRank > 0 ? c.latent.queryRank : c.dModel)
-                     .arg(c.latent.keyValueRank)
-                     .arg(c.latent.nopeDim)
-                     .arg(latentFormRankBound(c))
-                     .arg(c.latent.ropeDim)
+        c.bilinearHeads
+            ? tr("Full bilinear: this head scores with its own %1 × %1 matrix, S_ij = (x_i W_h + "
+                 "c_h)·x_j / √%2, where a factored head's W_Q W_Kᵀ has rank at most d_k = %2. "
+                 "There is no W_Q or W_K to share or tie.")
+                  .arg(c.dModel)
+                  .arg(c.valueWidth())
+        : latent ? tr("Latent attention: every head's queries pass through one rank-%1 latent "
+                      "and its keys through one rank-%2 latent shared by all heads, so M (the "
+                      "non-rotary part, %3 dims per head) has rank at most %4. The %5 rotary dims "
+                      "are apart: their key W_KR is one for every head. The latents' norm gains "
+                      "are folded in, their per-token RMS factors left out.")
+                       .arg(c.latent.queryRank > 0 ? c.latent.queryRank : c.dModel)
+                       .arg(c.latent.keyValueRank)
+                       .arg(c.latent.nopeDim)
+                       .arg(latentFormRankBound(c))
+                       .arg(c.latent.ropeDim)
         : qkNorm ? tr("QK-norm: the norms' gains g_q, g_k are folded into M; their per-token RMS "
                       "factors, which rescale each score, are left out.")
                  : QString());
@@ -163,7 +173,7 @@ void WeightPanel::refresh() {
                                "projection; its values are the key projection itself, taken "
                                "before the key's norm and rotation. Under tied-kv nothing "
                                "changes here."));
-    m_formNote->setVisible(latent || qkNorm || valueIsKey);
+    m_formNote->setVisible(latent || qkNorm || valueIsKey || c.bilinearHeads);
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
@@ -176,7 +186,11 @@ void WeightPanel::showHeadMetrics() {
     const BilinearParameterCount count = bilinearParameterCount(c);
     const QLocale locale;
     // Two short lines: one long wrapped line was clipped by the next row of the form.
-    if (latent) {
+    if (c.bilinearHeads) {
+        const long long factored = 2LL * c.dModel * c.valueWidth();
+        m_parameters->setText(tr("W_h: d_model² = %1\nvs 2·d_model·d_k = %2 factored")
+                                  .arg(locale.toString(count.full), locale.toString(factored)));
+    } else if (latent) {
         const LatentParameterCount own = latentParameterCount(c);
         m_parameters->setText(tr("W_UQʰ, W_UKʰ: %1 per head\n+ W_DQ, W_DKV: %2 shared\nvs "
                                  "d_model² = %3")
@@ -191,8 +205,10 @@ void WeightPanel::showHeadMetrics() {
     // Random subspaces as wide as the compared ones: latent attention compares its non-rotary
     // parts (qk_nope_head_dim wide).
     m_baseline->setText(
-        latent ? tr("d_nope / d_model = %1").arg(formatNumber(double(c.latent.nopeDim) / c.dModel))
-               : tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
+        c.bilinearHeads ? QStringLiteral("—")
+        : latent
+            ? tr("d_nope / d_model = %1").arg(formatNumber(double(c.latent.nopeDim) / c.dModel))
+            : tr("d_k / d_model = %1").arg(formatNumber(double(c.headDim) / c.dModel)));
     const auto metrics = d.metrics();
     const auto early = d.headMetrics();  // the shown head, ahead of the whole model
     const HeadMetrics* found = nullptr;
@@ -214,10 +230,15 @@ void WeightPanel::showHeadMetrics() {
                                  .arg(h.wqkRank)
                                  .arg(latentFormRankBound(c))
                                  .arg(c.dModel)
-                           : tr("%1 of at most d_k = %2 (d_model = %3)")
-                                 .arg(h.wqkRank)
-                                 .arg(c.headDim)
-                                 .arg(c.dModel));
+                    : c.bilinearHeads
+                        ? tr("%1 of at most d_model = %2 (a factored head's: d_k = %3)")
+                              .arg(h.wqkRank)
+                              .arg(c.dModel)
+                              .arg(c.valueWidth())
+                        : tr("%1 of at most d_k = %2 (d_model = %3)")
+                              .arg(h.wqkRank)
+                              .arg(c.headDim)
+                              .arg(c.dModel));
     if (h.rotaryPart)
         m_rotary->setText(tr("rank %1 of %2, symmetry %3 (key W_KR shared by every head)")
                               .arg(h.rotaryPart->rank)
@@ -226,14 +247,19 @@ void WeightPanel::showHeadMetrics() {
     m_symmetry->setText(formatNumber(h.wqkSymmetry));
     m_positivity->setText(formatNumber(h.eigenPositivity));
     m_directionality->setText(formatNumber(h.wqkDirectionality));
-    m_ovRank->setText(latent ? tr("%1 of at most d_v = %2").arg(h.ovRank).arg(c.valueWidth())
-                             : tr("%1 of at most d_k = %2").arg(h.ovRank).arg(c.headDim));
+    m_ovRank->setText(latent || c.bilinearHeads
+                          ? tr("%1 of at most d_v = %2").arg(h.ovRank).arg(c.valueWidth())
+                          : tr("%1 of at most d_k = %2").arg(h.ovRank).arg(c.headDim));
     if (!h.ovSingularValues.empty()) m_ovTop->setText(formatNumber(h.ovSingularValues.front()));
     // The copying score comes with the whole model's metrics (one W_U W_E product for all).
     m_ovCopying->setText(h.ovCopyingScore                    ? formatNumber(*h.ovCopyingScore)
                          : early && found == &early->metrics ? tr("computing…")
                                                              : tr("none (no output head)"));
     m_scoreSymmetry->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry) : tr("not captured"));
+    if (c.bilinearHeads) {            // W_h spans what it likes and the key side is the identity
+        m_qk->setText(kNoSubspaces);  // the other rows keep their dash
+        return;
+    }
     m_qk->setText(formatNumber(h.qkSimilarity));
     m_qv->setText(formatNumber(h.qvSimilarity));
     m_kv->setText(formatNumber(h.kvSimilarity));

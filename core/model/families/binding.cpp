@@ -154,9 +154,8 @@ void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
 
 namespace qkv::families {
 
-std::vector<LayerWeights> bindLayers(
-    const Architecture& c, const std::string& layerPrefix,
-    const std::function<void(const std::string& prefix, LayerWeights& layer)>& bindLayer) {
+std::vector<LayerWeights> bindLayers(const Architecture& c, const std::string& layerPrefix,
+                                     const LayerPartBinder& bindLayer) {
     std::vector<LayerWeights> layers(c.layers);
     for (int i = 0; i < c.layers; ++i) bindLayer(layerPrefix + std::to_string(i) + ".", layers[i]);
     return layers;

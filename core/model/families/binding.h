@@ -94,10 +94,16 @@ void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
 
 namespace qkv::families {
 
+// Binds what a family keeps under a layer's prefix ("h.N.") into that layer's weights.
+using LayerPartBinder = std::function<void(const std::string& prefix, LayerWeights& layer)>;
+
 // Calls bindLayer(prefix, layer) for layers 0..layers-1, prefix = layerPrefix + "N.".
-std::vector<LayerWeights> bindLayers(
-    const Architecture& c, const std::string& layerPrefix,
-    const std::function<void(const std::string& prefix, LayerWeights& layer)>& bindLayer);
+std::vector<LayerWeights> bindLayers(const Architecture& c, const std::string& layerPrefix,
+                                     const LayerPartBinder& bindLayer);
+// GPT-2's stack as its checkpoints hold it (wte, wpe; per layer ln_1, attn.c_proj, ln_2, mlp;
+// ln_f; lm_head unless tied), with `attention` binding each layer's query, key and value.
+ModelWeights bindGpt2Stack(TensorBinder& b, const Architecture& c,
+                           const LayerPartBinder& attention);
 
 // Module names (under a layer's prefix) of a block's plain Linear layers; an empty name is bound
 // by the family itself (a fused projection).

@@ -25,18 +25,29 @@ void read(const ConfigReader& r, Architecture& c) {
             "scale_attn_by_inverse_layer_idx, reorder_and_upcast_attn) are not supported");
 }
 
+// c_attn's q | k | v columns.
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
+    const int d = c.dModel;
+    return bindGpt2Stack(b, c, [&](const std::string& p, LayerWeights& layer) {
+        const MatrixView qkv = b.matrix(p + "attn.c_attn.weight", d, 3 * d);
+        const VectorView qkvBias = b.vector(p + "attn.c_attn.bias", 3 * d);
+        layer.query = {qkv.columns(0, d), qkvBias.slice(0, d)};
+        layer.key = {qkv.columns(d, d), qkvBias.slice(d, d)};
+        layer.value = {qkv.columns(2 * d, d), qkvBias.slice(2 * d, d)};
+    });
+}
+
+}  // namespace
+
+ModelWeights bindGpt2Stack(TensorBinder& b, const Architecture& c,
+                           const LayerPartBinder& attention) {
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("wte.weight", c.vocabSize, d);
     w.positionEmbedding = b.matrix("wpe.weight", c.contextLength, d);
     w.layers = bindLayers(c, "h.", [&](const std::string& p, LayerWeights& layer) {
         layer.attentionNorm = layerNorm(b, p + "ln_1", d);
-        const MatrixView qkv = b.matrix(p + "attn.c_attn.weight", d, 3 * d);
-        const VectorView qkvBias = b.vector(p + "attn.c_attn.bias", 3 * d);
-        layer.query = {qkv.columns(0, d), qkvBias.slice(0, d)};
-        layer.key = {qkv.columns(d, d), qkvBias.slice(d, d)};
-        layer.value = {qkv.columns(2 * d, d), qkvBias.slice(2 * d, d)};
+        attention(p, layer);
         layer.output = {b.matrix(p + "attn.c_proj.weight", d, d),
                         b.vector(p + "attn.c_proj.bias", d)};
         layer.mlpNorm = layerNorm(b, p + "ln_2", d);
@@ -49,8 +60,6 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;
 }
-
-}  // namespace
 
 ModelFamily gpt2() { return {"gpt2", {"gpt2"}, {"", "transformer."}, read, bind}; }
 
