@@ -5,7 +5,9 @@
 #include <cstring>
 #include <deque>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
+#include <utility>
 
 #include "core/io/gguf.h"
 #include "core/model/gguf_tokenizer.h"
@@ -70,6 +72,39 @@ struct Reader {
     }
 };
 
+// rope_scaling as the model's config.json had it, from what llama.cpp's converter wrote of it:
+// rope.scaling.type linear or yarn with its factor; yarn's original context and, where the
+// config set them, its attention factor and beta_fast / beta_slow. Keys transformers has no
+// counterpart for (llama.cpp's own extrapolation factor, DeepSeek's log multiplier) are refused
+// unless they leave the rotation as transformers computes it.
+std::optional<nlohmann::json> rotaryScalingOf(const Reader& r) {
+    const auto type = r.file.string(r.arch + ".rope.scaling.type");
+    if (!type || *type == "none") return std::nullopt;
+    if (*type != "linear" && *type != "yarn")
+        r.fail("GGUF rotary scaling \"" + *type + "\" (" + r.arch +
+               ".rope.scaling.type) is not read yet (none, linear and yarn are)");
+    const auto factor = r.number("rope.scaling.factor");
+    if (!factor) r.fail("GGUF metadata " + r.arch + ".rope.scaling.factor is missing");
+    nlohmann::json scaling = {{"rope_type", *type}, {"factor", *factor}};
+    if (*type == "linear") return scaling;
+    auto refuseUnless = [&](const char* key, double neutral) {
+        if (const auto value = r.number(std::string("rope.scaling.") + key);
+            value && *value != neutral)
+            r.fail("GGUF metadata " + r.arch + ".rope.scaling." + key + " = " +
+                   std::to_string(*value) + " has no Hugging Face counterpart QKV Lab reads yet");
+    };
+    refuseUnless("yarn_ext_factor", 1.0);
+    refuseUnless("yarn_log_multiplier", 0.0);
+    refuseUnless("attn_factor", 1.0);
+    if (const auto original = r.integer("rope.scaling.original_context_length"))
+        scaling["original_max_position_embeddings"] = *original;
+    for (const auto& [gguf, hf] :
+         {std::pair{"yarn_attn_factor", "attention_factor"},
+          std::pair{"yarn_beta_fast", "beta_fast"}, std::pair{"yarn_beta_slow", "beta_slow"}})
+        if (const auto value = r.number(std::string("rope.scaling.") + gguf)) scaling[hf] = *value;
+    return scaling;
+}
+
 // config.json as transformers writes it for the architecture, from the metadata.
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     static const std::map<std::string, std::string> kModelTypes = {
@@ -106,14 +141,7 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     };
     const auto headDim = r.integer("attention.key_length");
     if (headDim) c["head_dim"] = *headDim;
-    if (const auto type = r.file.string(r.arch + ".rope.scaling.type"); type == "linear") {
-        const auto factor = r.number("rope.scaling.factor");
-        if (!factor) r.fail("GGUF metadata " + r.arch + ".rope.scaling.factor is missing");
-        c["rope_scaling"] = {{"rope_type", "linear"}, {"factor", *factor}};
-    } else if (type && *type != "none") {
-        r.fail("GGUF rotary scaling \"" + *type + "\" (" + r.arch +
-               ".rope.scaling.type) is not read yet (none and linear are)");
-    }
+    if (auto scaling = rotaryScalingOf(r)) c["rope_scaling"] = std::move(*scaling);
     if (r.arch == "gemma2" || r.arch == "gemma3") {
         // transformers scales queries by query_pre_attn_scalar, which the file does not keep;
         // llama.cpp by 1/sqrt(key_length), except for the 27B models (46 layers of Gemma 2, 62

@@ -1,11 +1,13 @@
 // Rotary scaling in GGUF files: Llama 3.1's llama3 scaling as llama.cpp's converter stores it, a
-// rope_freqs.weight tensor of per-pair frequency divisors. The shared llama3rope reference model
-// (Hugging Face's llama3 rope) is written here as that converter writes a Llama checkpoint — Q
-// and K rows interleaved per head, the divisors computed from its rope_scaling — and the file
-// must compute every head and the logits as transformers does on the original.
+// rope_freqs.weight tensor of per-pair frequency divisors; YaRN from rope.scaling.*. The shared
+// llama3rope reference model (Hugging Face's llama3 rope) is written here as that converter writes
+// a Llama checkpoint — Q and K rows interleaved per head, the divisors computed from its
+// rope_scaling — and the file must compute every head and the logits as transformers does on the
+// original.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <numbers>
 
@@ -47,13 +49,12 @@ std::vector<float> llama3Factors(double theta, int dims, double factor, double l
     return factors;
 }
 
-TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
-    QKV_REQUIRE_SHARED(shared);
-    const auto folder = shared / "models" / "llama3rope-random-tiny";
-    // The reference model's config.json: 2 layers, d_model 64, 4 heads of 16, 2 key/value
-    // heads, rope_theta 10000, llama3 ×8 (low 1, high 4, original 32).
-    constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 16;
-    test::GgufFromFolder converted(folder);
+// The reference model's config.json: 2 layers, d_model 64, 4 heads of 16, 2 key/value heads,
+// rope_theta 10000, llama3 x8 (low 1, high 4, original 32).
+constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 16;
+
+// llama3rope's tensors and shape as llama.cpp's converter writes a Llama, without its scaling.
+void convertLlama(test::GgufFromFolder& converted) {
     test::GgufWriter& gguf = converted.gguf();
     gguf.addString("general.architecture", "llama");
     gguf.addUint32("llama.block_count", kLayers);
@@ -81,6 +82,14 @@ TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
         converted.add(blk + "ffn_up.weight", hf + "mlp.up_proj.weight");
         converted.add(blk + "ffn_down.weight", hf + "mlp.down_proj.weight");
     }
+}
+
+TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "llama3rope-random-tiny";
+    test::GgufFromFolder converted(folder);
+    convertLlama(converted);
+    test::GgufWriter& gguf = converted.gguf();
     gguf.addTensor("rope_freqs.weight", {kHeadDim / 2},
                    llama3Factors(10000.0, kHeadDim, 8.0, 1.0, 4.0, 32.0));
     const test::TempDir dir;
@@ -91,6 +100,58 @@ TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
     EXPECT_NE(model->architecture().rotary.describe().find("frequency_factors"), std::string::npos);
     const test::ModelReference reference = test::loadReference(folder / "hf_reference.json");
     test::expectOriginalResults(*model, reference, kAttentionTolerance, kLogitTolerance);
+}
+
+// YaRN as llama.cpp's converter writes it (type, factor, original context, the betas) opens as
+// the same model with that rope_scaling in its config.json (whose YaRN the gpt-oss reference
+// checks against transformers): the same rotation, attention factor, heads and logits.
+TEST(GgufRope, YarnComputesAsTheConfigItCameFrom) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "llama3rope-random-tiny";
+    const test::TempDir dir;
+    test::GgufFromFolder converted(folder);
+    convertLlama(converted);
+    test::GgufWriter& gguf = converted.gguf();
+    gguf.addString("llama.rope.scaling.type", "yarn");
+    gguf.addFloat32("llama.rope.scaling.factor", 4.0f);
+    gguf.addUint32("llama.rope.scaling.original_context_length", 32);
+    gguf.addFloat32("llama.rope.scaling.yarn_beta_fast", 16.0f);
+    gguf.addFloat32("llama.rope.scaling.yarn_beta_slow", 2.0f);
+    gguf.write(dir.path() / "yarn.gguf");
+
+    const auto yarnFolder = dir.path() / "folder";
+    std::filesystem::create_directories(yarnFolder);
+    std::filesystem::create_symlink(folder / "model.safetensors", yarnFolder / "model.safetensors");
+    std::ifstream in(folder / "config.json");
+    nlohmann::json config = nlohmann::json::parse(in);
+    config["rope_scaling"] = {{"rope_type", "yarn"},
+                              {"factor", 4.0},
+                              {"original_max_position_embeddings", 32},
+                              {"beta_fast", 16.0},
+                              {"beta_slow", 2.0}};
+    test::writeText(yarnFolder / "config.json", config.dump());
+
+    const auto file = Model::open(dir.path() / "yarn.gguf");
+    const auto reference = Model::open(yarnFolder);
+    const Rotary& rotary = file->architecture().rotary;
+    EXPECT_EQ(rotary.scaling.type, RopeType::Yarn);
+    EXPECT_EQ(rotary.describe(), reference->architecture().rotary.describe());
+    EXPECT_EQ(rotary.frequencies(8), reference->architecture().rotary.frequencies(8));
+    auto backend = createCpuBackend();
+    ForwardRequest request;
+    request.ids = {1, 17, 401, 33, 902, 250, 77, 5, 640, 12};
+    request.logits = LogitsMode::AllPositions;
+    const ForwardResult a = ForwardPass(*file, *backend).run(request);
+    const ForwardResult b = ForwardPass(*reference, *backend).run(request);
+    // The same float32 weights (Q and K rows put back in place exactly) and the same angles:
+    // only the order of float32 sums may differ.
+    for (int l = 0; l < kLayers; ++l)
+        for (int h = 0; h < kHeads; ++h)
+            EXPECT_LE(
+                (a.trace.probabilities(l, h) - b.trace.probabilities(l, h)).cwiseAbs().maxCoeff(),
+                1e-6f)
+                << l << " " << h;
+    EXPECT_LE((a.logits - b.logits).cwiseAbs().maxCoeff(), 1e-5f);
 }
 
 // The metadata of a one-layer Llama of two heads of 4 (zero weights: only opening is tried).
@@ -123,7 +184,7 @@ TEST(GgufRope, FactorsOfAnotherWidthAreRefused) {
         << openingError(gguf);
 }
 
-TEST(GgufRope, LinearScalingIsReadAndOthersAreRefusedByName) {
+TEST(GgufRope, LinearScalingIsReadAndUnknownOnesAreRefusedByName) {
     test::GgufWriter linear = tinyLlama();
     linear.addString("llama.rope.scaling.type", "linear");
     linear.addFloat32("llama.rope.scaling.factor", 4.0f);
@@ -132,10 +193,17 @@ TEST(GgufRope, LinearScalingIsReadAndOthersAreRefusedByName) {
     const nlohmann::json config =
         nlohmann::json::parse(openGgufCheckpoint(dir.path() / "linear.gguf").configJson);
     EXPECT_EQ(config["rope_scaling"], nlohmann::json({{"rope_type", "linear"}, {"factor", 4.0}}));
-    test::GgufWriter yarn = tinyLlama();
-    yarn.addString("llama.rope.scaling.type", "yarn");
-    EXPECT_NE(openingError(yarn).find("GGUF rotary scaling \"yarn\""), std::string::npos)
-        << openingError(yarn);
+    test::GgufWriter longrope = tinyLlama();
+    longrope.addString("llama.rope.scaling.type", "longrope");
+    EXPECT_NE(openingError(longrope).find("GGUF rotary scaling \"longrope\""), std::string::npos)
+        << openingError(longrope);
+    // llama.cpp's own extrapolation factor has no transformers counterpart.
+    test::GgufWriter extrapolated = tinyLlama();
+    extrapolated.addString("llama.rope.scaling.type", "yarn");
+    extrapolated.addFloat32("llama.rope.scaling.factor", 4.0f);
+    extrapolated.addFloat32("llama.rope.scaling.yarn_ext_factor", 0.5f);
+    EXPECT_NE(openingError(extrapolated).find("yarn_ext_factor"), std::string::npos)
+        << openingError(extrapolated);
 }
 
 }  // namespace
