@@ -8,6 +8,15 @@
 namespace qkv::python {
 namespace {
 
+// Appends an n x m matrix to `block`, row after row.
+template <typename Matrix>
+void append(DenseBlock& block, const Matrix& m) {
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) block.values.push_back(m(r, c));
+}
+
+}  // namespace
+
 std::vector<int> allOrChecked(std::vector<int> chosen, int count, const char* what) {
     if (chosen.empty())
         for (int i = 0; i < count; ++i) chosen.push_back(i);
@@ -17,15 +26,6 @@ std::vector<int> allOrChecked(std::vector<int> chosen, int count, const char* wh
                         std::to_string(count) + ")");
     return chosen;
 }
-
-// Appends an n x m matrix to `block`, row after row.
-template <typename Matrix>
-void append(DenseBlock& block, const Matrix& m) {
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) block.values.push_back(m(r, c));
-}
-
-}  // namespace
 
 TraceArrays denseArrays(AttentionTrace& trace, std::vector<int> layers, std::vector<int> heads,
                         bool vectors) {
@@ -48,6 +48,7 @@ TraceArrays denseArrays(AttentionTrace& trace, std::vector<int> layers, std::vec
             "q, k and v: the chosen layers have heads of different widths; choose "
             "layers of one width");
     const std::size_t dk = vectors ? static_cast<std::size_t>(trace.query(first, 0).cols()) : 0;
+    const std::size_t dv = vectors ? static_cast<std::size_t>(trace.value(first, 0).cols()) : 0;
     if (probabilities) out.attention.values.reserve(l * h * n * keys);
     if (scores) out.scores.values.reserve(l * h * n * keys);
     for (int layer : out.layers)
@@ -69,7 +70,7 @@ TraceArrays denseArrays(AttentionTrace& trace, std::vector<int> layers, std::vec
     if (vectors) {
         out.q.shape = {l, h, n, dk};
         out.k.shape = {l, h, keys, dk};
-        out.v.shape = {l, h, keys, dk};
+        out.v.shape = {l, h, keys, dv};
     }
     trace = AttentionTrace();  // the copies are what the result keeps
     return out;

@@ -35,7 +35,7 @@ namespace {
 
 // Progress and Ctrl-C for a call that runs without the GIL: each report takes the GIL, lets
 // Python handle pending signals and calls the user's callback; an exception from either cancels
-// the call, and rethrow() raises it once the core has stopped.
+// the call, and guard() raises it once the core has stopped.
 class PythonProgress {
   public:
     explicit PythonProgress(py::object callback) : m_callback(std::move(callback)) {}
@@ -54,8 +54,17 @@ class PythonProgress {
         };
     }
     const std::atomic<bool>* cancel() const { return &m_cancel; }
-    void rethrow() {
-        if (m_error) throw std::move(*m_error);
+    // Runs `work` (without the GIL), turning the core's Cancelled into the Python exception
+    // that cancelled it.
+    template <typename Work>
+    auto guard(Work&& work) -> decltype(work()) {
+        try {
+            return work();
+        } catch (const Cancelled&) {
+            py::gil_scoped_acquire gil;
+            if (m_error) throw std::move(*m_error);
+            throw;
+        }
     }
 
   private:
@@ -155,10 +164,17 @@ AttentionResult attention(NativeModel& native, std::vector<int> ids, std::vector
     PythonProgress progress(std::move(callback));
     request.progress = progress.progress();
     request.cancel = progress.cancel();
+    // Indices the model does not have are errors before the forward, not after it.
+    allOrChecked(layers, c.layers, "layer");
+    allOrChecked(heads, c.heads, "head");
+    if (c.isEncoderDecoder()) {
+        allOrChecked(layers, c.decoderLayers, "decoder layer");
+        allOrChecked(heads, c.decoderHeads, "decoder head");
+    }
     AttentionResult out;
     {
         py::gil_scoped_release release;
-        try {
+        progress.guard([&] {
             if (request.ids.empty()) throw Error("no tokens: give a sentence or ids");
             const std::size_t context = static_cast<std::size_t>(c.contextLength);
             if (request.ids.size() > context)
@@ -172,11 +188,7 @@ AttentionResult attention(NativeModel& native, std::vector<int> ids, std::vector
                 out.decoder = denseArrays(result.decoderTrace, layers, heads, vectors);
                 out.cross = denseArrays(result.crossTrace, layers, heads, vectors);
             }
-        } catch (const Cancelled&) {
-            py::gil_scoped_acquire gil;
-            progress.rethrow();
-            throw;
-        }
+        });
     }
     out.ids = request.ids;
     out.tokens = piecesOf(model, out.ids);
@@ -200,7 +212,7 @@ std::string analyze(NativeModel& native, const std::string& config, std::vector<
     const WConfiguration configuration = WConfiguration::parse(config);
     PythonProgress progress(std::move(callback));
     py::gil_scoped_release release;
-    try {
+    return progress.guard([&] {
         std::optional<ForwardResult> forward;
         if (!ids.empty()) {  // a sentence adds each head's score symmetry and sink share
             validateIds(model.architecture(), ids);
@@ -216,11 +228,7 @@ std::string analyze(NativeModel& native, const std::string& config, std::vector<
             analyzeModel(model, configuration, forward ? &forward->trace : nullptr,
                          progress.cancel(), progress.progress(), options);
         return metricsJson(metrics).dump();
-    } catch (const Cancelled&) {
-        py::gil_scoped_acquire gil;
-        progress.rethrow();
-        throw;
-    }
+    });
 }
 
 // Each model's row of `qkvlab-cli survey --json`, one model open at a time.
@@ -233,13 +241,13 @@ std::string survey(const std::vector<std::string>& locations, bool copyingScores
     py::gil_scoped_release release;
     for (const std::string& location : locations) {
         try {
-            const auto model = Model::open(locateModel(location, "main"));
-            models.push_back(
-                surveyJson(surveyModel(*model, location, options, progress.progress())));
-            if (progress.cancel()->load()) throw Cancelled();
+            progress.guard([&] {
+                const auto model = Model::open(locateModel(location, "main"));
+                models.push_back(
+                    surveyJson(surveyModel(*model, location, options, progress.progress())));
+                if (progress.cancel()->load()) throw Cancelled();
+            });
         } catch (const Cancelled&) {
-            py::gil_scoped_acquire gil;
-            progress.rethrow();
             throw;
         } catch (const Error& e) {
             throw Error(location + ": " + e.what());

@@ -230,8 +230,21 @@ def test_bad_input_on_a_model_raises_qkvlab_error():
         model.attention([1] * (model.info["context_length"] + 1))
     with pytest.raises(qkvlab.Error, match="empty"):
         model.attention("   ")
-    with pytest.raises(qkvlab.Error, match="no layer"):
-        model.attention(IDS, layers=[99])
+    reports = []
+    with pytest.raises(qkvlab.Error, match="no layer"):  # before the forward runs any layer
+        model.attention(IDS, layers=[99], progress=lambda done, total: reports.append(done))
+    assert reports == []
+
+
+@needs_shared
+def test_values_keep_their_own_width():
+    """DeepSeek's values are v_head_dim wide, its queries and keys qk_nope + qk_rope."""
+    model = qkvlab.open(MODELS / "deepseek_v3-random-tiny")
+    result = model.attention(IDS, vectors=True)
+    value_dims = model.info["latent_attention"]["value_dims"]
+    assert result.v.shape[-1] == value_dims
+    assert result.q.shape[-1] == model.info["d_k"] != value_dims
+    assert result.k.shape == result.q.shape[:2] + (len(IDS), model.info["d_k"])
 
 
 @needs_shared
