@@ -52,9 +52,7 @@ TEST(GgufOlmo2, ComputesAsTransformersDoes) {
     constexpr int kLayers = 2;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "olmo2", .layers = kLayers, .ropeBase = 500000.0f});
-    converted.add("token_embd.weight", "model.embed_tokens.weight");
-    converted.add("output_norm.weight", "model.norm.weight");
-    converted.add("output.weight", "lm_head.weight");
+    converted.addEmbeddingsAndHead(true);
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
@@ -83,8 +81,7 @@ TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
     constexpr int kLayers = 4;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "smollm3", .layers = kLayers, .ropeBase = 2e6f});
-    converted.add("token_embd.weight", "model.embed_tokens.weight");
-    converted.add("output_norm.weight", "model.norm.weight");
+    converted.addEmbeddingsAndHead(false);
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
@@ -112,9 +109,7 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
     gguf.addUint32("qwen3moe.expert_count", kExperts);
     gguf.addUint32("qwen3moe.expert_used_count", 2);
     gguf.addUint32("qwen3moe.expert_feed_forward_length", 32);
-    converted.add("token_embd.weight", "model.embed_tokens.weight");
-    converted.add("output_norm.weight", "model.norm.weight");
-    converted.add("output.weight", "lm_head.weight");
+    converted.addEmbeddingsAndHead(true);
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
@@ -152,9 +147,7 @@ TEST(GgufMixtral, ComputesAsTransformersDoes) {
     test::GgufWriter& gguf = converted.gguf();
     gguf.addUint32("llama.expert_count", kExperts);
     gguf.addUint32("llama.expert_used_count", 2);
-    converted.add("token_embd.weight", "model.embed_tokens.weight");
-    converted.add("output_norm.weight", "model.norm.weight");
-    converted.add("output.weight", "lm_head.weight");
+    converted.addEmbeddingsAndHead(true);
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";

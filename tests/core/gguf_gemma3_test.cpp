@@ -45,8 +45,7 @@ void writeGemma3(const std::filesystem::path& folder, const std::filesystem::pat
     gguf.addString("gemma3.rope.scaling.type", "linear");
     gguf.addFloat32("gemma3.rope.scaling.factor", 8.0f);
     gguf.addFloat32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f);
-    converted.add("token_embd.weight", "model.embed_tokens.weight");
-    converted.add("output_norm.weight", "model.norm.weight", 0, 1.0f);
+    converted.addEmbeddingsAndHead(false, 1.0f);
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";

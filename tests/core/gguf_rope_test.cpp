@@ -66,9 +66,7 @@ void convertLlama(test::GgufFromFolder& converted) {
     gguf.addUint32("llama.rope.dimension_count", kHeadDim);
     gguf.addFloat32("llama.rope.freq_base", 10000.0f);
     gguf.addFloat32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-    converted.add("token_embd.weight", "model.embed_tokens.weight");
-    converted.add("output_norm.weight", "model.norm.weight");
-    converted.add("output.weight", "lm_head.weight");
+    converted.addEmbeddingsAndHead(true);
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";

@@ -40,6 +40,12 @@ void GgufFromFolder::add(const std::string& ggufName, const std::string& hfName,
                      data);
 }
 
+void GgufFromFolder::addEmbeddingsAndHead(bool untiedOutput, float normShift) {
+    add("token_embd.weight", "model.embed_tokens.weight");
+    add("output_norm.weight", "model.norm.weight", 0, normShift);
+    if (untiedOutput) add("output.weight", "lm_head.weight");
+}
+
 void GgufFromFolder::addStacked(const std::string& ggufName,
                                 const std::vector<std::string>& hfNames) {
     std::vector<float> data;

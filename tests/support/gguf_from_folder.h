@@ -38,6 +38,9 @@ class GgufFromFolder {
     // many heads has its rows in ggml's rotary order; `shift` is added to every value.
     void add(const std::string& ggufName, const std::string& hfName, int interleavedHeads = 0,
              float shift = 0.0f);
+    // token_embd and output_norm (the norm's values plus `normShift`: Gemma's 1 + w), and
+    // output unless the model ties it to the embedding.
+    void addEmbeddingsAndHead(bool untiedOutput, float normShift = 0.0f);
     // The tensors `hfNames` (one matrix each, the same shape) stacked as llama.cpp stacks a
     // layer's experts: ggml shape [in, out, count].
     void addStacked(const std::string& ggufName, const std::vector<std::string>& hfNames);
