@@ -75,6 +75,7 @@ AnalysisOptions readAnalysisOptions(const Arguments& args, AttentionKind kind) {
     else
         throw UsageError("--gqa-pairing takes hf or modulo, not '" + pairing + "'");
     options.copyingScores = !args.flag("no-copying-score");
+    options.roundTripProgress = terminalProgress("copying scores: W_U W_E", "vocabulary block");
     return options;
 }
 

@@ -6,10 +6,10 @@
 
 namespace qkv::cli {
 
-Progress terminalProgress(const std::string& what) {
+Progress terminalProgress(const std::string& what, const std::string& unit) {
     if (!isatty(STDERR_FILENO)) return {};
-    return [what](int done, int total) {
-        std::fprintf(stderr, "\r%s: layer %d of %d", what.c_str(), done, total);
+    return [what, unit](int done, int total) {
+        std::fprintf(stderr, "\r%s: %s %d of %d", what.c_str(), unit.c_str(), done, total);
         if (done == total) std::fprintf(stderr, "\r\033[K");  // the line goes once it is done
         std::fflush(stderr);
     };

@@ -230,9 +230,11 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
 
 // W_U W_E for the copying scores, as the float32 the per-block products take (null without).
 std::optional<Eigen::MatrixXf> roundTripFor(const Model& model, ThreadPool& pool,
-                                            const AnalysisOptions& options) {
+                                            const AnalysisOptions& options,
+                                            const std::atomic<bool>* cancel = nullptr) {
     if (!options.copyingScores) return std::nullopt;
-    const auto product = cachedVocabularyRoundTrip(model, pool);
+    const auto product =
+        cachedVocabularyRoundTrip(model, pool, {}, options.roundTripProgress, cancel);
     if (!product) return std::nullopt;
     return product->cast<float>();
 }
@@ -355,7 +357,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     std::vector<double> layerSymmetries, layerDirectionalities;
     useSingleThreadedBlas();  // the pool's threads are the workers (core/backend/gemm.h)
     ThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-    const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options);
+    const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options, cancel);
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
         LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);

@@ -85,6 +85,9 @@ struct AnalysisOptions {
     // model (2 d_model^2 vocab flops: a second for GPT-2 small, minutes for an 8B model), kept
     // on disk for the next analysis (round_trip_cache.h).
     bool copyingScores = true;
+    // Blocks of that product done, of all, when it is computed (not read from the cache):
+    // tens of seconds before the first layer on an 8B model.
+    Progress roundTripProgress;
 };
 
 // The d_model x d_k (values: x d_v) weight (biases excluded) that fills `slot` of query head `head`

@@ -3,6 +3,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <string>
 
 #include "core/util/error.h"
@@ -30,7 +31,9 @@ FloatRows floatRows(const MatrixView& v, int first, int count) {
 
 }  // namespace
 
-std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool) {
+std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool,
+                                                   const Progress& progress,
+                                                   const std::atomic<bool>* cancel) {
     const ModelWeights& w = model.weights();
     const MatrixView& unembedding = w.lmHead.weight;  // token width x vocab
     if (unembedding.empty() || w.tokenEmbedding.empty()) return std::nullopt;
@@ -44,16 +47,24 @@ std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPoo
     constexpr int kBlock = 2048;
     const int blocks = (vocab + kBlock - 1) / kBlock;
     std::vector<Eigen::MatrixXd> partial(pool.chunks(blocks), Eigen::MatrixXd::Zero(d, d));
+    std::mutex reporting;
+    int done = 0;
     pool.parallelFor(blocks, [&](int chunk, int first, int last) {
         Eigen::MatrixXf product(d, d);
         for (int b = first; b < last; ++b) {
+            if (cancel && cancel->load()) return;
             const int begin = b * kBlock, count = std::min(kBlock, vocab - begin);
             const FloatRows e = floatRows(w.tokenEmbedding, begin, count);
             const FloatRows u = floatRows(unembeddingT, begin, count);
             product.noalias() = u.transpose() * e;
             partial[chunk] += product.cast<double>();
+            if (progress) {
+                const std::lock_guard<std::mutex> lock(reporting);
+                progress(++done, blocks);
+            }
         }
     });
+    if (cancel && cancel->load()) throw Cancelled();
     Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(d, d);
     for (const Eigen::MatrixXd& p : partial) sum += p;
     // Narrow token embeddings (OPT-350m) enter through project_in and leave through project_out:

@@ -10,18 +10,24 @@
 // product W_U W_E per model serves every head. 1: attending to a token raises that token's logit
 // (copying); about 0 for random weights.
 #include <Eigen/Core>
+#include <atomic>
 #include <optional>
 #include <vector>
 
 #include "core/analysis/matrix_metrics.h"
 #include "core/model/model.h"
+#include "core/util/progress.h"
 #include "core/util/thread_pool.h"
 
 namespace qkv {
 
 // W_U W_E (d_model x d_model, double), summed over blocks of the vocabulary on the pool's
 // threads (the embedding is never converted whole); nullopt for a model without an output head.
-std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool);
+// `progress` hears of each block done (from the pool's threads, one call at a time); `cancel`
+// stops the work between blocks with qkv::Cancelled.
+std::optional<Eigen::MatrixXd> vocabularyRoundTrip(const Model& model, ThreadPool& pool,
+                                                   const Progress& progress = {},
+                                                   const std::atomic<bool>* cancel = nullptr);
 
 struct OvCircuit {
     std::vector<double> singularValues;  // of W_OV, descending, d_k of them

@@ -150,16 +150,18 @@ std::filesystem::path roundTripCacheFolder() {
 }
 
 std::optional<Eigen::MatrixXd> cachedVocabularyRoundTrip(const Model& model, ThreadPool& pool,
-                                                         const RoundTripCache& cache) {
+                                                         const RoundTripCache& cache,
+                                                         const Progress& progress,
+                                                         const std::atomic<bool>* cancel) {
     const ModelWeights& w = model.weights();
     if (w.lmHead.weight.empty() || w.tokenEmbedding.empty()) return std::nullopt;
     const double width = w.tokenEmbedding.cols;
     if (2.0 * w.tokenEmbedding.rows * width * width < cache.minimumFlops)
-        return vocabularyRoundTrip(model, pool);
+        return vocabularyRoundTrip(model, pool, progress, cancel);
     const std::filesystem::path file = cache.folder / (memoisedEntryKey(model) + ".bin");
     const int d = model.architecture().dModel;
     if (auto stored = readEntry(file, d)) return stored;
-    auto computed = vocabularyRoundTrip(model, pool);
+    auto computed = vocabularyRoundTrip(model, pool, progress, cancel);
     if (computed && computed->rows() == d) writeEntry(file, *computed);
     return computed;
 }

@@ -7,10 +7,12 @@
 // those tensors once (about a second for an 8B model). Products too small to be worth a file are
 // computed every time.
 #include <Eigen/Core>
+#include <atomic>
 #include <filesystem>
 #include <optional>
 
 #include "core/model/model.h"
+#include "core/util/progress.h"
 #include "core/util/thread_pool.h"
 
 namespace qkv {
@@ -25,10 +27,13 @@ struct RoundTripCache {
     double minimumFlops = 1e11;
 };
 
-// vocabularyRoundTrip(model, pool), from the cache when an entry for the same tensors is there
-// (a damaged entry is recomputed and replaced). Writing the entry is best effort: a read-only
-// or full disk costs the next analysis the product again, never this one its result.
+// vocabularyRoundTrip(model, pool, progress, cancel), from the cache when an entry for the same
+// tensors is there (a damaged entry is recomputed and replaced). Writing the entry is best
+// effort: a read-only or full disk costs the next analysis the product again, never this one
+// its result.
 std::optional<Eigen::MatrixXd> cachedVocabularyRoundTrip(const Model& model, ThreadPool& pool,
-                                                         const RoundTripCache& cache = {});
+                                                         const RoundTripCache& cache = {},
+                                                         const Progress& progress = {},
+                                                         const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace qkv

@@ -1,6 +1,7 @@
 // W_U W_E kept on disk: the entry holds the computed product bit for bit and is what a second
 // call returns; another checkpoint of the same layout has its own entry; a damaged entry is
-// recomputed and replaced; a folder that cannot be written costs only the entry.
+// recomputed and replaced; a folder that cannot be written costs only the entry; computing it
+// reports each block and can be cancelled.
 #include "core/analysis/round_trip_cache.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <fstream>
 
 #include "core/analysis/ov_circuit.h"
+#include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/shared_assets.h"
 
@@ -79,11 +81,29 @@ TEST(RoundTripCache, SmallProductsAreNotWritten) {
     EXPECT_TRUE(entries(cache.folder).empty());
 }
 
-}  // namespace
-}  // namespace qkv
+// The product's blocks of 2,048 vocabulary rows are reported one at a time, each once, the
+// last as (blocks, blocks); a cancel between blocks stops it with Cancelled. A read from the
+// cache reports nothing (nothing is computed).
+TEST(RoundTripCache, ReportsEachBlockAndCanBeCancelled) {
+    test::TempDir dir, cacheDir;
+    test::TinyModelSpec spec;
+    spec.vocab = 5000;  // three blocks
+    test::writeTinyGpt2(dir.path(), spec);
+    const auto model = Model::open(dir.path());
+    ThreadPool pool(2);
+    const RoundTripCache cache{cacheDir.path() / "round-trip", 0.0};
+    std::vector<std::pair<int, int>> reports;
+    const Progress record = [&](int done, int total) { reports.emplace_back(done, total); };
+    ASSERT_TRUE(cachedVocabularyRoundTrip(*model, pool, cache, record).has_value());
+    EXPECT_EQ(reports, (std::vector<std::pair<int, int>>{{1, 3}, {2, 3}, {3, 3}}));
+    reports.clear();
+    cachedVocabularyRoundTrip(*model, pool, cache, record);
+    EXPECT_TRUE(reports.empty());
 
-namespace qkv {
-namespace {
+    const std::atomic<bool> cancel{true};
+    EXPECT_THROW(vocabularyRoundTrip(*model, pool, record, &cancel), Cancelled);
+    EXPECT_TRUE(reports.empty());
+}
 
 // A GGUF file's quantised embedding and untied output head are keyed by their blocks as stored:
 // the entry reads back as computed, and two quantisations of one model keep two entries.

@@ -305,12 +305,16 @@ std::shared_ptr<const ModelMetrics> ComputeWorker::weightMetrics(
     const std::string key = metricsKey(request.config, kind, request.pairing);
     auto cached = cache.find(key);
     if (cached == cache.end()) {
-        auto weights = std::make_shared<const ModelMetrics>(
-            analyzeModel(model, request.config, nullptr, request.cancel.get(),
-                         [this, sequence = request.sequence](int done, int total) {
-                             emit progressed(sequence, QStringLiteral("analysis"), done, total);
-                         },
-                         {.kind = kind, .pairing = request.pairing}));
+        auto weights = std::make_shared<const ModelMetrics>(analyzeModel(
+            model, request.config, nullptr, request.cancel.get(),
+            [this, sequence = request.sequence](int done, int total) {
+                emit progressed(sequence, QStringLiteral("analysis"), done, total);
+            },
+            {.kind = kind,
+             .pairing = request.pairing,
+             .roundTripProgress = [this, sequence = request.sequence](int done, int total) {
+                 emit progressed(sequence, QStringLiteral("round trip"), done, total);
+             }}));
         cached = cache.emplace(key, std::move(weights)).first;
     }
     return cached->second;

@@ -404,7 +404,9 @@ void MainWindow::onProgress(const QString& stage, int done, int total) {
     m_busy->setRange(0, total);
     m_busy->setValue(done);
     m_busy->setFormat(stage == QStringLiteral("forward") ? tr("forward: layer %v of %m")
-                                                         : tr("analysis: layer %v of %m"));
+                      : stage == QStringLiteral("round trip")
+                          ? tr("copying scores: W_U W_E, vocabulary block %v of %m")
+                          : tr("analysis: layer %v of %m"));
     m_busy->setToolTip(m_busy->text());
     // The weight analysis goes on after the heatmap is shown: the bar stays until it is done.
     m_busy->setVisible(done < total || m_document->isBusy() || m_document->isLoading());
