@@ -243,8 +243,9 @@ std::string survey(const std::vector<std::string>& locations, bool copyingScores
         try {
             progress.guard([&] {
                 const auto model = Model::open(locateModel(location, "main"));
-                models.push_back(
-                    surveyJson(surveyModel(*model, location, options, progress.progress())));
+                models.push_back(surveyJson(surveyModel(*model, location, options,
+                                                        progress.progress(), progress.cancel())));
+                // Ctrl-C in the last layer's report: nothing in the analysis checks again.
                 if (progress.cancel()->load()) throw Cancelled();
             });
         } catch (const Cancelled&) {

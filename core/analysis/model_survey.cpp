@@ -17,9 +17,9 @@ ModelSurvey surveyOf(const ModelMetrics& metrics) {
 }
 
 ModelSurvey surveyModel(const Model& model, const std::string& name, const AnalysisOptions& options,
-                        const Progress& progress) {
+                        const Progress& progress, const std::atomic<bool>* cancel) {
     ModelSurvey out =
-        surveyOf(analyzeModel(model, WConfiguration{}, nullptr, nullptr, progress, options));
+        surveyOf(analyzeModel(model, WConfiguration{}, nullptr, cancel, progress, options));
     out.name = name;
     out.modelType = model.architecture().modelType;
     out.causal = model.architecture().causal;

@@ -32,8 +32,10 @@ struct ModelSurvey {
 // The lists of a model's metrics (name, type and attention left as they are).
 ModelSurvey surveyOf(const ModelMetrics& metrics);
 
-// The learned weights' metrics of the model's (encoder's) self-attention.
+// The learned weights' metrics of the model's (encoder's) self-attention; `cancel` stops the
+// analysis between layers (qkv::Cancelled).
 ModelSurvey surveyModel(const Model& model, const std::string& name,
-                        const AnalysisOptions& options = {}, const Progress& progress = {});
+                        const AnalysisOptions& options = {}, const Progress& progress = {},
+                        const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace qkv

@@ -40,7 +40,9 @@ struct OvCircuit {
 // null for no copying score.
 OvCircuit ovCircuit(const GramFactor& value, const Eigen::Ref<const Eigen::MatrixXd>& outputRows,
                     const Eigen::MatrixXd* roundTripValue);
-// The same from the value weight (d_model x d_k), the output rows (d_k x d_model) and W_U W_E.
+// The same from the value weight (d_model x d_k), the output rows (d_k x d_model) and W_U W_E,
+// with (W_U W_E) W_V formed in double: the exact form the tests hold the analysis to (the
+// analysis forms it in float32 once per value block, head_metrics.cpp).
 OvCircuit ovCircuit(const Eigen::Ref<const Eigen::MatrixXd>& value,
                     const Eigen::Ref<const Eigen::MatrixXd>& outputRows,
                     const Eigen::MatrixXd* roundTrip);
