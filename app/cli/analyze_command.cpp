@@ -87,6 +87,10 @@ int runAnalyze(const Arguments& args) {
                 "W_Q diag(g_q * g_k) W_K^T: the QK-norm gains are folded in, their per-token "
                 "RMS factors left out";
         if (c.latent.present()) doc["bilinear_form"] = latentFormDescription(c);
+        if (c.bilinearHeads)
+            doc["bilinear_form"] =
+                "W_h: each head's own d_model x d_model matrix (full-bilinear); the Q/K, Q/V and "
+                "K/V subspace similarities are not defined for it";
         if (!c.isEncoderDecoder()) {
             doc.update(metricsJson(metrics.front()));  // decoder- and encoder-only: as before
         } else {

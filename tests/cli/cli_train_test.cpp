@@ -67,6 +67,8 @@ TEST(CliTrain, FullBilinearModelIsAnalysedAndRefusesTyings) {
     ASSERT_EQ(cli(train).exitCode, 0);
     const CliRun analysed = cli({"analyze", "--model", model, "--json", "--no-copying-score"});
     ASSERT_EQ(analysed.exitCode, 0) << analysed.err;
+    EXPECT_NE(analysed.json()["bilinear_form"].get<std::string>().find("full-bilinear"),
+              std::string::npos);
     const auto head = analysed.json()["layers"][0]["heads"][1];
     EXPECT_EQ(head["wqk_singular_values"].size(), 16u);  // d_model, where d_k is 8
     EXPECT_GT(head["wqk_rank"].get<int>(), 8);           // random W_h after 4 steps: beyond any d_k
