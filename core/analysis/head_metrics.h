@@ -87,7 +87,7 @@ struct AnalysisOptions {
     bool copyingScores = true;
     // Blocks of that product done, of all, when it is computed (not read from the cache):
     // tens of seconds before the first layer on an 8B model.
-    Progress roundTripProgress;
+    Progress roundTripProgress = {};
 };
 
 // The d_model x d_k (values: x d_v) weight (biases excluded) that fills `slot` of query head `head`
