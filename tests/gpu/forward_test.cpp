@@ -1,6 +1,6 @@
-// The whole forward (ForwardPass) on Vulkan against the CPU backend on every shared model, for
-// the weight configurations and options, plus the Hugging Face references for the four
-// configurations they cover.
+// The whole forward (ForwardPass) on Vulkan against the CPU backend on every shared model and a
+// few fixtures, for the weight configurations and options, plus the Hugging Face references for the
+// four configurations they cover.
 #include "core/model/forward.h"
 
 #include <gtest/gtest.h>
@@ -10,12 +10,15 @@
 #include <map>
 
 #include "core/model/applicable_configurations.h"
+#include "core/train/checkpoint.h"
+#include "core/train/parameters.h"
 #include "tests/gpu/gpu_test_support.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/mxfp4_fixture.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 #include "tests/support/shared_models.h"
+#include "tests/support/tyings.h"
 
 namespace qkv {
 namespace {
@@ -198,6 +201,8 @@ void expectFixtureMatchesCpu(Backend& gpu, const std::filesystem::path& dir,
     for (const Variant& variant : kVariants) {
         SCOPED_TRACE(variantName(variant));
         const ForwardRequest request = variantRequest(variant, ids, targets);
+        // Full-bilinear heads define fewer configurations (core_tests check their refusal).
+        if (!configurationApplies(model->architecture(), request.config)) continue;
         const ForwardResult expected = onCpu.run(request);
         const ForwardResult actual = onGpu.run(request);
         Differences d;
@@ -250,6 +255,18 @@ TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
         SCOPED_TRACE(file);
         expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 900, 17, 17, 263, 40, 777, 3}, {});
     }
+}
+
+// A full-bilinear model of the training lab: heads of width d_model with identity keys and
+// values d_k wide, under the configurations defined for it.
+TEST(VulkanForwardFixture, FullBilinearMatchesCpu) {
+    QKV_REQUIRE_VULKAN(gpu);
+    test::TempDir dir;
+    const train::ModelShape shape = test::tinyLabShape("full-bilinear");
+    const train::ParameterLayout layout(shape);
+    train::writeConfigJson(shape, 0, dir.path());
+    train::writeModelWeights(shape, train::initialParameters(layout, shape, 3), {}, dir.path());
+    expectFixtureMatchesCpu(gpu, dir.path(), {3, 17, 42, 8, 29, 11, 0}, {});
 }
 
 TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
