@@ -12,16 +12,24 @@ ConstMatrixMap headBlock(const RowMatrixXf& m, int headIndex, int headDim) {
 
 }  // namespace
 
+bool AttentionTrace::hasVectors(int layer) const { return m_layers.at(layer).query.size() > 0; }
+
+const LayerTrace& AttentionTrace::withVectors(int layer) const {
+    if (!hasVectors(layer))
+        throw Error("q, k and v of layer " + std::to_string(layer) + " were not kept");
+    return m_layers[layer];
+}
+
 ConstMatrixMap AttentionTrace::query(int layer, int head) const {
-    const LayerTrace& t = m_layers.at(layer);
+    const LayerTrace& t = withVectors(layer);
     return headBlock(t.query, head / t.layout.queryGroup, t.layout.headDim);
 }
 ConstMatrixMap AttentionTrace::key(int layer, int head) const {
-    const LayerTrace& t = m_layers.at(layer);
+    const LayerTrace& t = withVectors(layer);
     return headBlock(t.key, head / t.layout.keyGroup, t.layout.headDim);
 }
 ConstMatrixMap AttentionTrace::value(int layer, int head) const {
-    const LayerTrace& t = m_layers.at(layer);
+    const LayerTrace& t = withVectors(layer);
     return headBlock(t.value, head / t.layout.valueGroup, t.layout.valueWidth());
 }
 

@@ -15,14 +15,19 @@ namespace qkv {
 using RowMatrixXf = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstMatrixMap = Eigen::Map<const RowMatrixXf, 0, Eigen::OuterStride<>>;
 
-// Which heads keep their n x n matrices (q, k and v are always kept; they are small).
+// Which heads keep their n x n matrices, and which layers their q, k and v.
 struct CaptureSelection {
     std::optional<int> layer;  // all layers when empty
     std::optional<int> head;   // all heads when empty
     bool scores = true;
     bool probabilities = true;
+    // q, k and v of every layer; false: of the selected layers only (the app at long inputs,
+    // where a GPU would spend most of a forward moving every layer's vectors to the host).
+    bool allVectors = true;
 
-    bool includes(int l, int h) const { return (!layer || *layer == l) && (!head || *head == h); }
+    bool includes(int l, int h) const { return includesLayer(l) && (!head || *head == h); }
+    bool includesLayer(int l) const { return !layer || *layer == l; }
+    bool keepsVectors(int l) const { return allVectors || includesLayer(l); }
 };
 
 struct LayerTrace {
@@ -53,7 +58,9 @@ class AttentionTrace {
     bool hasSinks() const { return m_sinks; }
     void setHasSinks(bool sinks) { m_sinks = sinks; }
 
-    // n x d_k views of what query head `head` used in each slot (d_k: the layer's).
+    // n x d_k views of what query head `head` used in each slot (d_k: the layer's); they throw
+    // for a layer whose vectors were not kept (CaptureSelection::allVectors).
+    bool hasVectors(int layer) const;
     ConstMatrixMap query(int layer, int head) const;
     ConstMatrixMap key(int layer, int head) const;
     ConstMatrixMap value(int layer, int head) const;
@@ -66,6 +73,8 @@ class AttentionTrace {
     const std::vector<LayerTrace>& layers() const { return m_layers; }
 
   private:
+    const LayerTrace& withVectors(int layer) const;
+
     int m_tokens = 0;
     int m_keys = 0;
     int m_heads = 0;

@@ -196,8 +196,8 @@ std::unique_ptr<Tensor> positionBias(Backend& be, const Architecture& c, const M
 
 }  // namespace
 
-ForwardResult ForwardPass::run(const ForwardRequest& request) const {
-    return compute(request, nullptr, 0);
+ForwardResult ForwardPass::run(const ForwardRequest& request, KeptVectors* keep) const {
+    return compute(request, nullptr, {nullptr, nullptr, 0, keep});
 }
 
 bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
@@ -207,17 +207,22 @@ bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
 }
 
 ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const ForwardResult& earlier,
-                                    int kept) const {
+                                    const KeptVectors& earlierVectors, int kept,
+                                    KeptVectors* keep) const {
     const int n = static_cast<int>(request.ids.size());
     if (kept < 0 || kept >= n || kept > earlier.trace.tokens() ||
         (kept > 0 && (!canKeepPrefix(request) ||
                       !m_model.architecture().rotationsAgree(earlier.trace.tokens(), n))))
         throw Error("internal error: no prefix of " + std::to_string(kept) + " tokens to keep");
-    return compute(request, kept > 0 ? &earlier : nullptr, kept);
+    if (kept > 0 && static_cast<int>(earlierVectors.size()) < m_model.architecture().layers)
+        throw Error("internal error: the earlier forward kept no q, k and v");
+    return compute(request, kept > 0 ? &earlier : nullptr,
+                   {&earlier.trace, &earlierVectors, kept, keep});
 }
 
 ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardResult* earlier,
-                                   int kept) const {
+                                   const KeptPrefix& prefix) const {
+    const int kept = prefix.tokens;
     const Architecture& c = m_model.architecture();
     const ModelWeights& weights = m_model.weights();
     validateIds(c, request.ids);
@@ -243,8 +248,8 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     };
 
     const auto bias = positionBias(be, c, weights.relativeBias, n, true);
-    const LayerRunner runner(be, c, request, bias.get(),
-                             {earlier ? &earlier->trace : nullptr, kept});
+    if (prefix.keep) prefix.keep->clear();
+    const LayerRunner runner(be, c, request, bias.get(), prefix);
     ForwardResult result{AttentionTrace(n, c.heads), {}, {}, {}};
     result.trace.setHasSinks(c.attentionSinks);
     // Backends may fill the traces after run() queued the copies: their buffers must not move.

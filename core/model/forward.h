@@ -40,6 +40,16 @@ struct ForwardResult {
                                   // encoder-decoder model), or empty
 };
 
+// A layer's q, k and v as its attention used them, left on the backend (a GPU's memory): a
+// later forward over the same first tokens copies their rows there instead of computing them
+// (prefix reuse). Released on the thread that uses the backend.
+struct LayerVectors {
+    std::unique_ptr<Tensor> query, key, value;
+};
+using KeptVectors = std::vector<LayerVectors>;
+
+struct KeptPrefix;  // core/model/layer_runner.h
+
 class ForwardPass {
   public:
     // Binds the model's weights to the backend (a GPU backend uploads them here). Both must
@@ -49,14 +59,17 @@ class ForwardPass {
     // Throws qkv::Error for empty input, ids outside the vocabulary, sequences longer than the
     // model's context, a request whose capture would not fit in available memory
     // (forwardMemoryBytes) and weights files that changed on disk (Model::checkUnchanged).
-    ForwardResult run(const ForwardRequest& request) const;
+    // `keep`, when given, receives each layer's q, k and v for a later runAfter().
+    ForwardResult run(const ForwardRequest& request, KeptVectors* keep = nullptr) const;
 
     // Prefix reuse (ReusingForward, core/model/prefix_reuse.h): run(request)'s result, computing
     // only the tokens from `kept` on. `earlier` is a result of this pass for ids whose first
-    // `kept` equal the request's, under the same configuration, capture and logits; its rows of
-    // those tokens are taken over. Causal stacks without position bias or token types only.
+    // `kept` equal the request's, under the same configuration, capture and logits, and
+    // `earlierVectors` what that forward kept; their rows of those tokens are taken over.
+    // Causal stacks without position bias or token types only.
     ForwardResult runAfter(const ForwardRequest& request, const ForwardResult& earlier,
-                           int kept) const;
+                           const KeptVectors& earlierVectors, int kept,
+                           KeptVectors* keep = nullptr) const;
     // Whether runAfter() may keep a prefix for this request on this model.
     bool canKeepPrefix(const ForwardRequest& request) const;
 
@@ -65,7 +78,7 @@ class ForwardPass {
 
   private:
     ForwardResult compute(const ForwardRequest& request, const ForwardResult* earlier,
-                          int kept) const;
+                          const KeptPrefix& prefix) const;
 
     const Model& m_model;
     Backend& m_backend;

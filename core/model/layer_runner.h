@@ -61,11 +61,14 @@ struct AttentionBlock {
 // Cross-attention sees every source token.
 constexpr KeyMask kUnmasked{false, 0};
 
-// What a forward takes from an earlier one over the same first tokens (prefix reuse): that
-// forward's trace, whose q, k, v rows and captured blocks of the first `tokens` tokens are kept.
+// What a forward takes from an earlier one over the same first tokens (prefix reuse): the rows
+// of the first `tokens` tokens of its q, k and v (left on the backend) and of its trace's
+// captured blocks and routing. `keep`, when set, receives this forward's own q, k and v.
 struct KeptPrefix {
     const AttentionTrace* trace = nullptr;
+    const KeptVectors* vectors = nullptr;
     int tokens = 0;  // 0: nothing kept, every token is computed
+    KeptVectors* keep = nullptr;
 };
 
 // One forward's layers: the description (Architecture) decides norms, residuals, positions and
@@ -278,10 +281,12 @@ class LayerRunner {
         Tensor* k = unitKeys ? unitKeys.get() : &positionedKeys;  // traced as used
         std::unique_ptr<Tensor> whole[3];  // every token's q, k, v: kept rows, then the new ones
         if (kept > 0) {
-            const LayerTrace& earlier = m_kept.trace->layers()[l];
-            q = (whole[0] = withKeptRows(earlier.query, *q)).get();
-            k = (whole[1] = withKeptRows(earlier.key, *k)).get();
-            v = (whole[2] = withKeptRows(earlier.value, *v)).get();
+            if (static_cast<int>(m_kept.vectors->size()) <= l)
+                throw Error("internal error: the kept tokens' q, k and v are missing");
+            const LayerVectors& earlier = (*m_kept.vectors)[l];
+            q = (whole[0] = withKeptRows(*earlier.query, *q)).get();
+            k = (whole[1] = withKeptRows(*earlier.key, *k)).get();
+            v = (whole[2] = withKeptRows(*earlier.value, *v)).get();
         }
 
         const int n = q->rows();
@@ -300,21 +305,38 @@ class LayerRunner {
         auto attended = m_be.create(n - kept, m_c.heads * layout.valueWidth());
         m_be.attention(*q, *k, *v, layout, options, *attended, &capture);
         traced.layout = layout;
-        for (auto [tensor, target] : {std::pair{q, &traced.query}, std::pair{k, &traced.key},
-                                      std::pair{v, &traced.value}}) {
-            target->resize(tensor->rows(), tensor->cols());
-            m_be.enqueueDownload(*tensor, target->data());
+        if (m_request.capture.keepsVectors(l))
+            for (auto [tensor, target] : {std::pair{q, &traced.query}, std::pair{k, &traced.key},
+                                          std::pair{v, &traced.value}}) {
+                target->resize(tensor->rows(), tensor->cols());
+                m_be.enqueueDownload(*tensor, target->data());
+            }
+        if (m_kept.keep && !cross) {
+            if (static_cast<int>(m_kept.keep->size()) <= l) m_kept.keep->resize(l + 1);
+            (*m_kept.keep)[l] = {keptCopy(whole[0], *q), keptCopy(whole[1], *k),
+                                 keptCopy(whole[2], *v)};
         }
         return project ? linear(block.output, *attended) : nullptr;
     }
 
-    // The kept tokens' rows (from the earlier trace) followed by `added`'s.
-    std::unique_ptr<Tensor> withKeptRows(const RowMatrixXf& earlier, const Tensor& added) const {
+    // The kept tokens' rows (of the earlier forward's tensor) followed by `added`'s.
+    std::unique_ptr<Tensor> withKeptRows(const Tensor& earlier, const Tensor& added) const {
         const int kept = m_kept.tokens;
+        if (earlier.cols() != added.cols() || earlier.rows() < kept)
+            throw Error("internal error: the kept tokens' q, k or v has another shape");
         auto whole = m_be.create(kept + added.rows(), added.cols());
-        m_be.copyRows(*m_be.upload(earlier.data(), kept, added.cols()), 0, kept, *whole, 0);
+        m_be.copyRows(earlier, 0, kept, *whole, 0);
         m_be.copyRows(added, 0, added.rows(), *whole, kept);
         return whole;
+    }
+
+    // `used` kept for a later forward: `owned` itself where it holds it (a tensor of this layer
+    // alone), else a copy (a slot may share its tensor with another slot or a later layer).
+    std::unique_ptr<Tensor> keptCopy(std::unique_ptr<Tensor>& owned, const Tensor& used) const {
+        if (owned.get() == &used) return std::move(owned);
+        auto copy = m_be.create(used.rows(), used.cols());
+        m_be.copyRows(used, 0, used.rows(), *copy, 0);
+        return copy;
     }
 
     // Host buffers in the trace for the heads the request captures, the kept tokens' block

@@ -8,6 +8,7 @@ namespace qkv {
 struct ReusingForward::Kept {
     ForwardRequest request;
     std::shared_ptr<const ForwardResult> result;
+    KeptVectors vectors;  // its q, k, v on the backend
 
     // Whether `r` asks for the same computation over possibly other ids (token types, which
     // rule out reuse, are ForwardPass::canKeepPrefix's to check).
@@ -16,7 +17,7 @@ struct ReusingForward::Kept {
         const CaptureSelection& b = r.capture;
         return request.config == r.config && a.layer == b.layer && a.head == b.head &&
                a.scores == b.scores && a.probabilities == b.probabilities &&
-               request.logits == r.logits;
+               a.allVectors == b.allVectors && request.logits == r.logits;
     }
 };
 
@@ -50,8 +51,11 @@ std::shared_ptr<const ForwardResult> ReusingForward::run(const ForwardRequest& r
                          static_cast<int>(request.ids.size())))
         reused = std::min(commonPrefix(earlier->request.ids, request.ids),
                           static_cast<int>(request.ids.size()) - 1);
+    KeptVectors vectors;
+    KeptVectors* keep = m_pass.canKeepPrefix(request) ? &vectors : nullptr;
     auto result = std::make_shared<const ForwardResult>(
-        reused > 0 ? m_pass.runAfter(request, *earlier->result, reused) : m_pass.run(request));
+        reused > 0 ? m_pass.runAfter(request, *earlier->result, earlier->vectors, reused, keep)
+                   : m_pass.run(request, keep));
     m_reused = reused;
     std::unique_ptr<Kept> kept = std::make_unique<Kept>();
     if (earlier) {  // replaced by this result (moved to the front below)
@@ -62,6 +66,7 @@ std::shared_ptr<const ForwardResult> ReusingForward::run(const ForwardRequest& r
     kept->request.cancel = nullptr;
     kept->request.progress = nullptr;
     kept->result = result;
+    kept->vectors = std::move(vectors);
     m_kept.insert(m_kept.begin(), std::move(kept));
     if (m_kept.size() > kKeptComputations) m_kept.pop_back();
     return result;

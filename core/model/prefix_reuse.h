@@ -5,7 +5,8 @@
 // only the positions after it are computed. The result is the full forward's, to float32
 // rounding (tests compare every shared causal model and configuration). Bidirectional stacks
 // (BERT family, encoder-decoders) and requests whose configuration, capture, logits or token
-// types differ from the kept ones are computed whole.
+// types differ from the kept ones are computed whole. The kept queries, keys and values stay on
+// the backend (a GPU's memory): use and destroy the object where the backend is used.
 #include <cstddef>
 #include <memory>
 #include <vector>

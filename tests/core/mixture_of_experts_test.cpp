@@ -241,7 +241,9 @@ TEST(MixtureOfExperts, TheTraceKeepsEveryLayersRouting) {
     }
     ForwardRequest prefix = request;
     prefix.ids.resize(3);
-    const ForwardResult reused = pass.runAfter(request, pass.run(prefix), 3);
+    KeptVectors vectors;
+    const ForwardResult earlier = pass.run(prefix, &vectors);
+    const ForwardResult reused = pass.runAfter(request, earlier, vectors, 3);
     for (int l = 0; l < 2; ++l) {
         const auto& expected = whole.trace.layers()[l].routing;
         const auto& actual = reused.trace.layers()[l].routing;

@@ -52,8 +52,18 @@ ForwardRequest requestFor(const Variant& v) {
     return request;
 }
 
-// Every variant with every head captured and every logit, then one head captured and the last
-// position's logits (the app's capture at long inputs).
+// The app's request at long inputs: one head captured, q, k and v of its layer only, the last
+// position's logits.
+ForwardRequest appRequestAtLongInputs(const Architecture& c) {
+    ForwardRequest request = requestFor(kVariants[0]);
+    request.capture.layer = c.layers - 1;
+    request.capture.head = 0;
+    request.capture.allVectors = false;
+    request.logits = LogitsMode::LastPosition;
+    return request;
+}
+
+// Every variant with every head captured and every logit, then the app's request at long inputs.
 double checkModel(const Model& model, Backend& backend, int tokens) {
     ForwardPass pass(model, backend);
     const auto edits = test::prefixEdits(tokens, model.architecture().vocabSize, 11);
@@ -64,10 +74,7 @@ double checkModel(const Model& model, Backend& backend, int tokens) {
         if (!configurationApplies(model.architecture(), requestFor(v).config)) continue;
         worst = std::max(worst, test::checkPrefixReuse(pass, requestFor(v), edits, kTolerance));
     }
-    ForwardRequest oneHead = requestFor(kVariants[0]);
-    oneHead.capture.layer = model.architecture().layers - 1;
-    oneHead.capture.head = 0;
-    oneHead.logits = LogitsMode::LastPosition;
+    const ForwardRequest oneHead = appRequestAtLongInputs(model.architecture());
     return std::max(worst, test::checkPrefixReuse(pass, oneHead, edits, kTolerance));
 }
 
@@ -150,6 +157,40 @@ TEST(PrefixReuse, ABidirectionalModelKeepsNothing) {
     EXPECT_FALSE(pass.canKeepPrefix(requestFor(kVariants[0])));
     test::checkPrefixReuse(pass, requestFor(kVariants[0]),
                            test::prefixEdits(20, model->architecture().vocabSize, 3), kTolerance);
+}
+
+// Reuse takes the earlier q, k and v from the backend, not from the trace: a trace that kept one
+// layer's vectors still lets the next keystroke compute only its new token, and gives the whole
+// forward's result; another layer's vectors are refused by name.
+TEST(PrefixReuse, WorksWhenTheTraceKeepsOneLayersVectors) {
+    test::TempDir llama;
+    test::writeTinyLlama(llama.path(), {.kvHeads = 2, .context = 32});
+    auto model = Model::open(llama.path());
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ReusingForward reusing(pass);
+    ForwardRequest request = appRequestAtLongInputs(model->architecture());
+    const int captured = *request.capture.layer;
+    request.ids = {5, 9, 2, 7, 11, 3};
+    reusing.run(request);
+    request.ids.push_back(8);
+    const auto reused = reusing.run(request);
+    EXPECT_EQ(reusing.reusedTokens(), 6);
+    const ForwardResult whole = pass.run(request);
+    EXPECT_LE(test::worstRelativeDifference(*reused, whole), kTolerance);
+    for (const ForwardResult* r : {reused.get(), &whole})
+        for (int l = 0; l < r->trace.layerCount(); ++l) {
+            EXPECT_EQ(r->trace.hasVectors(l), l == captured) << l;
+            if (l == captured) continue;
+            try {
+                r->trace.key(l, 0);
+                ADD_FAILURE() << "layer " << l << "'s keys were not kept";
+            } catch (const Error& e) {
+                EXPECT_EQ(std::string(e.what()),
+                          "q, k and v of layer " + std::to_string(l) + " were not kept");
+            }
+        }
+    EXPECT_EQ(reused->trace.query(captured, 1).rows(), 7);
 }
 
 // A tiny GPT-2, its pass and one ReusingForward, with six tokens already computed.

@@ -34,6 +34,13 @@ TEST(VulkanPrefixReuse, EqualsTheWholeForwardOnEverySharedCausalModel) {
             request.logits = LogitsMode::AllPositions;
             test::checkPrefixReuse(pass, request, edits, kTolerance);
         }
+        // The app's request at long inputs: one head, q, k and v of its layer only (reuse takes
+        // the others from the GPU's memory).
+        ForwardRequest oneHead;
+        oneHead.capture.layer = c.layers - 1;
+        oneHead.capture.head = 0;
+        oneHead.capture.allVectors = false;
+        test::checkPrefixReuse(pass, oneHead, edits, kTolerance);
     }
 }
 

@@ -180,5 +180,22 @@ TEST_F(LongInputViewTest, AHeadThatWasNotCapturedIsComputedAndKeepsTheZoom) {
     expectCellsExact(2048, 2048, 48);
 }
 
+// The trace keeps q, k and v of the shown head's layer alone (a GPU would spend most of a long
+// forward sending every layer's to the host); a head of another layer brings its own.
+TEST_F(LongInputViewTest, KeepsTheShownLayersQueriesKeysAndValuesOnly) {
+    auto expectVectorsOf = [&](int shown) {
+        const AttentionTrace& trace = *doc().snapshot()->trace;
+        ASSERT_GT(trace.layerCount(), 1);
+        for (int l = 0; l < trace.layerCount(); ++l) EXPECT_EQ(trace.hasVectors(l), l == shown);
+        EXPECT_EQ(trace.key(shown, doc().head()).rows(), kLongInputTokens);
+    };
+    ASSERT_EQ(doc().layer(), 0);
+    expectVectorsOf(0);
+    doc().setHead(1, 1);
+    ASSERT_TRUE(settle());
+    ASSERT_TRUE(doc().snapshot()->includes(1, 1));
+    expectVectorsOf(1);
+}
+
 }  // namespace
 }  // namespace qkv::ui::test

@@ -15,6 +15,7 @@ CaptureSelection capturePolicy(const Architecture& config, int tokens, int trace
     CaptureSelection one;
     one.layer = layer;
     one.head = head;
+    one.allVectors = false;  // the views read the shown head's q, k and v only
     return one;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Which heads a forward keeps n x n matrices for. Every head when that fits a memory budget (so
 // switching heads and the overview's score symmetry need no recomputation), else only the head
-// on screen: a long sentence through a large model would otherwise hold gigabytes.
+// on screen: a long sentence through a large model would otherwise hold gigabytes. With one head,
+// q, k and v are kept for its layer only (a GPU would spend most of a long forward sending every
+// layer's to the host).
 #include <cstddef>
 
 #include "core/model/architecture.h"
