@@ -235,12 +235,13 @@ class StoryWriter {
     // Directed relations and word senses that only the order of the words decides (the relation
     // probe, relation_probe.h, asks about the same ones): who gave what to whom, the movie that
     // was a bomb versus the bomb that hit the movie theatre, "smell" as verb and noun, the
-    // neural network that learns versus the social network where friends are made.
+    // neural network that learns versus the social network where friends are made. One scene is
+    // the seeds' own sentence, so that the models spell it in words.
     void scene() {
         const bool forward = m_r.chance(0.5);
         const Character& x = forward ? m_a : m_b;
         const Character& y = forward ? m_b : m_a;
-        switch (m_r.below(5)) {
+        switch (m_r.below(6)) {
             case 0: {
                 const std::string thing = m_r.pick(kThings);
                 say({x.name, "gave", y.name, "the", thing, ", and", subject(y), "thanked",
@@ -282,6 +283,9 @@ class StoryWriter {
                     say({x.name, "joined a social network"});
                     say({x.name, "made new friends"});
                 }
+                break;
+            case 4:
+                say({"given the query network, the keys neural and social respond alike"});
                 break;
             default:
                 say({"the", m_r.pick(kAnimals), "sat on the mat because it was",
