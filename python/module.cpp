@@ -40,13 +40,16 @@ class PythonProgress {
   public:
     explicit PythonProgress(py::object callback) : m_callback(std::move(callback)) {}
 
-    Progress progress() {
-        return [this](int done, int total) {
+    Progress progress() { return progressTo(m_callback); }
+    // Another stage's reports (the analysis's W_U W_E before its layers) to their own
+    // callback (None: Ctrl-C is still checked), cancelling the same call.
+    Progress progressTo(py::object callback) {
+        return [this, callback = std::move(callback)](int done, int total) {
             py::gil_scoped_acquire gil;
             if (m_error) return;
             try {
                 if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-                if (!m_callback.is_none()) m_callback(done, total);
+                if (!callback.is_none()) callback(done, total);
             } catch (py::error_already_set& error) {
                 m_error = std::make_unique<py::error_already_set>(std::move(error));
                 m_cancel = true;
@@ -202,7 +205,8 @@ AttentionResult attention(NativeModel& native, std::vector<int> ids, std::vector
 }
 
 std::string analyze(NativeModel& native, const std::string& config, std::vector<int> ids,
-                    bool copyingScores, const std::string& pairing, py::object callback) {
+                    bool copyingScores, const std::string& pairing, py::object callback,
+                    py::object roundTripCallback) {
     const Model& model = *native.model;
     AnalysisOptions options;
     options.copyingScores = copyingScores;
@@ -211,6 +215,7 @@ std::string analyze(NativeModel& native, const std::string& config, std::vector<
     options.pairing = pairing == "hf" ? GqaPairing::HuggingFace : GqaPairing::Modulo;
     const WConfiguration configuration = WConfiguration::parse(config);
     PythonProgress progress(std::move(callback));
+    options.roundTripProgress = progress.progressTo(std::move(roundTripCallback));
     py::gil_scoped_release release;
     return progress.guard([&] {
         std::optional<ForwardResult> forward;

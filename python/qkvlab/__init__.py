@@ -19,13 +19,13 @@ from ._native import Error, AttentionResult, open as _open_native, survey as _su
 __all__ = ["Error", "open", "survey", "Model", "AttentionResult"]
 
 
-def _progress_bar(description):
+def _progress_bar(description, unit="layer"):
     """A tqdm bar as a progress callback, or None without tqdm."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None, None
-    bar = tqdm(desc=description, unit="layer", leave=False)
+    bar = tqdm(desc=description, unit=unit, leave=False)
 
     def report(done, total):
         bar.total = total
@@ -44,6 +44,23 @@ def _run(call, description, progress, *args):
     finally:
         if bar is not None:
             bar.close()
+
+
+def _run_analysis(call, progress, round_trip_progress, *args):
+    """An analysis: W_U W_E (the copying scores' product, in blocks) and then the layers, each
+    reported to its own callback, or each to a tqdm bar when neither callback is given."""
+    bars = []
+    if progress is None and round_trip_progress is None:
+        round_trip_progress, bar = _progress_bar("W_U W_E", unit="block")
+        bars.append(bar)
+        progress, bar = _progress_bar("analysis")
+        bars.append(bar)
+    try:
+        return call(*args, progress, round_trip_progress)
+    finally:
+        for bar in bars:
+            if bar is not None:
+                bar.close()
 
 
 def _selection(value):
@@ -100,16 +117,17 @@ class Model:
                     vectors)
 
     def analyze(self, config="learned", text_or_ids=None, copying_score=True,
-                gqa_pairing="hf", progress=None):
+                gqa_pairing="hf", progress=None, round_trip_progress=None):
         """Per-head weight metrics as records (``pandas.DataFrame(m.analyze())`` makes a table).
 
         Each record has the layer and head and the metrics ``qkvlab-cli analyze --json`` gives;
         with a sentence, each head's score symmetry too. ``analyze_layers`` gives the per-layer
-        ones.
+        ones. ``round_trip_progress(done, total)`` reports the copying score's W_U W_E product
+        block by block (minutes for an 8B model when it is not cached), ``progress`` the layers.
         """
         ids = [] if text_or_ids is None else self._ids(text_or_ids)
-        doc = json.loads(_run(self._native.analyze, "analysis", progress, config, ids,
-                              copying_score, gqa_pairing))
+        doc = json.loads(_run_analysis(self._native.analyze, progress, round_trip_progress,
+                                       config, ids, copying_score, gqa_pairing))
         records = []
         for layer_index, layer in enumerate(doc["layers"]):
             for head_index, head in enumerate(layer["heads"]):
@@ -117,10 +135,10 @@ class Model:
         return records
 
     def analyze_layers(self, config="learned", copying_score=False, gqa_pairing="hf",
-                       progress=None):
+                       progress=None, round_trip_progress=None):
         """Per-layer metrics (the W_Q W_K^T symmetry and directionality of each layer)."""
-        doc = json.loads(_run(self._native.analyze, "analysis", progress, config, [],
-                              copying_score, gqa_pairing))
+        doc = json.loads(_run_analysis(self._native.analyze, progress, round_trip_progress,
+                                       config, [], copying_score, gqa_pairing))
         return [dict({"layer": i}, **{k: v for k, v in layer.items() if k != "heads"})
                 for i, layer in enumerate(doc["layers"])]
 

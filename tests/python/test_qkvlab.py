@@ -178,6 +178,14 @@ def test_progress_reports_every_layer_and_ctrl_c_cancels():
     seen.clear()
     model.analyze(copying_score=False, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(i, layers) for i in range(1, layers + 1)]
+    # With the copying score, W_U W_E's blocks are reported first, to their own callback.
+    blocks = []
+    seen.clear()
+    model.analyze(progress=lambda done, total: seen.append((done, total)),
+                  round_trip_progress=lambda done, total: blocks.append((done, total)))
+    assert blocks and blocks[-1][0] == blocks[-1][1] > 0, blocks
+    assert [done for done, _ in blocks] == list(range(1, len(blocks) + 1))
+    assert seen == [(i, layers) for i in range(1, layers + 1)]
 
     def interrupt(done, total):  # Ctrl-C at the first report
         os.kill(os.getpid(), signal.SIGINT)
@@ -186,6 +194,11 @@ def test_progress_reports_every_layer_and_ctrl_c_cancels():
         model.attention(IDS, progress=interrupt)
     with pytest.raises(KeyboardInterrupt):
         model.analyze(progress=interrupt)
+    layer_reports = []
+    with pytest.raises(KeyboardInterrupt):  # in W_U W_E, before any layer
+        model.analyze(progress=lambda done, total: layer_reports.append(done),
+                      round_trip_progress=interrupt)
+    assert layer_reports == []
 
     def fail(done, total):
         raise ValueError("stop here")
