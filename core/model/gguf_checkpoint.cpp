@@ -9,6 +9,7 @@
 #include <regex>
 #include <utility>
 
+#include "core/backend/ggml_blocks.h"
 #include "core/io/gguf.h"
 #include "core/model/gguf_tokenizer.h"
 #include "core/util/error.h"
@@ -94,8 +95,16 @@ std::optional<nlohmann::json> rotaryScalingOf(const Reader& r) {
                    std::to_string(*value) + " has no Hugging Face counterpart QKV Lab reads yet");
     };
     refuseUnless("yarn_ext_factor", 1.0);
-    refuseUnless("yarn_log_multiplier", 0.0);
     refuseUnless("attn_factor", 1.0);
+    if (r.arch == "deepseek2") {
+        // The converter writes DeepSeek's mscale_all_dim as 0.1·mscale_all_dim, and not mscale,
+        // which DeepSeek's published configs set equal to it (V2 0.707, V3 1.0): YaRN's own
+        // attention factor is then 1 and the softmax scale takes mscale².
+        if (const auto multiplier = r.number("rope.scaling.yarn_log_multiplier"))
+            scaling["mscale"] = scaling["mscale_all_dim"] = *multiplier / 0.1;
+    } else {
+        refuseUnless("yarn_log_multiplier", 0.0);
+    }
     if (const auto original = r.integer("rope.scaling.original_context_length"))
         scaling["original_max_position_embeddings"] = *original;
     for (const auto& [gguf, hf] :
@@ -105,19 +114,63 @@ std::optional<nlohmann::json> rotaryScalingOf(const Reader& r) {
     return scaling;
 }
 
+// DeepSeek-V2 and -V3 ("deepseek2"). llama.cpp's converter frames latent attention as one key
+// head shared by all (head_count_kv 1, key_length kv_lora_rank + rotary) and keeps the heads'
+// widths as key_length_mla and value_length_mla; files converted before it split kv_b into k_b
+// and v_b have neither, their key_length and value_length are the heads'. The router's gating
+// function tells V3 (sigmoid, with exp_probs_b) from V2 (softmax; absent in V2's older files).
+void describeDeepseek(const Reader& r, nlohmann::json& c) {
+    const std::int64_t rotary = r.required("rope.dimension_count");
+    const bool mla = r.integer("attention.key_length_mla").has_value();
+    const std::int64_t key = r.required(mla ? "attention.key_length_mla" : "attention.key_length");
+    const std::int64_t value =
+        r.required(mla ? "attention.value_length_mla" : "attention.value_length");
+    if (key <= rotary)
+        r.fail("GGUF metadata: a key head " + std::to_string(key) + " wide has no room beside " +
+               std::to_string(rotary) + " rotary dimensions");
+    constexpr std::int64_t kSigmoid = 2;  // llama.cpp's expert_gating_func: 1 softmax, 2 sigmoid
+    const bool v3 = r.integer("expert_gating_func").value_or(1) == kSigmoid;
+    c["model_type"] = v3 ? "deepseek_v3" : "deepseek_v2";
+    c["num_key_value_heads"] = c["num_attention_heads"];  // every head has its own key
+    c["head_dim"] = rotary;
+    c["qk_rope_head_dim"] = rotary;
+    c["qk_nope_head_dim"] = key - rotary;
+    c["v_head_dim"] = value;
+    c["kv_lora_rank"] = r.required("attention.kv_lora_rank");
+    if (const auto queryRank = r.integer("attention.q_lora_rank")) c["q_lora_rank"] = *queryRank;
+    // The file keeps the checkpoint's rotary pairs (2i, 2i+1), which ggml turns as they are.
+    c["rope_interleave"] = true;
+    const auto experts = r.integer("expert_count");
+    if (!experts) return;
+    const std::int64_t groups = r.integer("expert_group_count").value_or(1);
+    c["n_routed_experts"] = *experts;
+    c["num_experts_per_tok"] = r.required("expert_used_count");
+    c["moe_intermediate_size"] = r.required("expert_feed_forward_length");
+    c["n_shared_experts"] = r.integer("expert_shared_count").value_or(0);
+    c["first_k_dense_replace"] = r.integer("leading_dense_block_count").value_or(0);
+    c["routed_scaling_factor"] = r.number("expert_weights_scale").value_or(1.0);
+    c["norm_topk_prob"] = r.file.boolean(r.arch + ".expert_weights_norm").value_or(false);
+    c["n_group"] = groups;
+    c["topk_group"] = r.integer("expert_group_used_count").value_or(groups);
+    c["scoring_func"] = v3 ? "sigmoid" : "softmax";
+    c["topk_method"] = v3 ? "noaux_tc" : groups > 1 ? "group_limited_greedy" : "greedy";
+}
+
 // config.json as transformers writes it for the architecture, from the metadata.
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     static const std::map<std::string, std::string> kModelTypes = {
-        {"llama", "llama"},   {"qwen2", "qwen2"},        {"qwen3", "qwen3"},
-        {"gemma2", "gemma2"}, {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"},
-        {"phi3", "phi3"},     {"smollm3", "smollm3"},    {"qwen3moe", "qwen3_moe"}};
+        {"llama", "llama"},        {"qwen2", "qwen2"},
+        {"qwen3", "qwen3"},        {"gemma2", "gemma2"},
+        {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"},
+        {"phi3", "phi3"},          {"smollm3", "smollm3"},
+        {"qwen3moe", "qwen3_moe"}, {"deepseek2", "deepseek_v2"}};
     const auto type = kModelTypes.find(r.arch);
     // Mixtral is "llama" with experts (llama.cpp's converter writes it as Llama).
     const bool mixtral = r.arch == "llama" && r.integer("expert_count").value_or(0) > 0;
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
                "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
-               "olmo2, phi3 and smollm3)");
+               "olmo2, phi3, smollm3 and deepseek2)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     // A mixture of experts' file may keep only the experts' width.
@@ -174,6 +227,7 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         c["decoder_sparse_step"] = 1;
         c["mlp_only_layers"] = nlohmann::json::array();
     }
+    if (r.arch == "deepseek2") describeDeepseek(r, c);
     // llama.cpp leaves every fourth SmolLM3 layer without rotary, as transformers' default does.
     if (r.arch == "smollm3") c["no_rope_layer_interval"] = 4;
     if (r.arch == "phi3") {
@@ -236,7 +290,23 @@ std::string hfName(const std::string& arch, const std::string& modelType, const 
         {"ffn_gate_inp", "mlp.gate"},  // a mixture of experts' router
         {"ffn_gate_exps", "mlp.experts.*.gate_proj"},
         {"ffn_up_exps", "mlp.experts.*.up_proj"},
-        {"ffn_down_exps", "mlp.experts.*.down_proj"}};
+        {"ffn_down_exps", "mlp.experts.*.down_proj"},
+        // DeepSeek's latent attention and shared experts; k_b and v_b are put back together as
+        // kv_b_proj (keyValueUpOf).
+        {"attn_q_a", "self_attn.q_a_proj"},
+        {"attn_q_a_norm", "self_attn.q_a_layernorm"},
+        {"attn_q_b", "self_attn.q_b_proj"},
+        {"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
+        {"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
+        {"attn_kv_b", "self_attn.kv_b_proj"},
+        {"attn_k_b", "self_attn.k_b_proj"},
+        {"attn_v_b", "self_attn.v_b_proj"},
+        {"ffn_gate_shexp", "mlp.shared_experts.gate_proj"},
+        {"ffn_up_shexp", "mlp.shared_experts.up_proj"},
+        {"ffn_down_shexp", "mlp.shared_experts.down_proj"}};
+    // DeepSeek-V3's router bias, which Hugging Face names without a suffix.
+    if (m[2].str() == "exp_probs_b" && m[3].str() == "bias")
+        return "model.layers." + m[1].str() + ".mlp.gate.e_score_correction_bias";
     // Mixtral's mixture: block_sparse_moe, its experts' w1 (gate), w3 (up) and w2 (down).
     static const std::map<std::string, std::string> kMixtral = {
         {"ffn_gate_inp", "block_sparse_moe.gate"},
@@ -284,6 +354,51 @@ void splitExperts(const Reader& r, const GgufTensor& g, TensorInfo stacked,
         one.byteSize = bytes;
         infos.push_back(std::move(one));
     }
+}
+
+// A tensor's values as float32, decoded from its stored type.
+std::vector<float> decoded(const TensorInfo& t) {
+    std::vector<float> values(static_cast<std::size_t>(t.elementCount()));
+    if (t.dtype == DType::Block)
+        decodeGgmlBlocks(t.blockType, t.data, 0, values.size(), values.data());
+    else
+        widen(t.blockType, t.data, values.size(), values.data());
+    return values;
+}
+
+// Newer converters split DeepSeek's kv_b_proj for llama.cpp's absorbed attention: k_b holds each
+// head's key rows transposed (shape [heads, kv_lora_rank, nope]), v_b its value rows ([heads,
+// value, kv_lora_rank]). Hugging Face's kv_b_proj, [heads·(nope + value), kv_lora_rank], is put
+// back together in float32 whatever the two are stored in: a transposed block format cannot be
+// viewed in place, and the two are about 2 % of a DeepSeek model's weights.
+TensorInfo keyValueUpOf(const Reader& r, const TensorInfo& keys, const TensorInfo& values,
+                        GgufSource& source) {
+    const bool shaped = keys.shape.size() == 3 && values.shape.size() == 3 &&
+                        keys.shape[0] == values.shape[0] && keys.shape[1] == values.shape[2];
+    if (!shaped)
+        r.fail("tensors " + keys.describe() + " and " + values.describe() +
+               " are not the halves of one latent key/value projection");
+    const std::int64_t heads = keys.shape[0], rank = keys.shape[1], nope = keys.shape[2],
+                       width = values.shape[1];
+    const std::vector<float> k = decoded(keys), v = decoded(values);
+    std::vector<std::uint8_t>& bytes =
+        source.derived.emplace_back(heads * (nope + width) * rank * sizeof(float));
+    auto* out = reinterpret_cast<float*>(bytes.data());
+    for (std::int64_t h = 0; h < heads; ++h) {
+        float* head = out + h * (nope + width) * rank;
+        for (std::int64_t i = 0; i < nope; ++i)
+            for (std::int64_t c = 0; c < rank; ++c)
+                head[i * rank + c] = k[(h * rank + c) * nope + i];
+        std::copy_n(v.data() + h * width * rank, width * rank, head + nope * rank);
+    }
+    TensorInfo merged = keys;
+    merged.name.replace(merged.name.find("k_b_proj"), 8, "kv_b_proj");
+    merged.dtype = DType::F32;
+    merged.blockType = ElementType::F32;
+    merged.shape = {heads * (nope + width), rank};
+    merged.data = bytes.data();
+    merged.byteSize = bytes.size();
+    return merged;
 }
 
 // Gemma's norms (q and k norms too in Gemma 3) are stored as the multiplier 1 + w; its binder
@@ -334,6 +449,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     const std::int64_t kvHeads = config["num_key_value_heads"];
 
     std::vector<TensorInfo> infos;
+    std::map<std::string, TensorInfo> latentHalves;  // DeepSeek's k_b and v_b, by name
     for (const auto& [name, tensor] : tensors) {
         const GgufTensor& g = *tensor;
         TensorInfo t;
@@ -373,9 +489,27 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         }
         if (t.name.find(".experts.*.") != std::string::npos)
             splitExperts(r, g, std::move(t), infos);
+        else if (t.name.find(".k_b_proj.") != std::string::npos ||
+                 t.name.find(".v_b_proj.") != std::string::npos)
+            latentHalves.emplace(t.name, std::move(t));
         else
             infos.push_back(std::move(t));
     }
+    std::size_t merged = 0;
+    for (const auto& [name, keys] : latentHalves) {
+        if (name.find(".k_b_proj.") == std::string::npos) continue;
+        std::string valueName = name;
+        valueName.replace(valueName.find("k_b_proj"), 8, "v_b_proj");
+        const auto values = latentHalves.find(valueName);
+        if (values == latentHalves.end())
+            r.fail("the file has " + keys.describe() + " without its value half (attn_v_b)");
+        infos.push_back(keyValueUpOf(r, keys, values->second, *source));
+        ++merged;
+    }
+    if (latentHalves.size() != 2 * merged)
+        r.fail(
+            "the file has a value half of a latent key/value projection (attn_v_b) without "
+            "its key half (attn_k_b)");
     std::map<std::string, int> counts;
     for (const auto& [name, g] : tensors) ++counts[ggmlTypeName(g->ggmlType)];
     std::vector<std::pair<int, std::string>> byCount;

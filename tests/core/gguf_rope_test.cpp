@@ -117,39 +117,23 @@ TEST(GgufRope, YarnComputesAsTheConfigItCameFrom) {
     gguf.addFloat32("llama.rope.scaling.yarn_beta_slow", 2.0f);
     gguf.write(dir.path() / "yarn.gguf");
 
-    const auto yarnFolder = dir.path() / "folder";
-    std::filesystem::create_directories(yarnFolder);
-    std::filesystem::create_symlink(folder / "model.safetensors", yarnFolder / "model.safetensors");
-    std::ifstream in(folder / "config.json");
-    nlohmann::json config = nlohmann::json::parse(in);
-    config["rope_scaling"] = {{"rope_type", "yarn"},
-                              {"factor", 4.0},
-                              {"original_max_position_embeddings", 32},
-                              {"beta_fast", 16.0},
-                              {"beta_slow", 2.0}};
-    test::writeText(yarnFolder / "config.json", config.dump());
-
+    const auto yarnFolder =
+        test::folderWithEditedConfig(folder, dir.path(), [](nlohmann::json& config) {
+            config["rope_scaling"] = {{"rope_type", "yarn"},
+                                      {"factor", 4.0},
+                                      {"original_max_position_embeddings", 32},
+                                      {"beta_fast", 16.0},
+                                      {"beta_slow", 2.0}};
+        });
     const auto file = Model::open(dir.path() / "yarn.gguf");
     const auto reference = Model::open(yarnFolder);
     const Rotary& rotary = file->architecture().rotary;
     EXPECT_EQ(rotary.scaling.type, RopeType::Yarn);
     EXPECT_EQ(rotary.describe(), reference->architecture().rotary.describe());
     EXPECT_EQ(rotary.frequencies(8), reference->architecture().rotary.frequencies(8));
-    auto backend = createCpuBackend();
-    ForwardRequest request;
-    request.ids = {1, 17, 401, 33, 902, 250, 77, 5, 640, 12};
-    request.logits = LogitsMode::AllPositions;
-    const ForwardResult a = ForwardPass(*file, *backend).run(request);
-    const ForwardResult b = ForwardPass(*reference, *backend).run(request);
     // The same float32 weights (Q and K rows put back in place exactly) and the same angles:
     // only the order of float32 sums may differ.
-    for (int l = 0; l < kLayers; ++l)
-        for (int h = 0; h < kHeads; ++h)
-            EXPECT_LE(
-                (a.trace.probabilities(l, h) - b.trace.probabilities(l, h)).cwiseAbs().maxCoeff(),
-                1e-6f)
-                << l << " " << h;
-    EXPECT_LE((a.logits - b.logits).cwiseAbs().maxCoeff(), 1e-5f);
+    test::expectSameResults(*file, *reference, 1e-6f, 1e-5f);
 }
 
 // The metadata of a one-layer Llama of two heads of 4 (zero weights: only opening is tried).

@@ -25,6 +25,7 @@ std::vector<float> interleaved(const float* rows, std::int64_t count, std::int64
 GgufFromFolder::GgufFromFolder(const std::filesystem::path& folder)
     : m_store(TensorStore::openFolder(folder)) {}
 
+GgufFromFolder::GgufFromFolder(GgufFromFolder&&) noexcept = default;
 GgufFromFolder::~GgufFromFolder() = default;
 
 void GgufFromFolder::add(const std::string& ggufName, const std::string& hfName,
@@ -38,6 +39,25 @@ void GgufFromFolder::add(const std::string& ggufName, const std::string& hfName,
     for (float& v : data) v += shift;
     m_gguf.addTensor(ggufName, std::vector<std::uint64_t>(t->shape.rbegin(), t->shape.rend()),
                      data);
+}
+
+void GgufFromFolder::addLatentKeyValueUp(const std::string& blk, const std::string& hfName,
+                                         int heads, int nope) {
+    const TensorInfo* t = m_store->find(hfName);
+    if (!t) throw std::runtime_error("the reference model has no tensor " + hfName);
+    const float* kv = m_store->floats(*t);
+    const std::int64_t rank = t->shape[1], width = t->shape[0] / heads - nope;
+    std::vector<float> keys(heads * rank * nope), values(heads * width * rank);
+    for (std::int64_t h = 0; h < heads; ++h) {
+        const float* head = kv + h * (nope + width) * rank;
+        for (std::int64_t i = 0; i < nope; ++i)
+            for (std::int64_t c = 0; c < rank; ++c)
+                keys[(h * rank + c) * nope + i] = head[i * rank + c];
+        std::copy_n(head + nope * rank, width * rank, values.begin() + h * width * rank);
+    }
+    const auto u = [](std::int64_t n) { return static_cast<std::uint64_t>(n); };
+    m_gguf.addTensor(blk + "attn_k_b.weight", {u(nope), u(rank), u(heads)}, keys);
+    m_gguf.addTensor(blk + "attn_v_b.weight", {u(rank), u(width), u(heads)}, values);
 }
 
 void GgufFromFolder::addEmbeddingsAndHead(bool untiedOutput, float normShift) {

@@ -29,6 +29,7 @@ struct GgufShape {
 class GgufFromFolder {
   public:
     explicit GgufFromFolder(const std::filesystem::path& folder);
+    GgufFromFolder(GgufFromFolder&&) noexcept;
     ~GgufFromFolder();
 
     GgufWriter& gguf() { return m_gguf; }
@@ -47,6 +48,11 @@ class GgufFromFolder {
     // `count` experts' matrices `hfPrefix` + E + `hfSuffix` (E = 0, 1, ...) stacked as `ggufName`.
     void addExperts(const std::string& ggufName, const std::string& hfPrefix,
                     const std::string& hfSuffix, int count);
+    // DeepSeek's kv_b_proj `hfName` ([heads·(nope + value), rank]) split as newer converters
+    // split it: `blk` + attn_k_b, each head's key rows transposed (ggml [nope, rank, heads]),
+    // and attn_v_b, its value rows ([rank, value, heads]).
+    void addLatentKeyValueUp(const std::string& blk, const std::string& hfName, int heads,
+                             int nope);
     void write(const std::filesystem::path& file) const { m_gguf.write(file); }
 
   private:

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/backend/backend.h"
 #include "core/model/forward.h"
 
 namespace qkv::test {
@@ -114,6 +115,37 @@ void expectOriginalResults(const Model& model, const ModelReference& reference,
                         logitTolerance)
                 << "top-" << t + 1 << " logit, id " << expected.top5Ids[t];
     }
+}
+
+std::filesystem::path folderWithEditedConfig(const std::filesystem::path& folder,
+                                             const std::filesystem::path& into,
+                                             const std::function<void(nlohmann::json&)>& edit) {
+    const auto edited = into / "folder";
+    std::filesystem::create_directories(edited);
+    std::filesystem::create_symlink(folder / "model.safetensors", edited / "model.safetensors");
+    std::ifstream in(folder / "config.json");
+    nlohmann::json config = nlohmann::json::parse(in);
+    edit(config);
+    std::ofstream(edited / "config.json") << config.dump();
+    return edited;
+}
+
+void expectSameResults(const Model& a, const Model& b, float attentionTolerance,
+                       float logitTolerance) {
+    auto backend = createCpuBackend();
+    ForwardRequest request;
+    request.ids = {1, 17, 401, 33, 902, 250, 77, 5, 640, 12};
+    request.logits = LogitsMode::AllPositions;
+    const ForwardResult ours = ForwardPass(a, *backend).run(request);
+    const ForwardResult theirs = ForwardPass(b, *backend).run(request);
+    for (int l = 0; l < a.architecture().layers; ++l)
+        for (int h = 0; h < a.architecture().heads; ++h)
+            EXPECT_LE((ours.trace.probabilities(l, h) - theirs.trace.probabilities(l, h))
+                          .cwiseAbs()
+                          .maxCoeff(),
+                      attentionTolerance)
+                << "layer " << l << " head " << h;
+    EXPECT_LE((ours.logits - theirs.logits).cwiseAbs().maxCoeff(), logitTolerance);
 }
 
 }  // namespace qkv::test

@@ -2,6 +2,7 @@
 // Reader for the shared models' hf_reference.json files (outputs of Hugging Face transformers,
 // computed in float64): token ids, attention probabilities per configuration, top-5 logits.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -59,6 +60,17 @@ double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& e
 // (the "original" configuration) and the last-token top-5 logits within the tolerances.
 void expectOriginalResults(const Model& model, const ModelReference& reference,
                            double attentionTolerance, double logitTolerance);
+
+// A folder in `into` holding `folder`'s weights (linked) and its config.json as `edit` leaves it:
+// the configuration a converted file's metadata should amount to.
+std::filesystem::path folderWithEditedConfig(const std::filesystem::path& folder,
+                                             const std::filesystem::path& into,
+                                             const std::function<void(nlohmann::json&)>& edit);
+
+// Runs one sentence of ids through both models on the CPU and checks that every head's attention
+// and every position's logits agree within the tolerances.
+void expectSameResults(const Model& a, const Model& b, float attentionTolerance,
+                       float logitTolerance);
 
 // The model folders under shared/models that carry an hf_reference.json.
 std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir);
