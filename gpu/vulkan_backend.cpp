@@ -184,11 +184,14 @@ class VulkanBackend final : public Backend {
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
-        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() && isGated(gated), "glu");
+        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() &&
+                         (isGated(gated) || gated == Activation::ClampedSwiGlu),
+                     "glu");
         elementwise(up, &gate,
-                    gated == Activation::SwiGlu    ? eltwise::kSwiGlu
-                    : gated == Activation::GeluGlu ? eltwise::kGeluGlu
-                                                   : eltwise::kGeluTanhGlu,
+                    gated == Activation::SwiGlu          ? eltwise::kSwiGlu
+                    : gated == Activation::GeluGlu       ? eltwise::kGeluGlu
+                    : gated == Activation::ClampedSwiGlu ? eltwise::kClampedSwiGluApart
+                                                         : eltwise::kGeluTanhGlu,
                     "glu");
     }
 

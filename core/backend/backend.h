@@ -156,7 +156,8 @@ class Backend {
                               Tensor& y) = 0;
     // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
     virtual void activate(Tensor& x, Activation activation) = 0;
-    // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu or GeluGlu (exact).
+    // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu or GeluGlu (exact);
+    // with ClampedSwiGlu, up = ClampedSwiGlu(gate, up) (gpt-oss's gate and up kept apart).
     virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
     // out (rows x cols/2) := ClampedSwiGlu of gateUp (rows x cols), whose columns alternate gate
     // and up (gpt-oss's experts: gate j in column 2j, up j in column 2j + 1).

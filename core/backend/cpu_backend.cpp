@@ -24,6 +24,14 @@ namespace {
 
 std::atomic<int> g_threads{0};  // 0: every core
 
+// gpt-oss's expert activation of one gate and up value (activation.h).
+float clampedSwiGluOf(float gate, float up) {
+    using C = ClampedSwiGluConstants;
+    gate = std::min(gate, C::kLimit);
+    up = std::clamp(up, -C::kLimit, C::kLimit);
+    return (up + 1.0f) * (gate / (1.0f + std::exp(-C::kAlpha * gate)));
+}
+
 // Tensor storage starts on a cache line (64 bytes: an AVX-512 vector), wherever the allocating
 // thread's malloc arena happens to be: OpenBLAS's vector kernels split a row into an unaligned
 // head and an aligned body, so the address would decide the order of a dot product's sums, and
@@ -239,12 +247,18 @@ class CpuBackend final : public Backend {
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
-        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() && isGated(gated), "glu");
+        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() &&
+                         (isGated(gated) || gated == Activation::ClampedSwiGlu),
+                     "glu");
         const float* g = cpu(gate).data();
         splitElements(up, [&](ArrayMap u) {
             ConstArrayMap gs(g + (u.data() - cpu(up).data()), u.size());
             if (gated == Activation::SwiGlu) {
                 u *= gs / (1.0f + (-gs).exp());
+                return;
+            }
+            if (gated == Activation::ClampedSwiGlu) {
+                for (Eigen::Index i = 0; i < u.size(); ++i) u[i] = clampedSwiGluOf(gs[i], u[i]);
                 return;
             }
             Eigen::ArrayXf g = gs;
@@ -258,17 +272,13 @@ class CpuBackend final : public Backend {
     void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override {
         requireShape(gateUp.cols() == 2 * out.cols() && gateUp.rows() == out.rows(),
                      "clampedSwiGlu");
-        using C = ClampedSwiGluConstants;
         const float* pairs = cpu(gateUp).data();
         split(out.rows(), kElementGrain / std::max(out.cols(), 1) + 1, [&](int first, int last) {
             const size_t begin = static_cast<size_t>(first) * out.cols();
             const size_t end = static_cast<size_t>(last) * out.cols();
             float* y = cpu(out).data();
-            for (size_t i = begin; i < end; ++i) {
-                const float gate = std::min(pairs[2 * i], C::kLimit);
-                const float up = std::clamp(pairs[2 * i + 1], -C::kLimit, C::kLimit);
-                y[i] = (up + 1.0f) * (gate / (1.0f + std::exp(-C::kAlpha * gate)));
-            }
+            for (size_t i = begin; i < end; ++i)
+                y[i] = clampedSwiGluOf(pairs[2 * i], pairs[2 * i + 1]);
         });
     }
 

@@ -29,6 +29,9 @@ enum class ElementType : std::uint8_t {
     Q6_K,
     IQ4_NL,
     IQ4_XS,
+    // ggml's MXFP4 (gpt-oss's GGUF files): the same values as Mxfp4 in 17-byte blocks of a row's
+    // 32 elements, the E8M0 scale first.
+    Mxfp4Blocks,
 };
 
 // Bytes per element of the byte-addressable types F32, F16 and BF16 (MXFP4's are half a byte plus

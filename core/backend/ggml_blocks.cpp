@@ -14,6 +14,17 @@ constexpr std::size_t kSuper = 256;  // elements of a K-type (and IQ4_XS) block
 constexpr std::int8_t kIq4Levels[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                         1,    13,   25,  38,  53,  69,  89,  113};
 
+// MXFP4's E2M1 codes, doubled: 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives.
+constexpr std::int8_t kMxfp4Levels[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// Half of the E8M0 scale 2^(e - 127), as ggml builds it: 2^(e - 128), subnormal for e < 2.
+float halfE8m0(std::uint8_t e) {
+    const std::uint32_t bits = e < 2 ? std::uint32_t{0x00200000} << e : std::uint32_t{e - 1u} << 23;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
 float half(const std::uint8_t* p) {
     std::uint16_t h;
     std::memcpy(&h, p, sizeof h);
@@ -72,6 +83,14 @@ void decodeBlock(ElementType type, const std::uint8_t* b, float* out) {
             const float d = half(b);
             for (int j = 0; j < 32; ++j)
                 out[j] = d * static_cast<float>(kIq4Levels[nibble32(b + 2, j)]);
+            return;
+        }
+        case ElementType::Mxfp4Blocks: {  // e qs[16]
+            // ggml's levels are E2M1's doubled, under half the E8M0 scale 2^(e - 127): the
+            // products are the same powers of two times the same codes.
+            const float d = halfE8m0(b[0]);
+            for (int j = 0; j < 32; ++j)
+                out[j] = d * static_cast<float>(kMxfp4Levels[nibble32(b + 1, j)]);
             return;
         }
         case ElementType::Q2_K: {  // scales[16] qs[64] d dmin
@@ -187,6 +206,8 @@ BlockFormat blockFormat(ElementType type) {
             return {32, 34};
         case ElementType::IQ4_NL:
             return {32, 18};
+        case ElementType::Mxfp4Blocks:
+            return {32, 17};
         case ElementType::Q2_K:
             return {kSuper, 84};
         case ElementType::Q3_K:

@@ -60,6 +60,7 @@ const std::vector<GgmlType>& ggmlTypes() {
         {30, "BF16", E::BF16, 1, 2},
         {34, "TQ1_0", std::nullopt, 256, 54},
         {35, "TQ2_0", std::nullopt, 256, 66},
+        {39, "MXFP4", E::Mxfp4Blocks, 32, 17},
     };
     return types;
 }

@@ -163,14 +163,15 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         {"qwen3", "qwen3"},        {"gemma2", "gemma2"},
         {"gemma3", "gemma3_text"}, {"olmo2", "olmo2"},
         {"phi3", "phi3"},          {"smollm3", "smollm3"},
-        {"qwen3moe", "qwen3_moe"}, {"deepseek2", "deepseek_v2"}};
+        {"qwen3moe", "qwen3_moe"}, {"deepseek2", "deepseek_v2"},
+        {"gpt-oss", "gpt_oss"}};
     const auto type = kModelTypes.find(r.arch);
     // Mixtral is "llama" with experts (llama.cpp's converter writes it as Llama).
     const bool mixtral = r.arch == "llama" && r.integer("expert_count").value_or(0) > 0;
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
                "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
-               "olmo2, phi3, smollm3 and deepseek2)");
+               "olmo2, phi3, smollm3, deepseek2 and gpt-oss)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     // A mixture of experts' file may keep only the experts' width.
@@ -228,6 +229,16 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
         c["mlp_only_layers"] = nlohmann::json::array();
     }
     if (r.arch == "deepseek2") describeDeepseek(r, c);
+    if (r.arch == "gpt-oss") {
+        c["num_local_experts"] = r.required("expert_count");
+        c["num_experts_per_tok"] = r.required("expert_used_count");
+        c["intermediate_size"] = r.required("expert_feed_forward_length");
+        c["sliding_window"] = r.required("attention.sliding_window");
+        // gpt-oss's config turns YaRN's ramp without rounding its ends (truncate false), which
+        // the file does not keep.
+        if (c.contains("rope_scaling") && c["rope_scaling"]["rope_type"] == "yarn")
+            c["rope_scaling"]["truncate"] = false;
+    }
     // llama.cpp leaves every fourth SmolLM3 layer without rotary, as transformers' default does.
     if (r.arch == "smollm3") c["no_rope_layer_interval"] = 4;
     if (r.arch == "phi3") {
@@ -304,9 +315,15 @@ std::string hfName(const std::string& arch, const std::string& modelType, const 
         {"ffn_gate_shexp", "mlp.shared_experts.gate_proj"},
         {"ffn_up_shexp", "mlp.shared_experts.up_proj"},
         {"ffn_down_shexp", "mlp.shared_experts.down_proj"}};
-    // DeepSeek-V3's router bias, which Hugging Face names without a suffix.
-    if (m[2].str() == "exp_probs_b" && m[3].str() == "bias")
-        return "model.layers." + m[1].str() + ".mlp.gate.e_score_correction_bias";
+    const std::string blk = "model.layers." + m[1].str() + ".", kind = m[2].str();
+    // DeepSeek-V3's router bias and gpt-oss's sinks, which Hugging Face names without a suffix.
+    if (kind == "exp_probs_b" && m[3].str() == "bias")
+        return blk + "mlp.gate.e_score_correction_bias";
+    if (kind == "attn_sinks" && m[3].str() == "weight") return blk + "self_attn.sinks";
+    // Experts' biases stay stacked, one row per expert, under gpt-oss's names (down_proj_bias).
+    if (kind.ends_with("_exps") && m[3].str() == "bias")
+        return blk + "mlp.experts." + kind.substr(4, kind.size() - 9) + "_proj_bias";
+    if (arch == "gpt-oss" && kind == "ffn_gate_inp") return blk + "mlp.router." + m[3].str();
     // Mixtral's mixture: block_sparse_moe, its experts' w1 (gate), w3 (up) and w2 (down).
     static const std::map<std::string, std::string> kMixtral = {
         {"ffn_gate_inp", "block_sparse_moe.gate"},
@@ -458,9 +475,10 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
             r.fail("tensor " + g.describe() + " is not one QKV Lab reads for " + *arch);
         const auto element = elementTypeOfGgml(g.ggmlType);
         if (!element)
-            r.fail("tensor " + g.describe() + ": ggml type " + ggmlTypeName(g.ggmlType) +
-                   " is not supported (QKV Lab decodes F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, "
-                   "Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS)");
+            r.fail(
+                "tensor " + g.describe() + ": ggml type " + ggmlTypeName(g.ggmlType) +
+                " is not supported (QKV Lab decodes F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, MXFP4, "
+                "Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL and IQ4_XS)");
         t.dtype = *element == ElementType::F32    ? DType::F32
                   : *element == ElementType::F16  ? DType::F16
                   : *element == ElementType::BF16 ? DType::BF16

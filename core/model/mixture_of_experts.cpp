@@ -12,12 +12,13 @@ std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, con
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x) {
     auto hidden = applyLinear(backend, in, x);
-    if (activation == Activation::ClampedSwiGlu) {  // `in` gives gate and up interleaved
+    // `in` gives gate and up interleaved, or up alone beside `gate` (a GGUF file's gpt-oss).
+    if (activation == Activation::ClampedSwiGlu && !gate.weight) {
         auto glu = backend.create(hidden->rows(), hidden->cols() / 2);
         backend.clampedSwiGlu(*hidden, *glu);
         return applyLinear(backend, out, *glu);
     }
-    if (isGated(activation))
+    if (isGated(activation) || activation == Activation::ClampedSwiGlu)
         backend.glu(*applyLinear(backend, gate, x), *hidden, activation);
     else
         backend.activate(*hidden, activation);

@@ -17,7 +17,8 @@ namespace qkv {
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x);
 
 // An MLP: out(act(gate x) · in x) for a gated activation, out(ClampedSwiGlu(in x)) where `in`
-// interleaves gate and up (gpt-oss), else out(act(in x)).
+// interleaves gate and up (gpt-oss; with `gate` bound, ClampedSwiGlu(gate x, in x)), else
+// out(act(in x)).
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x);

@@ -20,7 +20,8 @@ struct NormWeights {
 };
 
 // One expert of a mixture: a gated MLP, out(act(gate x) · in x); with ClampedSwiGlu, `in`
-// holds gate and up interleaved and `gate` is empty (gpt-oss).
+// holds gate and up interleaved and `gate` is empty (gpt-oss), or, as a GGUF file keeps them,
+// `in` the up projection and `gate` the gate.
 struct ExpertWeights {
     LinearWeights in, gate, out;
 };

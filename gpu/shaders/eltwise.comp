@@ -3,7 +3,8 @@
 #include "push_constants.h"
 #include "clamped_swiglu.h"
 // Element-wise ops in place on x (grid-stride loop): activations, the gated x *= silu(y) or
-// x *= gelu_tanh(y), gpt-oss's clamped SwiGLU of y's interleaved pairs (y twice x's size), and
+// x *= gelu_tanh(y), gpt-oss's clamped SwiGLU of y's interleaved pairs (y twice x's size) or of
+// gate y and up x, and
 // the residual x += y.
 layout(local_size_x_id = 0) in;
 
@@ -21,6 +22,7 @@ const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
 const uint kGeluGlu = QKV_ELTWISE_GELU_GLU;
 const uint kSilu = QKV_ELTWISE_SILU;
 const uint kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
+const uint kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART;
 // gpt-oss's constants, shared with the CPU backend.
 const float kClampLimit = QKV_CLAMPED_SWIGLU_LIMIT;
 const float kClampAlpha = QKV_CLAMPED_SWIGLU_ALPHA;
@@ -57,6 +59,12 @@ float geluTanh(float v) {
 
 float geluExact(float v) { return 0.5 * v * (1.0 + accurateErf(v * 0.7071067811865476)); }
 
+float clampedSwiGlu(float gate, float up) {
+    gate = min(gate, kClampLimit);
+    up = clamp(up, -kClampLimit, kClampLimit);
+    return (up + 1.0) * (gate / (1.0 + exp(-kClampAlpha * gate)));
+}
+
 float apply(float v, uint index) {
     switch (p.op) {
         case kGeluTanh:
@@ -75,11 +83,10 @@ float apply(float v, uint index) {
             return v * geluTanh(y[index]);
         case kGeluGlu:
             return v * geluExact(y[index]);
-        case kClampedSwiGlu: {
-            const float gate = min(y[2u * index], kClampLimit);
-            const float up = clamp(y[2u * index + 1u], -kClampLimit, kClampLimit);
-            return (up + 1.0) * (gate / (1.0 + exp(-kClampAlpha * gate)));
-        }
+        case kClampedSwiGlu:
+            return clampedSwiGlu(y[2u * index], y[2u * index + 1u]);
+        case kClampedSwiGluApart:
+            return clampedSwiGlu(y[index], v);
         default:
             return v + y[index];
     }

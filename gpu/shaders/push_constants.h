@@ -79,6 +79,8 @@
 #define QKV_ELTWISE_GELU_GLU 7u /* exact (erf) GELU of the gate */
 /* x[i] := gpt-oss's clamped SwiGLU of y[2i] (gate) and y[2i + 1] (up) */
 #define QKV_ELTWISE_CLAMPED_SWIGLU 8u
+/* x[i] := the same of y[i] (gate) and x[i] (up), kept apart (gpt-oss's GGUF files) */
+#define QKV_ELTWISE_CLAMPED_SWIGLU_APART 9u
 
 // rows.comp: a mixture of experts' row moves (gather, add weighted).
 #define QKV_ROWS_PARAMS \

@@ -7,9 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/backend/matrix_view.h"
+#include "tests/support/mxfp4_fixture.h"
 
 namespace qkv {
 namespace {
@@ -127,6 +131,44 @@ TEST(GgmlBlocks, SuperBlockTypes) {
     xs.half(2, 0x2000);        // its high two (bits 12-13): 2, so 11 + 32 - 32
     xs.bytes[8 + 104] = 0x03;  // level 3: -65
     EXPECT_EQ(xs.decode()[200], 0.5f * 11 * -65);
+}
+
+// ggml's MXFP4 block (gpt-oss's GGUF files): the E8M0 scale byte e, then 16 bytes holding element
+// j in the low nibble of byte j and element j + 16 in its high nibble. Every code under every
+// scale is sign × E2M1 value × 2^(e - 127) (the OCP definition, in double), as gpt-oss's own
+// files' MXFP4 decodes; a block quantised independently (tests/support) and laid out this way
+// decodes to the values it stands for.
+TEST(GgmlBlocks, Mxfp4IsTheOcpValueOfEveryCodeUnderEveryScale) {
+    static constexpr double kE2M1[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
+    for (int scale = 0; scale < 255; ++scale)
+        for (int byte = 0; byte < 256; ++byte) {
+            Block b(ElementType::Mxfp4Blocks);
+            b.bytes[0] = static_cast<std::uint8_t>(scale);
+            b.bytes[1 + 5] = static_cast<std::uint8_t>(byte);
+            const std::vector<float> out = b.decode();
+            for (const auto& [element, code] : {std::pair{5, byte & 15}, {21, byte >> 4}}) {
+                const double expected =
+                    (code & 8 ? -1.0 : 1.0) * kE2M1[code & 7] * std::ldexp(1.0, scale - 127);
+                const float wanted = std::fabs(expected) > std::numeric_limits<float>::max()
+                                         ? std::copysign(INFINITY, expected)
+                                         : static_cast<float>(expected);
+                ASSERT_EQ(out[element], wanted) << "byte " << byte << " scale " << scale;
+                // ggml's levels are integers: code 8 (-0) decodes to +0.
+                ASSERT_EQ(std::signbit(out[element]), (code & 8) != 0 && (code & 7) != 0);
+            }
+            ASSERT_EQ(out[0], 0.0f);
+        }
+    float values[32];
+    for (int j = 0; j < 32; ++j) values[j] = 0.37f * static_cast<float>(j - 13) / (j % 5 + 1);
+    const test::Mxfp4Block packed = test::quantiseMxfp4Block(values);
+    Block ggml(ElementType::Mxfp4Blocks);
+    ggml.bytes[0] = packed.scale;
+    for (int j = 0; j < 32; ++j) {  // gpt-oss packs element 2b and 2b + 1 into byte b
+        const int code = packed.bytes[j / 2] >> (4 * (j % 2)) & 15;
+        ggml.bytes[1 + j % 16] |= static_cast<std::uint8_t>(code << (j < 16 ? 0 : 4));
+    }
+    const std::vector<float> out = ggml.decode();
+    for (int j = 0; j < 32; ++j) EXPECT_EQ(out[j], packed.values[j]) << j;
 }
 
 // A run that starts and ends inside blocks, through a view that starts inside one (a head's rows

@@ -409,6 +409,22 @@ void addClampedSwiGluCase(std::vector<OpCase>& cases) {
     };
     c.tolerance = kGlu;
     cases.push_back(std::move(c));
+    // The same activation of gate and up kept apart (gpt-oss's GGUF files): glu.
+    OpCase apart;
+    apart.name = "Glu_ClampedSwiGlu_5x37";
+    apart.description =
+        "glu ClampedSwiGlu: up := ClampedSwiGlu(gate, up), gate and up 5 x 37 in [-12, 12]; "
+        "seeds 24, 25";
+    apart.run = [](Backend& be) {
+        const auto gateValues = randomValues(5 * 37, 24, 12.0f);
+        const auto upValues = randomValues(5 * 37, 25, 12.0f);
+        auto gate = be.upload(gateValues.data(), 5, 37);
+        auto up = be.upload(upValues.data(), 5, 37);
+        be.glu(*gate, *up, Activation::ClampedSwiGlu);
+        return download(be, *up);
+    };
+    apart.tolerance = kGlu;
+    cases.push_back(std::move(apart));
 }
 
 // ---- rope, copyRows

@@ -14,6 +14,7 @@
 #include "core/train/parameters.h"
 #include "tests/gpu/gpu_test_support.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/gguf_gpt_oss.h"
 #include "tests/support/mxfp4_fixture.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
@@ -255,6 +256,18 @@ TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
         SCOPED_TRACE(file);
         expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 900, 17, 17, 263, 40, 777, 3}, {});
     }
+}
+
+// gpt-oss as a GGUF file: its experts in ggml's MXFP4 blocks (held decoded on the device) with
+// gate and up apart, whose clamped SwiGLU is glu's.
+TEST(VulkanForwardFixture, GgufGptOssMatchesCpu) {
+    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_VULKAN(gpu);
+    test::TempDir dir, packed, twin;
+    test::writeMxfp4Twins(shared / "models" / "gpt_oss-random-tiny", packed.path(), twin.path());
+    test::writeGptOssGguf(twin.path(), dir.path() / "gpt-oss.gguf", test::GgufExperts::Mxfp4);
+    expectFixtureMatchesCpu(gpu, dir.path() / "gpt-oss.gguf", {1, 900, 17, 17, 263, 40, 777, 3},
+                            {});
 }
 
 // A full-bilinear model of the training lab: heads of width d_model with identity keys and

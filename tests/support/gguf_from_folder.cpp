@@ -28,6 +28,18 @@ GgufFromFolder::GgufFromFolder(const std::filesystem::path& folder)
 GgufFromFolder::GgufFromFolder(GgufFromFolder&&) noexcept = default;
 GgufFromFolder::~GgufFromFolder() = default;
 
+const TensorInfo& GgufFromFolder::tensor(const std::string& hfName) const {
+    const TensorInfo* t = m_store->find(hfName);
+    if (!t) throw std::runtime_error("the reference model has no tensor " + hfName);
+    return *t;
+}
+
+std::vector<float> GgufFromFolder::values(const std::string& hfName) const {
+    const TensorInfo& t = tensor(hfName);
+    const float* values = m_store->floats(t);
+    return {values, values + t.elementCount()};
+}
+
 void GgufFromFolder::add(const std::string& ggufName, const std::string& hfName,
                          int interleavedHeads, float shift) {
     const TensorInfo* t = m_store->find(hfName);

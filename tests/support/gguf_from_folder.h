@@ -39,6 +39,9 @@ class GgufFromFolder {
     // many heads has its rows in ggml's rotary order; `shift` is added to every value.
     void add(const std::string& ggufName, const std::string& hfName, int interleavedHeads = 0,
              float shift = 0.0f);
+    // The folder's tensor `hfName`: its shape, and its values as float32.
+    const TensorInfo& tensor(const std::string& hfName) const;
+    std::vector<float> values(const std::string& hfName) const;
     // token_embd and output_norm (the norm's values plus `normShift`: Gemma's 1 + w), and
     // output unless the model ties it to the embedding.
     void addEmbeddingsAndHead(bool untiedOutput, float normShift = 0.0f);

@@ -72,7 +72,14 @@ void GgufWriter::addFloat32s(const std::string& name, const std::vector<float>& 
 
 void GgufWriter::addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
                            const std::vector<float>& values) {
-    m_tensors.push_back({name, ne, values});
+    std::vector<std::uint8_t> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    m_tensors.push_back({name, ne, 0, std::move(bytes)});  // ggml type 0: F32
+}
+
+void GgufWriter::addRawTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
+                              std::uint32_t ggmlType, std::vector<std::uint8_t> bytes) {
+    m_tensors.push_back({name, ne, ggmlType, std::move(bytes)});
 }
 
 void GgufWriter::write(const std::filesystem::path& file) const {
@@ -87,15 +94,15 @@ void GgufWriter::write(const std::filesystem::path& file) const {
         putString(out, t.name);
         put<std::uint32_t>(out, static_cast<std::uint32_t>(t.ne.size()));
         for (std::uint64_t d : t.ne) put(out, d);
-        put<std::uint32_t>(out, 0);  // F32
+        put<std::uint32_t>(out, t.ggmlType);
         put(out, offset);
-        offset += (t.values.size() * sizeof(float) + 31) / 32 * 32;
+        offset += (t.bytes.size() + 31) / 32 * 32;
     }
     out.resize((out.size() + 31) / 32 * 32);
     for (const Tensor& t : m_tensors) {
         const std::size_t start = out.size();
-        out.resize(start + (t.values.size() * sizeof(float) + 31) / 32 * 32);
-        std::memcpy(out.data() + start, t.values.data(), t.values.size() * sizeof(float));
+        out.resize(start + (t.bytes.size() + 31) / 32 * 32);
+        std::memcpy(out.data() + start, t.bytes.data(), t.bytes.size());
     }
     std::ofstream stream(file, std::ios::binary);
     stream.write(reinterpret_cast<const char*>(out.data()),

@@ -1,7 +1,7 @@
 #pragma once
 // Writes GGUF files for tests: metadata of the kinds QKV Lab reads (integers, floats, bools,
-// strings, arrays of strings, integers and floats) and float32 tensors, laid out as llama.cpp
-// writes them (version 3, 32-byte alignment).
+// strings, arrays of strings, integers and floats) and tensors (float32, or any type's bytes),
+// laid out as llama.cpp writes them (version 3, 32-byte alignment).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -21,13 +21,17 @@ class GgufWriter {
     // A float32 tensor of llama.cpp's shape ne (ne[0] the row length).
     void addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
                    const std::vector<float>& values);
+    // A tensor of ggml type `ggmlType` whose stored bytes are `bytes`.
+    void addRawTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
+                      std::uint32_t ggmlType, std::vector<std::uint8_t> bytes);
     void write(const std::filesystem::path& file) const;
 
   private:
     struct Tensor {
         std::string name;
         std::vector<std::uint64_t> ne;
-        std::vector<float> values;
+        std::uint32_t ggmlType = 0;
+        std::vector<std::uint8_t> bytes;
     };
     void key(const std::string& name, std::uint32_t type);
     std::vector<std::uint8_t> m_metadata;

@@ -7,7 +7,7 @@
 // bias, followed by the clamped SwiGLU and down_proj [experts, width, d_model] with a bias.
 // The Hub's files keep the experts in MXFP4 (quant_method "mxfp4": gate_up_proj_blocks/_scales
 // and down_proj_blocks/_scales), viewed as they are mapped and decoded block by block where a
-// product reads them (TensorBinder::stackedMatrix).
+// product reads them (TensorBinder::stackedMatrix). A GGUF file keeps gate, up and down apart.
 #include "core/model/families/binding.h"
 
 namespace qkv::families {
@@ -36,11 +36,26 @@ ExpertWeights expert(TensorBinder& b, const Architecture& c, const std::string& 
     return w;
 }
 
+// Expert e as a GGUF file keeps it (core/model/gguf_checkpoint.cpp): the gate, up and down
+// projections apart, [out, in] each under "N.", their biases stacked per expert.
+ExpertWeights expertApart(TensorBinder& b, const Architecture& c, const std::string& p, int e) {
+    const int d = c.dModel, width = c.moe.width, count = c.moe.experts;
+    const std::string expert = p + std::to_string(e) + ".";
+    auto projection = [&](const std::string& name, int in, int out) -> LinearWeights {
+        return {b.matrix(expert + name + ".weight", out, in).transposed(),
+                b.stackedVector(p + name + "_bias", count, out, e)};
+    };
+    return {projection("up_proj", d, width), projection("gate_proj", d, width),
+            projection("down_proj", width, d)};
+}
+
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return bindLlamaDecoder(b, c, true, true, [&](const std::string& p, int, LayerWeights& layer) {
         layer.router = linearLayer(b, p + "mlp.router", c.dModel, c.moe.experts, true);
+        const bool apart = b.has(p + "mlp.experts.0.up_proj.weight");
         for (int e = 0; e < c.moe.experts; ++e)
-            layer.experts.push_back(expert(b, c, p + "mlp.experts.", e));
+            layer.experts.push_back(apart ? expertApart(b, c, p + "mlp.experts.", e)
+                                          : expert(b, c, p + "mlp.experts.", e));
         layer.attentionSinks = b.vector(p + "self_attn.sinks", c.heads);
     });
 }
