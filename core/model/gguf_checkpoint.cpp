@@ -156,6 +156,129 @@ void describeDeepseek(const Reader& r, nlohmann::json& c) {
     c["topk_method"] = v3 ? "noaux_tc" : groups > 1 ? "group_limited_greedy" : "greedy";
 }
 
+// An integer metadata value, or an array element, of any integer kind.
+std::optional<std::int64_t> integerOf(const GgufValue& v) {
+    if (const auto* u = std::get_if<std::uint64_t>(&v.value))
+        return *u <= std::uint64_t{INT64_MAX} ? std::optional<std::int64_t>(*u) : std::nullopt;
+    if (const auto* i = std::get_if<std::int64_t>(&v.value)) return *i;
+    return std::nullopt;
+}
+
+using GgufTensors = std::map<std::string, const GgufTensor*>;
+
+// The metadata `key` when it holds an array (a per-layer value), else null.
+const GgufArray* arrayOrNull(const Reader& r, const std::string& key) {
+    const auto& metadata = r.file.table().metadata;
+    const auto value = metadata.find(r.arch + "." + key);
+    return value == metadata.end() ? nullptr : std::get_if<GgufArray>(&value->second.value);
+}
+
+// Gemma 4 ("gemma4"), whose layers differ by kind: attention.sliding_window_pattern marks the
+// local ones, whose widths and rotary are key_length_swa, rope.freq_base_swa and
+// rope.dimension_count_swa (key_length and rope.freq_base are the global layers'), and
+// head_count_kv lists each layer's key/value heads. Global layers without attn_v take their
+// values from the key projection (attention_k_eq_v). Their proportional rotary is the
+// rope_freqs tensor: divisor 1 for the pairs that turn, 1e30 for those that keep still. Norms
+// are stored as they are (no 1 + w).
+nlohmann::json gemma4Config(const Reader& r, std::int64_t vocab, bool tied,
+                            const GgufTensors& tensors) {
+    const std::int64_t layers = r.required("block_count");
+    const std::string patternKey = r.arch + ".attention.sliding_window_pattern";
+    const GgufArray* pattern = r.file.array(patternKey);
+    if (!pattern || static_cast<std::int64_t>(pattern->size()) != layers)
+        r.fail("GGUF metadata " + patternKey + " must mark each of the " + std::to_string(layers) +
+               " layers local or global");
+    std::vector<bool> local;
+    for (const GgufValue& v : *pattern) {
+        const bool* isLocal = std::get_if<bool>(&v.value);
+        if (!isLocal) r.fail("GGUF metadata " + patternKey + " must hold booleans");
+        local.push_back(*isLocal);
+    }
+    // Each kind's key/value heads: one count for all layers, or one per layer.
+    std::optional<std::int64_t> kvHeads[2];  // [local, global]
+    const std::string kvKey = r.arch + ".attention.head_count_kv";
+    const GgufArray* perLayer = arrayOrNull(r, "attention.head_count_kv");
+    for (std::int64_t l = 0; l < layers; ++l) {
+        const std::optional<std::int64_t> count =
+            perLayer ? (l < static_cast<std::int64_t>(perLayer->size()) ? integerOf((*perLayer)[l])
+                                                                        : std::nullopt)
+                     : r.integer("attention.head_count_kv");
+        auto& kind = kvHeads[local[l] ? 0 : 1];
+        if (!count || (kind && *kind != *count))
+            r.fail("GGUF metadata " + kvKey + " must give every " +
+                   (local[l] ? "local" : "global") + " layer the same key/value heads");
+        kind = count;
+    }
+    const std::int64_t heads = r.required("attention.head_count");
+    const std::int64_t globalHeadDim = r.required("attention.key_length"),
+                       localHeadDim = r.required("attention.key_length_swa");
+    nlohmann::json layerTypes = nlohmann::json::array();
+    std::optional<std::int64_t> firstGlobal;
+    for (std::int64_t l = 0; l < layers; ++l) {
+        layerTypes.push_back(local[l] ? "sliding_attention" : "full_attention");
+        if (!local[l] && !firstGlobal) firstGlobal = l;
+    }
+    const bool keyIsValue =
+        firstGlobal && !tensors.count("blk." + std::to_string(*firstGlobal) + ".attn_v.weight");
+    nlohmann::json full = {{"rope_type", "default"},
+                           {"rope_theta", r.number("rope.freq_base").value_or(1e6)}};
+    if (const auto factors = tensors.find("rope_freqs.weight"); factors != tensors.end()) {
+        const GgufTensor& t = *factors->second;
+        if (t.ggmlType != 0 || t.ne.size() != 1 ||
+            t.ne[0] != static_cast<std::uint64_t>(globalHeadDim / 2))
+            r.fail("tensor " + t.describe() + ": Gemma 4's rotary divisors must be one F32 row, " +
+                   "one per pair of a global head");
+        std::int64_t turning = 0;
+        for (std::uint64_t i = 0; i < t.ne[0]; ++i) {
+            float f;
+            std::memcpy(&f, t.data + i * sizeof f, sizeof f);
+            if (f == 1.0f && turning == static_cast<std::int64_t>(i))
+                ++turning;
+            else if (f < 1e29f)
+                r.fail("tensor " + t.describe() + ": divisor " + std::to_string(f) + " of pair " +
+                       std::to_string(i) + " is neither 1 (turning) nor 1e30 (still)");
+        }
+        full["rope_type"] = "proportional";
+        full["partial_rotary_factor"] = 2.0 * static_cast<double>(turning) / globalHeadDim;
+    }
+    nlohmann::json sliding = {{"rope_type", "default"},
+                              {"rope_theta", r.number("rope.freq_base_swa").value_or(1e4)}};
+    if (const auto rotated = r.integer("rope.dimension_count_swa");
+        rotated && *rotated != localHeadDim)
+        sliding["partial_rotary_factor"] = static_cast<double>(*rotated) / localHeadDim;
+    const auto feedForward =
+        arrayOrNull(r, "feed_forward_length") ? std::nullopt : r.integer("feed_forward_length");
+    if (!feedForward)
+        r.fail("GGUF metadata " + r.arch +
+               ".feed_forward_length per layer (Gemma 4's double-wide MLPs of shared key/value "
+               "layers) is not supported yet");
+    return {
+        {"model_type", "gemma4_text"},
+        {"hidden_size", r.required("embedding_length")},
+        {"num_hidden_layers", layers},
+        {"intermediate_size", *feedForward},
+        {"num_attention_heads", heads},
+        {"num_key_value_heads", kvHeads[0].value_or(heads)},
+        {"num_global_key_value_heads", kvHeads[1].value_or(heads)},
+        {"head_dim", localHeadDim},
+        {"global_head_dim", globalHeadDim},
+        {"attention_k_eq_v", keyIsValue},
+        {"vocab_size", vocab},
+        {"max_position_embeddings", r.integer("context_length").value_or(131072)},
+        {"rms_norm_eps", r.number("attention.layer_norm_rms_epsilon").value_or(1e-6)},
+        {"tie_word_embeddings", tied},
+        {"sliding_window", r.required("attention.sliding_window")},
+        {"final_logit_softcapping", r.number("final_logit_softcapping").value_or(0.0)},
+        {"hidden_activation", "gelu_pytorch_tanh"},
+        {"layer_types", layerTypes},
+        {"rope_parameters", {{"full_attention", full}, {"sliding_attention", sliding}}},
+        // What the Gemma 4 reader refuses by name, as the file says it.
+        {"hidden_size_per_layer_input", r.integer("embedding_length_per_layer_input").value_or(0)},
+        {"num_kv_shared_layers", r.integer("attention.shared_kv_layers").value_or(0)},
+        {"enable_moe_block", r.integer("expert_count").value_or(0) > 0},
+    };
+}
+
 // config.json as transformers writes it for the architecture, from the metadata.
 nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     static const std::map<std::string, std::string> kModelTypes = {
@@ -171,7 +294,7 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
                "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
-               "olmo2, phi3, smollm3, deepseek2 and gpt-oss)");
+               "olmo2, phi3, smollm3, deepseek2, gpt-oss and gemma4)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     // A mixture of experts' file may keep only the experts' width.
@@ -282,7 +405,8 @@ std::string hfName(const std::string& arch, const std::string& modelType, const 
     static const std::regex kBlock(R"(blk\.(\d+)\.([a-z_]+)\.(weight|bias))");
     std::smatch m;
     if (!std::regex_match(name, m, kBlock)) return {};
-    const bool gemma = arch == "gemma2" || arch == "gemma3", phi = arch == "phi3";
+    const bool gemma = arch == "gemma2" || arch == "gemma3" || arch == "gemma4",
+               phi = arch == "phi3";
     const std::map<std::string, std::string> layer = {
         {"attn_norm", "input_layernorm"},
         {"attn_q", "self_attn.q_proj"},
@@ -324,6 +448,7 @@ std::string hfName(const std::string& arch, const std::string& modelType, const 
     if (kind.ends_with("_exps") && m[3].str() == "bias")
         return blk + "mlp.experts." + kind.substr(4, kind.size() - 9) + "_proj_bias";
     if (arch == "gpt-oss" && kind == "ffn_gate_inp") return blk + "mlp.router." + m[3].str();
+    if (kind == "layer_output_scale" && m[3].str() == "weight") return blk + "layer_scalar";
     // Mixtral's mixture: block_sparse_moe, its experts' w1 (gate), w3 (up) and w2 (down).
     static const std::map<std::string, std::string> kMixtral = {
         {"ffn_gate_inp", "block_sparse_moe.gate"},
@@ -454,11 +579,13 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     if (embedding == tensors.end()) r.fail("no token_embd.weight tensor");
     if (embedding->second->ne.size() != 2)
         r.fail(embedding->second->describe() + " is not a matrix");
-    nlohmann::json config = configOf(r, static_cast<std::int64_t>(embedding->second->ne[1]),
-                                     !tensors.count("output.weight"));
+    const auto vocab = static_cast<std::int64_t>(embedding->second->ne[1]);
+    const bool tied = !tensors.count("output.weight");
+    nlohmann::json config =
+        *arch == "gemma4" ? gemma4Config(r, vocab, tied, tensors) : configOf(r, vocab, tied);
     constexpr const char* kRopeFactors = "rope_freqs.weight";
     if (const auto factors = tensors.find(kRopeFactors); factors != tensors.end()) {
-        readFrequencyFactors(r, *factors->second, config);
+        if (*arch != "gemma4") readFrequencyFactors(r, *factors->second, config);
         tensors.erase(factors);
     }
     const std::string modelType = config["model_type"];

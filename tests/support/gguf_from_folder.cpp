@@ -104,7 +104,7 @@ void GgufFromFolder::describe(const GgufShape& shape) {
     m_gguf.addUint32(a + "embedding_length", shape.width);
     m_gguf.addUint32(a + "feed_forward_length", shape.feedForward);
     m_gguf.addUint32(a + "attention.head_count", shape.heads);
-    m_gguf.addUint32(a + "attention.head_count_kv", shape.kvHeads);
+    if (shape.kvHeads > 0) m_gguf.addUint32(a + "attention.head_count_kv", shape.kvHeads);
     m_gguf.addFloat32(a + "rope.freq_base", shape.ropeBase);
     m_gguf.addFloat32(a + "attention.layer_norm_rms_epsilon", shape.normEps);
 }

@@ -20,7 +20,7 @@ struct GgufShape {
     int width = 64;  // embedding_length
     int feedForward = 128;
     int heads = 4;
-    int kvHeads = 2;
+    int kvHeads = 2;  // 0: not written (a file that lists them per layer)
     float ropeBase = 10000.0f;
     float normEps = 1e-6f;
     int context = 128;

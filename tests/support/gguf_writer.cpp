@@ -63,6 +63,13 @@ void GgufWriter::addInt32s(const std::string& name, const std::vector<std::int32
     for (std::int32_t v : values) put(m_metadata, v);
 }
 
+void GgufWriter::addBools(const std::string& name, const std::vector<bool>& values) {
+    key(name, kArray);
+    put(m_metadata, kBool);
+    put<std::uint64_t>(m_metadata, values.size());
+    for (bool v : values) put<std::uint8_t>(m_metadata, v ? 1 : 0);
+}
+
 void GgufWriter::addFloat32s(const std::string& name, const std::vector<float>& values) {
     key(name, kArray);
     put(m_metadata, kFloat32);

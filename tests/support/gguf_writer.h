@@ -17,6 +17,7 @@ class GgufWriter {
     void addString(const std::string& key, const std::string& value);
     void addStrings(const std::string& key, const std::vector<std::string>& values);
     void addInt32s(const std::string& key, const std::vector<std::int32_t>& values);
+    void addBools(const std::string& key, const std::vector<bool>& values);
     void addFloat32s(const std::string& key, const std::vector<float>& values);
     // A float32 tensor of llama.cpp's shape ne (ne[0] the row length).
     void addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
