@@ -93,14 +93,8 @@ TEST(GgufGemma4, RefusesKeyValueHeadsThatDifferWithinAKind) {
         gemma4AsGguf(shared / "models" / "gemma4-random-tiny", {2, 1, 4, 1});
     const test::TempDir dir;
     converted.write(dir.path() / "gemma4.gguf");
-    try {
-        Model::open(dir.path() / "gemma4.gguf");
-        FAIL() << "key/value heads that differ between two local layers were read";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("every local layer the same key/value heads"),
-                  std::string::npos)
-            << e.what();
-    }
+    const std::string error = test::openingError(dir.path() / "gemma4.gguf");
+    EXPECT_NE(error.find("every local layer the same key/value heads"), std::string::npos) << error;
 }
 
 }  // namespace
