@@ -37,7 +37,7 @@ int runGgufBench(const LargeModelOptions& o) {
                 s.ideal);
     std::printf(
         "peak anonymous memory: RssAnon sampled every 10 ms (the mapped file is file pages, not "
-        "counted; Llama's Q and K rows, put back in Hugging Face's order, are)\n\n");
+        "counted)\n\n");
     constexpr std::uint64_t kAnon = 3'000'000'000;
     printRow("open + info", s.info, 0.5, kAnon);
     printRow(("analyze " + std::to_string(shape.layers * shape.heads) + " heads").c_str(),

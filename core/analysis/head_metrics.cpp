@@ -130,9 +130,9 @@ class LayerFactors {
     // head's computed form.
     struct Block {
         const void* id;  // the block's first element, or the form's matrix
-        MatrixView view;
+        HeadProjection stored;
         const Eigen::MatrixXd* form = nullptr;
-        Eigen::MatrixXd matrix() const { return form ? *form : toDouble(view); }
+        Eigen::MatrixXd matrix() const { return form ? *form : stored.toDouble(); }
     };
     Block blockOf(int head, Projection slot) const {
         if (!m_latent)
@@ -144,7 +144,10 @@ class LayerFactors {
                                                                   : m_latent->value[head];
         return {&form, {}, &form};
     }
-    static Block blockOf(const MatrixView& view) { return {view.data, view}; }
+    static Block blockOf(HeadProjection stored) {
+        const void* id = stored.view.data;
+        return {id, std::move(stored)};
+    }
 
     struct SharedByKeyValue {
         double keyValueSimilarity = 0;
@@ -288,8 +291,16 @@ Architecture architectureOf(const Model& model, AttentionKind kind) {
     return c.decoderArchitecture();
 }
 
-MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
-                          Projection slot, AttentionKind kind, GqaPairing pairing) {
+Eigen::MatrixXd HeadProjection::toDouble() const {
+    if (order.empty()) return qkv::toDouble(view);
+    Eigen::MatrixXd m(view.rows, static_cast<Eigen::Index>(order.size()));
+    for (std::size_t c = 0; c < order.size(); ++c)
+        m.col(static_cast<Eigen::Index>(c)) = qkv::toDouble(view.columns(order[c], 1));
+    return m;
+}
+
+HeadProjection headProjection(const Model& model, const WConfiguration& config, int layer, int head,
+                              Projection slot, AttentionKind kind, GqaPairing pairing) {
     checkHead(architectureOf(model, kind), layer, head);
     const Architecture c = architectureOf(model, kind).atLayer(layer);
     if (c.latent.present())
@@ -300,14 +311,24 @@ MatrixView headProjection(const Model& model, const WConfiguration& config, int 
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
     const bool cross = kind == AttentionKind::Cross;
     const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
+    // Columns first to first + width; a stored order keeps each head's columns within the head.
+    auto block = [&](const LinearWeights& weights, int first, int width) -> HeadProjection {
+        HeadProjection p{weights.weight.columns(first, width), {}};
+        for (int i = 0; i < width && !weights.outputOrder.empty(); ++i) {
+            const int stored = weights.outputOrder.at(first + i) - first;
+            if (stored < 0 || stored >= width)
+                throw Error("internal error: a stored column order that crosses heads");
+            p.order.push_back(stored);
+        }
+        return p;
+    };
     switch (source) {
         case Projection::Query:
-            return (cross ? w.crossQuery : w.query).weight.columns(head * c.headDim, c.headDim);
+            return block(cross ? w.crossQuery : w.query, head * c.headDim, c.headDim);
         case Projection::Key:
-            return (cross ? w.crossKey : w.key).weight.columns(kvHead * c.headDim, c.headDim);
+            return block(cross ? w.crossKey : w.key, kvHead * c.headDim, c.headDim);
         case Projection::Value:
-            return (cross ? w.crossValue : w.value)
-                .weight.columns(kvHead * c.valueWidth(), c.valueWidth());
+            return block(cross ? w.crossValue : w.value, kvHead * c.valueWidth(), c.valueWidth());
     }
     throw Error("unknown projection");
 }

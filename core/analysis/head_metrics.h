@@ -90,13 +90,22 @@ struct AnalysisOptions {
     Progress roundTripProgress = {};
 };
 
+// A head's block of a projection as stored, and `order`: the stored column of each column the
+// model uses, where the file keeps them in another order (LinearWeights::outputOrder, a GGUF
+// file's Llama W_Q and W_K); empty: as stored.
+struct HeadProjection {
+    MatrixView view;
+    std::vector<int> order;
+    Eigen::MatrixXd toDouble() const;  // the block, its columns in the model's order
+};
+
 // The d_model x d_k (values: x d_v) weight (biases excluded) that fills `slot` of query head `head`
 // in `layer` under `config` (GQA: a K or V source of query head h is the KV head `pairing` names).
 // Latent attention has no such stored weight (latent_forms.h computes its heads'): throws
 // qkv::Error.
-MatrixView headProjection(const Model& model, const WConfiguration& config, int layer, int head,
-                          Projection slot, AttentionKind kind = AttentionKind::Self,
-                          GqaPairing pairing = GqaPairing::HuggingFace);
+HeadProjection headProjection(const Model& model, const WConfiguration& config, int layer, int head,
+                              Projection slot, AttentionKind kind = AttentionKind::Self,
+                              GqaPairing pairing = GqaPairing::HuggingFace);
 // QK-norm (Qwen3, Gemma 3, OLMo 2): the gains g_q ∘ g_k (d_k of them) the norms put between the
 // head's query and key slots under the configuration, so that its bilinear form is
 // W_Q^h diag(g_q ∘ g_k) W_K^h^T. The norms' per-token RMS factors are left out: they scale each

@@ -47,6 +47,10 @@ struct TensorInfo {
     std::size_t byteSize = 0;
     std::filesystem::path file;
     ElementType blockType = ElementType::F32;  // DType::Block: its format (Q4_K, ...)
+    // For a [rows, cols] weight stored with its rows in another order than the model uses them
+    // (a GGUF file's Llama W_Q and W_K): the stored row of each row the model uses. Empty: as
+    // stored.
+    std::vector<int> rowOrder;
 
     std::int64_t elementCount() const;
     std::string describe() const;  // e.g. "h.0.attn.c_attn.weight [64, 192] F32"

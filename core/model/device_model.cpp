@@ -7,6 +7,7 @@ DeviceLinear bindLinear(const LinearWeights& w, Backend& backend) {
     DeviceLinear out;
     if (!w.weight.empty()) out.weight = backend.weight(w.weight);
     if (!w.bias.empty()) out.bias = backend.vector(w.bias);
+    out.outputOrder = w.outputOrder;
     return out;
 }
 

@@ -12,6 +12,7 @@ namespace qkv {
 struct DeviceLinear {
     std::unique_ptr<Tensor> weight;
     std::unique_ptr<Tensor> bias;  // null when the layer has none
+    std::vector<int> outputOrder;  // LinearWeights::outputOrder
 };
 
 struct DeviceNorm {

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
@@ -14,13 +13,12 @@
 #include "core/io/gguf.h"
 #include "core/model/gguf_tokenizer.h"
 #include "core/util/error.h"
-#include "core/util/mapped_file.h"
 
 namespace qkv {
 namespace {
 
-// The files (one, or a split model's shards) and the tensors derived from them (reordered rows,
-// norms less one).
+// The files (one, or a split model's shards) and the tensors derived from them (norms less one,
+// DeepSeek's key/value projection put back together).
 class GgufSource : public TensorSource {
   public:
     void checkUnchanged() const override {
@@ -28,7 +26,6 @@ class GgufSource : public TensorSource {
     }
     std::vector<std::unique_ptr<GgufFile>> files;  // the first holds the metadata
     std::deque<std::vector<std::uint8_t>> derived;
-    std::deque<std::unique_ptr<std::uint8_t[]>> reordered;  // Llama's Q and K rows
 };
 
 // llama.cpp's gguf-split names a split model's shards NAME-00001-of-00003.gguf: the first holds
@@ -467,20 +464,17 @@ std::string hfName(const std::string& arch, const std::string& modelType, const 
 }
 
 // Llama's converter interleaved each head's rows of W_Q and W_K (GGUF row 2i + j of a head is
-// Hugging Face's row j·d/2 + i) so that ggml's adjacent-pair rotary equals rotate-half: the rows
-// are put back, in their stored format (each row is whole blocks). Every byte is written, so the
-// buffer is not zeroed first.
-std::unique_ptr<std::uint8_t[]> unpermutedRows(const TensorInfo& t, std::int64_t heads) {
-    const std::int64_t rows = t.shape[0];
-    const std::size_t rowBytes = t.byteSize / static_cast<std::size_t>(rows);
+// Hugging Face's row j·d/2 + i) so that ggml's adjacent-pair rotary equals rotate-half. The rows
+// stay where they are (an 8B model's 377 MB are not copied); the products gather their outputs
+// back into Hugging Face's order (TensorInfo::rowOrder).
+std::vector<int> ggmlRotaryRowOrder(std::int64_t rows, std::int64_t heads) {
     const std::int64_t headDim = rows / heads, half = headDim / 2;
-    auto out = std::make_unique_for_overwrite<std::uint8_t[]>(t.byteSize);
+    std::vector<int> order(static_cast<std::size_t>(rows));
     for (std::int64_t h = 0; h < heads; ++h)
         for (std::int64_t j = 0; j < 2; ++j)
             for (std::int64_t i = 0; i < half; ++i)
-                std::memcpy(out.get() + (h * headDim + j * half + i) * rowBytes,
-                            t.data + (h * headDim + 2 * i + j) * rowBytes, rowBytes);
-    return out;
+                order[h * headDim + j * half + i] = static_cast<int>(h * headDim + 2 * i + j);
+    return order;
 }
 
 // llama.cpp stacks a layer's experts in one tensor, ne = [in, out, experts]; transformers keeps
@@ -596,14 +590,8 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     const std::int64_t heads = config["num_attention_heads"];
     const std::int64_t kvHeads = config["num_key_value_heads"];
 
-    // SmolLM3's converter is Llama's: its W_Q and W_K rows are interleaved too. They are copied
-    // at once (377 MB of an 8B model), so the OS is asked for all of them ahead, together.
+    // SmolLM3's converter is Llama's: its W_Q and W_K rows are interleaved too.
     const bool interleaved = *arch == "llama" || *arch == "smollm3";
-    if (interleaved)
-        for (const auto& [name, tensor] : tensors)
-            if (name.find(".attn_q.") != std::string::npos ||
-                name.find(".attn_k.") != std::string::npos)
-                MappedFile::prefetch(tensor->data, tensor->byteSize);
     std::vector<TensorInfo> infos;
     std::map<std::string, TensorInfo> latentHalves;  // DeepSeek's k_b and v_b, by name
     for (const auto& [name, tensor] : tensors) {
@@ -636,7 +624,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
             if (n < 1 || t.shape[0] % n != 0 || t.shape[0] / n % 2 != 0)
                 r.fail("tensor " + g.describe() + ": its " + std::to_string(t.shape[0]) +
                        " rows are not " + std::to_string(n) + " heads of an even width");
-            t.data = source->reordered.emplace_back(unpermutedRows(t, n)).get();
+            t.rowOrder = ggmlRotaryRowOrder(t.shape[0], n);
         } else if (interleaved && (query || key)) {
             r.fail("tensor " + g.describe() + ": Llama's q and k biases are not read yet");
         } else if ((*arch == "gemma2" || *arch == "gemma3") && norm && t.dtype == DType::F32) {

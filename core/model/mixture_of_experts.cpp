@@ -5,7 +5,10 @@ namespace qkv {
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
     auto y = backend.create(x.rows(), l.weight->cols());
     backend.linear(x, *l.weight, l.bias.get(), *y);
-    return y;
+    if (l.outputOrder.empty()) return y;
+    auto ordered = backend.create(x.rows(), y->cols());
+    backend.gatherColumns(*y, nullptr, l.outputOrder, *ordered);
+    return ordered;
 }
 
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,

@@ -13,7 +13,8 @@
 
 namespace qkv {
 
-// y = x W (+ b) for a bound linear layer, in a new tensor.
+// y = x W (+ b) for a bound linear layer, in a new tensor, its columns in the order the model
+// uses them (DeviceLinear::outputOrder).
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x);
 
 // An MLP: out(act(gate x) · in x) for a gated activation, out(ClampedSwiGlu(in x)) where `in`

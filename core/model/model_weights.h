@@ -12,6 +12,9 @@ namespace qkv {
 struct LinearWeights {
     MatrixView weight;  // in x out
     VectorView bias;    // empty when the layer has none
+    // The stored output column of each output the model uses, where the file keeps them in
+    // another order (TensorInfo::rowOrder); empty: as stored. Products gather them back.
+    std::vector<int> outputOrder;
 };
 
 struct NormWeights {

@@ -33,6 +33,10 @@ class TensorBinder {
     VectorView stackedVector(const std::string& name, std::int64_t count, std::int64_t size,
                              int index);
     bool has(const std::string& name) const;
+    // TensorInfo::rowOrder of the tensor `name` (empty where it is stored as the model uses it).
+    // A tensor stored in another row order binds only once its order was asked for here: a
+    // reader that would ignore it is refused.
+    std::vector<int> rowOrder(const std::string& name);
     // LayerNorm weight/bias, accepting ".gamma"/".beta" for ".weight"/".bias".
     VectorView normWeight(const std::string& module, std::int64_t size);
     VectorView normBias(const std::string& module, std::int64_t size);
@@ -72,6 +76,7 @@ class TensorBinder {
     std::string m_folder;
     std::uint64_t m_parameters = 0;
     std::set<std::string> m_counted;  // tensors already in m_parameters (fused ones bind twice)
+    std::set<std::string> m_ordered;  // tensors whose rowOrder a reader asked for
     std::deque<std::vector<float>> m_derived;
 };
 

@@ -48,13 +48,6 @@ MappedFile::~MappedFile() {
     ::close(m_fd);
 }
 
-void MappedFile::prefetch(const std::uint8_t* bytes, std::size_t count) {
-    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto first = reinterpret_cast<std::uintptr_t>(bytes) / page * page;
-    const auto end = reinterpret_cast<std::uintptr_t>(bytes) + count;
-    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_WILLNEED);  // a hint: no error
-}
-
 void MappedFile::checkUnchanged() const {
     const std::string changed = m_path.string() + ": changed on disk since it was opened (";
     struct stat st {};

@@ -29,10 +29,6 @@ class MappedFile {
     std::size_t size() const { return m_size; }
     const std::filesystem::path& path() const { return m_path; }
 
-    // Asks the OS to read these mapped bytes ahead, all at once, where the page cache lacks them
-    // (a hint: nothing is waited for).
-    static void prefetch(const std::uint8_t* bytes, std::size_t count);
-
     // Throws qkv::Error "<path>: changed on disk since it was opened (...); reopen it" when the
     // mapped file was truncated, rewritten, replaced or deleted.
     void checkUnchanged() const;

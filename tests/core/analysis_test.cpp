@@ -416,26 +416,26 @@ TEST(HeadMetrics, GroupedQueryHeadsShareTheirKeyValueHead) {
     const LayerWeights& w = model->weights().layers[1];
     const WConfiguration learned;
     for (int h = 0; h < c.heads; ++h) {
-        const MatrixView q = headProjection(*model, learned, 1, h, Projection::Query);
-        const MatrixView k = headProjection(*model, learned, 1, h, Projection::Key);
-        const MatrixView v = headProjection(*model, learned, 1, h, Projection::Value);
+        const MatrixView q = headProjection(*model, learned, 1, h, Projection::Query).view;
+        const MatrixView k = headProjection(*model, learned, 1, h, Projection::Key).view;
+        const MatrixView v = headProjection(*model, learned, 1, h, Projection::Value).view;
         EXPECT_EQ(q.data, w.query.weight.columns(h * c.headDim, c.headDim).data) << h;
         EXPECT_EQ(k.data, w.key.weight.columns(h / 2 * c.headDim, c.headDim).data) << h;
         EXPECT_EQ(v.data, w.value.weight.columns(h / 2 * c.headDim, c.headDim).data) << h;
         EXPECT_EQ(k.rows, c.dModel);
         EXPECT_EQ(k.cols, c.headDim);
     }
-    EXPECT_EQ(headProjection(*model, learned, 1, 0, Projection::Key).data,
-              headProjection(*model, learned, 1, 1, Projection::Key).data);
-    EXPECT_NE(headProjection(*model, learned, 1, 1, Projection::Key).data,
-              headProjection(*model, learned, 1, 2, Projection::Key).data);
+    EXPECT_EQ(headProjection(*model, learned, 1, 0, Projection::Key).view.data,
+              headProjection(*model, learned, 1, 1, Projection::Key).view.data);
+    EXPECT_NE(headProjection(*model, learned, 1, 1, Projection::Key).view.data,
+              headProjection(*model, learned, 1, 2, Projection::Key).view.data);
 
     // shared-qk: each query head uses its own W_Q as key; tied-kv: V reads the K block.
     const WConfiguration sharedQk = WConfiguration::parse("shared-qk");
-    EXPECT_EQ(headProjection(*model, sharedQk, 1, 3, Projection::Key).data,
+    EXPECT_EQ(headProjection(*model, sharedQk, 1, 3, Projection::Key).view.data,
               w.query.weight.columns(3 * c.headDim, c.headDim).data);
     EXPECT_EQ(
-        headProjection(*model, WConfiguration::parse("tied-kv"), 1, 3, Projection::Value).data,
+        headProjection(*model, WConfiguration::parse("tied-kv"), 1, 3, Projection::Value).view.data,
         w.key.weight.columns(1 * c.headDim, c.headDim).data);
     EXPECT_THROW(headProjection(*model, learned, 2, 0, Projection::Key), Error);
     EXPECT_THROW(headProjection(*model, learned, 0, 4, Projection::Key), Error);

@@ -162,12 +162,13 @@ TEST_P(SharedCircuits, MetricsMatchTheFullProducts) {
             SCOPED_TRACE("layer " + std::to_string(l) + " head " + std::to_string(h));
             const HeadMetrics& head = metrics.layers[l].heads[h];
             const MatrixXd form =
-                elementwise(headProjection(*model, learned, l, h, Projection::Query)) *
-                elementwise(headProjection(*model, learned, l, h, Projection::Key)).transpose();
+                elementwise(headProjection(*model, learned, l, h, Projection::Query).view) *
+                elementwise(headProjection(*model, learned, l, h, Projection::Key).view)
+                    .transpose();
             layerForm += form;
             EXPECT_NEAR(head.wqkDirectionality, directionalityByHand(form), kExact);
             const MatrixXd wov =
-                elementwise(headProjection(*model, learned, l, h, Projection::Value)) *
+                elementwise(headProjection(*model, learned, l, h, Projection::Value).view) *
                 elementwise(headOutputRows(*model, l, h));
             const Eigen::VectorXd sigma = Eigen::JacobiSVD<MatrixXd>(wov).singularValues();
             ASSERT_EQ(head.ovSingularValues.size(), static_cast<size_t>(c.headDim));
@@ -205,7 +206,7 @@ TEST(GqaPairing, ModuloPairsQueryHeadsWithOtherKeyHeads) {
     for (int h = 0; h < c.heads; ++h)
         EXPECT_EQ(headProjection(*model, learned, 0, h, Projection::Key, AttentionKind::Self,
                                  GqaPairing::Modulo)
-                      .data,
+                      .view.data,
                   w.key.weight.columns(h % 2 * c.headDim, c.headDim).data)
             << h;
     // A head's output rows are rows h·d_k .. h·d_k + d_k − 1 of the output projection.

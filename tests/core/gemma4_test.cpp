@@ -60,12 +60,12 @@ TEST_F(Gemma4Shared, GlobalLayersHaveTheirOwnHeadsAndNoValueProjection) {
     // The analysis reads the same blocks: a global layer's W_V is its W_K, in place.
     for (int h = 0; h < c.heads; ++h) {
         const WConfiguration learned;
-        const MatrixView k = headProjection(*model, learned, 1, h, Projection::Key);
-        const MatrixView v = headProjection(*model, learned, 1, h, Projection::Value);
+        const MatrixView k = headProjection(*model, learned, 1, h, Projection::Key).view;
+        const MatrixView v = headProjection(*model, learned, 1, h, Projection::Value).view;
         EXPECT_EQ(k.data, v.data);
         EXPECT_EQ(v.cols, 32);
-        EXPECT_NE(headProjection(*model, learned, 0, h, Projection::Key).data,
-                  headProjection(*model, learned, 0, h, Projection::Value).data);
+        EXPECT_NE(headProjection(*model, learned, 0, h, Projection::Key).view.data,
+                  headProjection(*model, learned, 0, h, Projection::Value).view.data);
     }
 }
 

@@ -19,6 +19,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/head_metrics.h"
+#include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
@@ -84,10 +86,10 @@ TEST(GgufOlmo2, ComputesAsTransformersDoes) {
     expectTransformersResults(dir.path() / "olmo2.gguf", folder, "olmo2");
 }
 
-TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
-    QKV_REQUIRE_SHARED(shared);
-    const auto folder = shared / "models" / "smollm3-random-tiny";
-    constexpr int kLayers = 4;  // its config.json: d_model 64, 4 heads of 16, 2 key/value heads
+// shared/models/smollm3-random-tiny as Llama's converter writes it. Its config.json: 4 layers,
+// d_model 64, 4 heads of 16, 2 key/value heads.
+void writeSmolLM3(const std::filesystem::path& folder, const std::filesystem::path& file) {
+    constexpr int kLayers = 4;
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "smollm3", .layers = kLayers, .ropeBase = 2e6f});
     converted.addEmbeddingsAndHead(false);
@@ -100,9 +102,64 @@ TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
                                            {"ffn_down", "mlp.down_proj"}})
             converted.add(blk + ours + ".weight", hf + theirs + ".weight");
     }
+    converted.write(file);
+}
+
+TEST(GgufSmolLM3, ComputesAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "smollm3-random-tiny";
     const test::TempDir dir;
-    converted.write(dir.path() / "smollm3.gguf");
+    writeSmolLM3(folder, dir.path() / "smollm3.gguf");
     expectTransformersResults(dir.path() / "smollm3.gguf", folder, "smollm3");
+}
+
+// Llama's W_Q and W_K rows stay in ggml's order in the file (nothing is copied at open): the
+// products gather each head's columns back, and so does the weight analysis. Under every
+// configuration (a key slot filled from W_V, values from W_Q, ...) the queries, keys and
+// attention of the file are the folder's, and so is every head's and layer's weight metric.
+TEST(GgufSmolLM3, QueriesKeysAndWeightMetricsAreTheFoldersUnderEveryConfiguration) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "smollm3-random-tiny";
+    const test::TempDir dir;
+    writeSmolLM3(folder, dir.path() / "smollm3.gguf");
+    const auto file = Model::open(dir.path() / "smollm3.gguf");
+    const auto reference = Model::open(folder);
+    const Architecture& c = reference->architecture();
+    auto cpu = createCpuBackend();
+    for (const char* name : {"learned", "shared-qk", "tied-kv", "single-w", "q=K,k=V,v=Q"}) {
+        SCOPED_TRACE(name);
+        ForwardRequest request;
+        request.ids = {1, 17, 401, 33, 902, 250, 77, 5};
+        request.config = WConfiguration::parse(name);
+        if (!configurationApplies(c, request.config)) continue;
+        const ForwardResult a = ForwardPass(*file, *cpu).run(request);
+        const ForwardResult b = ForwardPass(*reference, *cpu).run(request);
+        // The same float32 weights and products: summation order at most.
+        for (int l = 0; l < c.layers; ++l)
+            for (int h = 0; h < c.heads; ++h) {
+                EXPECT_LE((a.trace.query(l, h) - b.trace.query(l, h)).cwiseAbs().maxCoeff(), 1e-5f);
+                EXPECT_LE((a.trace.key(l, h) - b.trace.key(l, h)).cwiseAbs().maxCoeff(), 1e-5f);
+                EXPECT_LE((a.trace.value(l, h) - b.trace.value(l, h)).cwiseAbs().maxCoeff(), 1e-5f);
+            }
+        const ModelMetrics x = analyzeModel(*file, request.config);
+        const ModelMetrics y = analyzeModel(*reference, request.config);
+        // Identical float32 weights widened to double, in the same column order: the same
+        // numbers but for LAPACK's and the GEMM's rounding.
+        constexpr double kSame = 1e-9;
+        for (int l = 0; l < c.layers; ++l) {
+            EXPECT_NEAR(x.layers[l].wqkSymmetry, y.layers[l].wqkSymmetry, kSame);
+            for (int h = 0; h < c.heads; ++h) {
+                const HeadMetrics &p = x.layers[l].heads[h], &q = y.layers[l].heads[h];
+                EXPECT_NEAR(p.wqkSymmetry, q.wqkSymmetry, kSame) << l << " " << h;
+                EXPECT_NEAR(p.wqkDirectionality, q.wqkDirectionality, kSame);
+                EXPECT_NEAR(p.eigenPositivity, q.eigenPositivity, kSame);
+                EXPECT_NEAR(p.qkSimilarity, q.qkSimilarity, kSame);
+                EXPECT_NEAR(p.qvSimilarity, q.qvSimilarity, kSame);
+                EXPECT_NEAR(p.kvSimilarity, q.kvSimilarity, kSame);
+                EXPECT_NEAR(p.wqkSingularValues.front(), q.wqkSingularValues.front(), kSame);
+            }
+        }
+    }
 }
 
 TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {

@@ -131,8 +131,8 @@ TEST(GgufRope, YarnComputesAsTheConfigItCameFrom) {
     EXPECT_EQ(rotary.scaling.type, RopeType::Yarn);
     EXPECT_EQ(rotary.describe(), reference->architecture().rotary.describe());
     EXPECT_EQ(rotary.frequencies(8), reference->architecture().rotary.frequencies(8));
-    // The same float32 weights (Q and K rows put back in place exactly) and the same angles:
-    // only the order of float32 sums may differ.
+    // The same float32 weights (Q and K outputs gathered back in order exactly) and the same
+    // angles: only the order of float32 sums may differ.
     test::expectSameResults(*file, *reference, 1e-6f, 1e-5f);
 }
 

@@ -245,8 +245,8 @@ TEST(VulkanForwardFixture, Mxfp4ExpertsMatchCpu) {
 }
 
 // GGUF's quantised blocks: the device holds them decoded to float32, the CPU decodes them panel
-// by panel (Q4_K and Q6_K in the Q4_K_M mix, IQ4_XS; Gemma-2's norms less one, Llama's rows put
-// back in order).
+// by panel (Q4_K and Q6_K in the Q4_K_M mix, IQ4_XS; Gemma-2's norms less one, Llama's query and
+// key columns gathered back in order).
 TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
     QKV_REQUIRE_SHARED(shared);
     QKV_REQUIRE_VULKAN(gpu);

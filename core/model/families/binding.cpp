@@ -3,8 +3,9 @@
 namespace qkv::families {
 
 LinearWeights linearLayer(TensorBinder& b, const std::string& module, int in, int out, bool bias) {
+    std::vector<int> order = b.rowOrder(module + ".weight");  // before the matrix: it is read
     return {b.matrix(module + ".weight", out, in).transposed(),
-            bias ? b.vector(module + ".bias", out) : VectorView{}};
+            bias ? b.vector(module + ".bias", out) : VectorView{}, std::move(order)};
 }
 
 NormWeights layerNorm(TensorBinder& b, const std::string& module, int size) {
