@@ -377,21 +377,45 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
     return c;
 }
 
-// llama.cpp's converter turns Llama 3.1's llama3 scaling into a tensor: rope_freqs.weight, a
-// float32 divisor of each rotated pair's frequency. It becomes the rotary's frequency_factors.
-void readFrequencyFactors(const Reader& r, const GgufTensor& t, nlohmann::json& config) {
+// One F32 row of per-pair factors, as a list.
+std::vector<double> factorRow(const Reader& r, const GgufTensor& t) {
     if (t.ggmlType != 0 || t.ne.size() != 1)
-        r.fail("tensor " + t.describe() + ": rotary frequency factors must be one F32 row");
+        r.fail("tensor " + t.describe() + ": rotary factors must be one F32 row");
     std::vector<double> factors(t.ne[0]);
     for (std::size_t i = 0; i < factors.size(); ++i) {
         float f;
         std::memcpy(&f, t.data + i * sizeof f, sizeof f);
         factors[i] = f;
     }
+    return factors;
+}
+
+// llama.cpp's converter turns Llama 3.1's llama3 scaling into a tensor: rope_freqs.weight, a
+// float32 divisor of each rotated pair's frequency. It becomes the rotary's frequency_factors.
+void readFrequencyFactors(const Reader& r, const GgufTensor& t, nlohmann::json& config) {
     if (config.contains("rope_scaling"))
         r.fail("the file has both rotary frequency factors (rope_freqs) and " + r.arch +
                ".rope.scaling.type");
-    config["rope_scaling"] = {{"rope_type", "frequency_factors"}, {"factors", factors}};
+    config["rope_scaling"] = {{"rope_type", "frequency_factors"}, {"factors", factorRow(r, t)}};
+}
+
+// Phi-3.5's and Phi-4-mini's LongRoPE: the converter keeps rope_scaling's long_factor and
+// short_factor as the tensors rope_factors_long and rope_factors_short (the original context is
+// rope.scaling.original_context_length). Its rope.scaling.attn_factor is the one transformers
+// computes from the two contexts, so it is not read.
+void readLongRope(const Reader& r, GgufTensors& tensors, nlohmann::json& config) {
+    const auto longFactors = tensors.find("rope_factors_long.weight");
+    const auto shortFactors = tensors.find("rope_factors_short.weight");
+    if (longFactors == tensors.end() && shortFactors == tensors.end()) return;
+    if (longFactors == tensors.end() || shortFactors == tensors.end())
+        r.fail("the file has one of rope_factors_long and rope_factors_short without the other");
+    if (config.contains("rope_scaling"))
+        r.fail("the file has both LongRoPE factors and other rotary scaling");
+    config["rope_scaling"] = {{"rope_type", "longrope"},
+                              {"long_factor", factorRow(r, *longFactors->second)},
+                              {"short_factor", factorRow(r, *shortFactors->second)}};
+    tensors.erase(longFactors);
+    tensors.erase(shortFactors);
 }
 
 // Hugging Face's name of a GGUF tensor of the architecture (`modelType` tells Mixtral from Llama);
@@ -586,6 +610,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         if (*arch != "gemma4") readFrequencyFactors(r, *factors->second, config);
         tensors.erase(factors);
     }
+    readLongRope(r, tensors, config);
     const std::string modelType = config["model_type"];
     const std::int64_t heads = config["num_attention_heads"];
     const std::int64_t kvHeads = config["num_key_value_heads"];

@@ -1,5 +1,6 @@
 // Rotary scaling in GGUF files: Llama 3.1's llama3 scaling as llama.cpp's converter stores it, a
-// rope_freqs.weight tensor of per-pair frequency divisors; YaRN from rope.scaling.*. The shared
+// rope_freqs.weight tensor of per-pair frequency divisors; YaRN from rope.scaling.*; Phi-3.5's
+// and Phi-4-mini's LongRoPE as the rope_factors_long and rope_factors_short tensors. The shared
 // llama3rope reference model (Hugging Face's llama3 rope) is written here as that converter writes
 // a Llama checkpoint — Q and K rows interleaved per head, the divisors computed from its
 // rope_scaling — and the file must compute every head and the logits as transformers does on the
@@ -134,6 +135,47 @@ TEST(GgufRope, YarnComputesAsTheConfigItCameFrom) {
     // The same float32 weights (Q and K outputs gathered back in order exactly) and the same
     // angles: only the order of float32 sums may differ.
     test::expectSameResults(*file, *reference, 1e-6f, 1e-5f);
+}
+
+// shared/models/phi3longrope-random-tiny as llama.cpp's Phi-3 converter writes it: fused
+// attn_qkv and ffn_up (gate and up), tied output, partial rotary (rope.dimension_count 12 of
+// heads of 16), the two contexts, and rope_scaling's long and short factors as tensors.
+TEST(GgufRope, LongRopeComputesAsTransformersDoes) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "phi3longrope-random-tiny";
+    std::ifstream in(folder / "config.json");
+    const nlohmann::json config = nlohmann::json::parse(in);
+    constexpr int kPhiLayers = 2;  // its config.json: d_model 64, 4 heads, 2 key/value heads
+    test::GgufFromFolder converted(folder);
+    converted.describe({.arch = "phi3", .layers = kPhiLayers, .normEps = 1e-5f, .context = 64});
+    test::GgufWriter& gguf = converted.gguf();
+    gguf.addUint32("phi3.rope.dimension_count", 12);
+    gguf.addUint32("phi3.rope.scaling.original_context_length", 16);
+    gguf.addFloat32("phi3.rope.scaling.attn_factor",
+                    static_cast<float>(std::sqrt(1 + std::log(64.0 / 16) / std::log(16.0))));
+    std::vector<float> longFactors, shortFactors;
+    for (double f : config["rope_scaling"]["long_factor"]) longFactors.push_back(f);
+    for (double f : config["rope_scaling"]["short_factor"]) shortFactors.push_back(f);
+    gguf.addTensor("rope_factors_long.weight", {6}, longFactors);
+    gguf.addTensor("rope_factors_short.weight", {6}, shortFactors);
+    converted.addEmbeddingsAndHead(false);
+    for (int l = 0; l < kPhiLayers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        const std::string hf = "model.layers." + std::to_string(l) + ".";
+        for (const auto& [ours, theirs] : {std::pair{"attn_norm", "input_layernorm"},
+                                           {"attn_qkv", "self_attn.qkv_proj"},
+                                           {"attn_output", "self_attn.o_proj"},
+                                           {"ffn_norm", "post_attention_layernorm"},
+                                           {"ffn_up", "mlp.gate_up_proj"},
+                                           {"ffn_down", "mlp.down_proj"}})
+            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+    }
+    const test::TempDir dir;
+    converted.write(dir.path() / "phi3.gguf");
+    const auto model = Model::open(dir.path() / "phi3.gguf");
+    EXPECT_EQ(model->architecture().rotary.scaling.type, RopeType::LongRope);
+    test::expectOriginalResults(*model, test::loadReference(folder / "hf_reference.json"),
+                                kAttentionTolerance, kLogitTolerance);
 }
 
 // The metadata of a one-layer Llama of two heads of 4 (zero weights: only opening is tried).
