@@ -145,7 +145,11 @@ FakeHubServer::~FakeHubServer() {
 
 void FakeHubServer::add(FakeHubRepo repo) {
     std::lock_guard lock(m_mutex);
-    if (!repo.renamedFrom.empty()) m_repos[repo.renamedFrom] = FakeHubRepo{repo.id, "", {}};
+    if (!repo.renamedFrom.empty()) {  // the old id: a stub that only names the new one
+        FakeHubRepo stub;
+        stub.id = repo.id;
+        m_repos[repo.renamedFrom] = std::move(stub);
+    }
     m_repos[repo.id] = std::move(repo);
 }
 
