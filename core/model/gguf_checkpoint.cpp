@@ -173,6 +173,19 @@ const GgufArray* arrayOrNull(const Reader& r, const std::string& key) {
     return value == metadata.end() ? nullptr : std::get_if<GgufArray>(&value->second.value);
 }
 
+// One F32 row of per-pair factors, as a list.
+std::vector<double> factorRow(const Reader& r, const GgufTensor& t) {
+    if (t.ggmlType != 0 || t.ne.size() != 1)
+        r.fail("tensor " + t.describe() + ": rotary factors must be one F32 row");
+    std::vector<double> factors(t.ne[0]);
+    for (std::size_t i = 0; i < factors.size(); ++i) {
+        float f;
+        std::memcpy(&f, t.data + i * sizeof f, sizeof f);
+        factors[i] = f;
+    }
+    return factors;
+}
+
 // Gemma 4 ("gemma4"), whose layers differ by kind: attention.sliding_window_pattern marks the
 // local ones, whose widths and rotary are key_length_swa, rope.freq_base_swa and
 // rope.dimension_count_swa (key_length and rope.freq_base are the global layers'), and
@@ -224,19 +237,18 @@ nlohmann::json gemma4Config(const Reader& r, std::int64_t vocab, bool tied,
                            {"rope_theta", r.number("rope.freq_base").value_or(1e6)}};
     if (const auto factors = tensors.find("rope_freqs.weight"); factors != tensors.end()) {
         const GgufTensor& t = *factors->second;
-        if (t.ggmlType != 0 || t.ne.size() != 1 ||
-            t.ne[0] != static_cast<std::uint64_t>(globalHeadDim / 2))
-            r.fail("tensor " + t.describe() + ": Gemma 4's rotary divisors must be one F32 row, " +
-                   "one per pair of a global head");
+        const std::vector<double> divisors = factorRow(r, t);
+        if (divisors.size() != static_cast<std::size_t>(globalHeadDim / 2))
+            r.fail("tensor " + t.describe() + ": Gemma 4's rotary divisors must be one per pair " +
+                   "of a global head");
         std::int64_t turning = 0;
-        for (std::uint64_t i = 0; i < t.ne[0]; ++i) {
-            float f;
-            std::memcpy(&f, t.data + i * sizeof f, sizeof f);
-            if (f == 1.0f && turning == static_cast<std::int64_t>(i))
+        for (std::size_t i = 0; i < divisors.size(); ++i) {
+            if (divisors[i] == 1.0 && turning == static_cast<std::int64_t>(i))
                 ++turning;
-            else if (f < 1e29f)
-                r.fail("tensor " + t.describe() + ": divisor " + std::to_string(f) + " of pair " +
-                       std::to_string(i) + " is neither 1 (turning) nor 1e30 (still)");
+            else if (divisors[i] < 1e29)
+                r.fail("tensor " + t.describe() + ": divisor " + std::to_string(divisors[i]) +
+                       " of pair " + std::to_string(i) +
+                       " is neither 1 (turning) nor 1e30 (still)");
         }
         full["rope_type"] = "proportional";
         full["partial_rotary_factor"] = 2.0 * static_cast<double>(turning) / globalHeadDim;
@@ -375,19 +387,6 @@ nlohmann::json configOf(const Reader& r, std::int64_t vocab, bool tied) {
             c["sliding_window"] = nullptr;
     }
     return c;
-}
-
-// One F32 row of per-pair factors, as a list.
-std::vector<double> factorRow(const Reader& r, const GgufTensor& t) {
-    if (t.ggmlType != 0 || t.ne.size() != 1)
-        r.fail("tensor " + t.describe() + ": rotary factors must be one F32 row");
-    std::vector<double> factors(t.ne[0]);
-    for (std::size_t i = 0; i < factors.size(); ++i) {
-        float f;
-        std::memcpy(&f, t.data + i * sizeof f, sizeof f);
-        factors[i] = f;
-    }
-    return factors;
 }
 
 // llama.cpp's converter turns Llama 3.1's llama3 scaling into a tensor: rope_freqs.weight, a
