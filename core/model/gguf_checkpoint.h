@@ -4,8 +4,9 @@
 // stored formats, with what llama.cpp's converter did undone — Llama's per-head row order of W_Q
 // and W_K (for ggml's adjacent-pair rotary), Gemma's norm weights stored as 1 + w, Llama 3.1's
 // rope_freqs tensor — and what llama.cpp fixes for an architecture set as it does. The family
-// readers and binders then open it as they open a folder. Architectures: llama, qwen2, qwen3,
-// qwen3moe (experts stacked in one tensor per layer), gemma2, gemma3, olmo2, phi3, smollm3.
+// readers and binders then open it as they open a folder. Architectures: llama (and Mixtral),
+// qwen2, qwen3, qwen3moe, gemma2, gemma3, gemma4, olmo2, phi3, smollm3, deepseek2, gpt-oss and
+// modern-bert; a layer's stacked experts are viewed one matrix each.
 #include <filesystem>
 #include <memory>
 #include <string>

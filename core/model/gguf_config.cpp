@@ -1,6 +1,8 @@
 #include "core/model/gguf_config.h"
 
+#include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <utility>
 #include <vector>
 
@@ -237,7 +239,7 @@ nlohmann::json configOf(const GgufModelReader& r, std::int64_t vocab, bool tied)
     if (type == kModelTypes.end())
         r.fail("GGUF architecture \"" + r.arch +
                "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
-               "olmo2, phi3, smollm3, deepseek2, gpt-oss and gemma4)");
+               "olmo2, phi3, smollm3, deepseek2, gpt-oss, gemma4 and modern-bert)");
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     // A mixture of experts' file may keep only the experts' width.
@@ -348,12 +350,60 @@ void readLongRope(const GgufModelReader& r, GgufTensors& tensors, nlohmann::json
     tensors.erase(shortFactors);
 }
 
+// ModernBERT ("modern-bert", which llama.cpp converts as an embedding model): LayerNorm's
+// epsilon, the local layers' window (attention.sliding_window, the config's local_attention), the
+// period of global layers from layer 0 (sliding_window_pattern, global_attn_every_n_layers), and
+// the global and local rotary bases (rope.freq_base, rope.freq_base_swa). What the file leaves
+// out takes llama.cpp's defaults: base 10000, the global base for local layers, a period of 3,
+// and every layer global where there is no window. Biases, which the family refuses, are told
+// by their tensors.
+nlohmann::json modernBertConfig(const GgufModelReader& r, std::int64_t vocab,
+                                const GgufTensors& tensors) {
+    const std::int64_t heads = r.required("attention.head_count");
+    if (const auto kv = r.integer("attention.head_count_kv"); kv && *kv != heads)
+        r.fail("GGUF metadata " + r.arch +
+               ".attention.head_count_kv: ModernBERT has as many key/value heads as query heads");
+    if (arrayOrNull(r, "attention.sliding_window_pattern"))
+        r.fail("GGUF metadata " + r.arch +
+               ".attention.sliding_window_pattern as a list of layers is not read (a period of "
+               "global layers is)");
+    const std::int64_t window = r.integer("attention.sliding_window").value_or(0);
+    const double globalBase = r.number("rope.freq_base").value_or(10000.0);
+    const auto hasBias = [&](std::initializer_list<const char*> kinds) {
+        return std::any_of(tensors.begin(), tensors.end(), [&](const auto& tensor) {
+            return std::any_of(kinds.begin(), kinds.end(), [&](const char* kind) {
+                return tensor.first.ends_with(std::string(".") + kind + ".bias");
+            });
+        });
+    };
+    return {
+        {"model_type", "modernbert"},
+        {"hidden_size", r.required("embedding_length")},
+        {"num_hidden_layers", r.required("block_count")},
+        {"intermediate_size", r.required("feed_forward_length")},
+        {"num_attention_heads", heads},
+        {"num_key_value_heads", heads},
+        {"vocab_size", vocab},
+        {"max_position_embeddings", r.integer("context_length").value_or(8192)},
+        {"norm_eps", r.number("attention.layer_norm_epsilon").value_or(1e-5)},
+        {"hidden_activation", r.file.string(r.arch + ".hidden_activation").value_or("gelu")},
+        {"global_rope_theta", globalBase},
+        {"local_rope_theta", r.number("rope.freq_base_swa").value_or(globalBase)},
+        {"local_attention", window > 0 ? window : 128},
+        {"global_attn_every_n_layers",
+         window > 0 ? r.integer("attention.sliding_window_pattern").value_or(3) : 1},
+        {"attention_bias", hasBias({"attn_qkv", "attn_output"})},
+        {"mlp_bias", hasBias({"ffn_up", "ffn_down"})},
+    };
+}
+
 }  // namespace
 
 nlohmann::json configFromGguf(const GgufModelReader& r, std::int64_t vocab, bool tied,
                               GgufTensors& tensors) {
-    nlohmann::json config =
-        r.arch == "gemma4" ? gemma4Config(r, vocab, tied, tensors) : configOf(r, vocab, tied);
+    nlohmann::json config = r.arch == "gemma4"        ? gemma4Config(r, vocab, tied, tensors)
+                            : r.arch == "modern-bert" ? modernBertConfig(r, vocab, tensors)
+                                                      : configOf(r, vocab, tied);
     if (const auto factors = tensors.find("rope_freqs.weight"); factors != tensors.end()) {
         if (r.arch != "gemma4") readFrequencyFactors(r, *factors->second, config);
         tensors.erase(factors);

@@ -4,9 +4,38 @@
 #include <regex>
 
 namespace qkv {
+namespace {
+
+// ModernBERT ("modern-bert") keeps its own module names. The converter writes a checkpoint's
+// head.dense and head.norm (the masked-LM or classifier head's transform) as cls and cls.norm, a
+// classifier's output as cls.output, and no masked-LM decoder bias: they are named as Hugging
+// Face names them, and the family leaves them unread (the model opens without logits).
+std::string modernBertName(const std::string& name) {
+    static const std::map<std::string, std::string> kTop = {
+        {"token_embd", "model.embeddings.tok_embeddings"},
+        {"token_embd_norm", "model.embeddings.norm"},
+        {"output_norm", "model.final_norm"},
+        {"cls", "head.dense"},
+        {"cls.norm", "head.norm"},
+        {"cls.output", "classifier"}};
+    static const std::map<std::string, std::string> kLayer = {
+        {"attn_norm", "attn_norm"}, {"attn_qkv", "attn.Wqkv"}, {"attn_output", "attn.Wo"},
+        {"ffn_norm", "mlp_norm"},   {"ffn_up", "mlp.Wi"},      {"ffn_down", "mlp.Wo"}};
+    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z_.]+)\.(weight|bias))");
+    std::smatch m;
+    if (!std::regex_match(name, m, kTensor)) return {};
+    const auto& modules = m[1].matched ? kLayer : kTop;
+    const auto module = modules.find(m[2].str());
+    if (module == modules.end()) return {};
+    const std::string layer = m[1].matched ? "model.layers." + m[1].str() + "." : "";
+    return layer + module->second + "." + m[3].str();
+}
+
+}  // namespace
 
 std::string huggingFaceTensorName(const std::string& arch, const std::string& modelType,
                                   const std::string& name) {
+    if (arch == "modern-bert") return modernBertName(name);
     static const std::map<std::string, std::string> kTop = {
         {"token_embd.weight", "model.embed_tokens.weight"},
         {"output_norm.weight", "model.norm.weight"},

@@ -35,9 +35,14 @@ const std::map<std::string, SplitRule>& splitRules() {
     static const char* kO200k =
         R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
     static const std::map<std::string, SplitRule> all = {
-        {"gpt2", {nullptr, false, false, false}},    {"default", {nullptr, false, false, false}},
-        {"llama-bpe", {kLlama3, true, false, true}}, {"llama3", {kLlama3, true, false, true}},
-        {"qwen2", {kQwen2, false, true, false}},     {"gpt-4o", {kO200k, true, false, false}},
+        {"gpt2", {nullptr, false, false, false}},
+        {"gpt-2", {nullptr, false, false, false}},
+        {"default", {nullptr, false, false, false}},
+        {"modern-bert", {nullptr, false, false, false}},
+        {"llama-bpe", {kLlama3, true, false, true}},
+        {"llama3", {kLlama3, true, false, true}},
+        {"qwen2", {kQwen2, false, true, false}},
+        {"gpt-4o", {kO200k, true, false, false}},
     };
     return all;
 }

@@ -1,7 +1,7 @@
-// A GGUF file's own tokenizer: GGUF metadata written from the real Qwen3 and gpt-oss tokenizers
-// (tokens, token types, merges, the pre name llama.cpp's converter gives them) encodes every
-// sentence of their token_reference.json as Hugging Face does; kinds not read yet are refused
-// with the reason.
+// A GGUF file's own tokenizer: GGUF metadata written from the real Qwen3, gpt-oss and GPT-NeoX
+// tokenizers (tokens, token types, merges, the pre name llama.cpp's converter gives them) encodes
+// every sentence of their token_reference.json as Hugging Face does; kinds not read yet are
+// refused with the reason.
 #include "core/model/gguf_tokenizer.h"
 
 #include <gtest/gtest.h>
@@ -76,7 +76,11 @@ TEST_P(GgufTokenizer, EncodesAsTheTokenizerItWasWrittenFrom) {
 
 INSTANTIATE_TEST_SUITE_P(Shared, GgufTokenizer,
                          testing::Values(std::pair{std::string("qwen3"), std::string("qwen2")},
-                                         std::pair{std::string("gpt-oss"), std::string("gpt-4o")}),
+                                         std::pair{std::string("gpt-oss"), std::string("gpt-4o")},
+                                         // GPT-NeoX's vocabulary, which ModernBERT's descends
+                                         // from, under the name its converter gives ModernBERT
+                                         std::pair{std::string("pythia"),
+                                                   std::string("modern-bert")}),
                          [](const auto& info) {
                              std::string name = info.param.first;
                              for (char& ch : name)
