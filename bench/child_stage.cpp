@@ -95,9 +95,9 @@ void printRow(const char* what, const Stage& s, double limitSeconds, std::uint64
         return;
     }
     const bool met = s.seconds <= limitSeconds && s.peakAnon <= limitAnon;
-    std::printf("%-38s %9.2f s  (<= %.1f s)   %9s  (<= %s)   %s%s\n", what, s.seconds, limitSeconds,
-                gb(s.peakAnon).c_str(), gb(limitAnon).c_str(), met ? "met" : "MISSED",
-                note.c_str());
+    std::printf("%-38s %9.2f s  (<= %.*f s)   %9s  (<= %s)   %s%s\n", what, s.seconds,
+                limitSeconds < 1 ? 2 : 1, limitSeconds, gb(s.peakAnon).c_str(),
+                gb(limitAnon).c_str(), met ? "met" : "MISSED", note.c_str());
 }
 
 }  // namespace qkv::bench

@@ -2,8 +2,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <iostream>
-#include <random>
 
 #include "bench/bench_common.h"
 #include "bench/random_checkpoint.h"
@@ -14,19 +12,10 @@ namespace qkv::bench {
 int runGgufBench(const LargeModelOptions& o) {
     const Architecture shape = llama3_8b();
     TemporaryFolder temporary;
-    std::filesystem::path dir = o.checkpoint;
-    if (dir.empty()) {
-        temporary.path = std::filesystem::temp_directory_path() /
-                         ("qkvlab-bench-" + std::to_string(std::random_device()()));
-        dir = temporary.path;
-    }
-    const std::filesystem::path file = dir / "llama3.1-8b-shaped-Q4_K_M.gguf";
-    if (!std::filesystem::exists(file)) {
-        std::cerr << "writing a Llama-3.1-8B-shaped Q4_K_M GGUF (4.9 GB) to " << file << " ...\n";
-        const auto start = Clock::now();
-        writeRandomLlamaGguf(file, shape, 42);
-        std::cerr << "  written in " << seconds(start) << " s\n";
-    }
+    const std::filesystem::path file = checkpointFile(
+        o.checkpoint, "llama3.1-8b-shaped-Q4_K_M.gguf", "Llama-3.1-8B-shaped Q4_K_M GGUF (4.9 GB)",
+        [&](const std::filesystem::path& path) { writeRandomLlamaGguf(path, shape, 42); },
+        temporary);
     const LargeModelStages s = measureLargeModel(file.string(), shape, o.tokens);
 
     std::printf(

@@ -10,17 +10,6 @@
 #include "core/model/model_family.h"
 
 namespace qkv::bench {
-namespace {
-
-// The multiply-adds each token costs: its attention projections, the router and the experts it is
-// routed to (the output head is not computed, as in the app's views).
-double activeParameters(const Architecture& c) {
-    const double d = c.dModel, q = double(c.heads) * c.headDim, kv = double(c.kvHeads) * c.headDim;
-    return c.layers *
-           (2 * d * q + 2 * d * kv + d * c.moe.experts + c.moe.perToken * 3.0 * d * c.moe.width);
-}
-
-}  // namespace
 
 int runGptOssBench(const LargeModelOptions& o) {
     TemporaryFolder temporary;

@@ -30,9 +30,6 @@ double torchForward(const LargeModelOptions& o, const std::string& dir) {
 
 }  // namespace
 
-namespace {
-
-// Seconds of analyzeModel on the model at `location`, with or without the copying scores.
 double analysisSeconds(const std::string& location, bool copyingScores) {
     auto model = Model::open(location);
     const auto start = Clock::now();
@@ -45,7 +42,11 @@ double analysisSeconds(const std::string& location, bool copyingScores) {
     return seconds(start);
 }
 
-}  // namespace
+double activeParameters(const Architecture& c) {
+    const double d = c.dModel, q = double(c.heads) * c.headDim, kv = double(c.kvHeads) * c.headDim;
+    return c.layers *
+           (2 * d * q + 2 * d * kv + d * c.moe.experts + c.moe.perToken * 3.0 * d * c.moe.width);
+}
 
 LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
                                    int tokens, bool copyingScores) {

@@ -36,4 +36,13 @@ struct LargeModelStages {
 LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
                                    int tokens, bool copyingScores = false);
 
+// Seconds of analyzeModel on the model at `location` (every head), with or without the OV
+// copying scores; progress on stderr.
+double analysisSeconds(const std::string& location, bool copyingScores);
+
+// The multiply-adds each token costs in a mixture of experts: its attention projections, the
+// router and the experts it is routed to (the output head is not computed, as in the app's
+// views).
+double activeParameters(const Architecture& shape);
+
 }  // namespace qkv::bench

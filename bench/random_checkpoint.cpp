@@ -266,6 +266,25 @@ Architecture llama3_2_1b() {
     return c;
 }
 
+Architecture qwen3_30b_a3b() {
+    Architecture c;
+    c.layers = 48;
+    c.heads = 32;
+    c.kvHeads = 4;
+    c.dModel = 2048;
+    c.headDim = 128;
+    c.dFF = 6144;
+    c.vocabSize = 151936;
+    c.contextLength = 40960;
+    c.rotary.theta = 1e6;
+    c.normEps = 1e-6f;
+    c.tiedEmbeddings = false;
+    c.moe.experts = 128;
+    c.moe.perToken = 8;
+    c.moe.width = 768;
+    return c;
+}
+
 void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& c, unsigned seed) {
     writeShards(dir, llamaEntries(c), seed);
     const nlohmann::json config = {
@@ -295,22 +314,44 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
     if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
 }
 
+namespace {
+
+// `checkpoint`, else a new folder that `temporary` removes on exit.
+std::filesystem::path benchmarkFolder(const std::string& checkpoint, TemporaryFolder& temporary) {
+    if (!checkpoint.empty()) return checkpoint;
+    temporary.path = std::filesystem::temp_directory_path() /
+                     ("qkvlab-bench-" + std::to_string(std::random_device()()));
+    return temporary.path;
+}
+
+// Writes `target` with `write` unless `marker` (what a written one has) exists.
+void writeUnlessThere(const std::filesystem::path& marker, const std::string& description,
+                      const std::filesystem::path& target,
+                      const std::function<void(const std::filesystem::path&)>& write) {
+    if (std::filesystem::exists(marker)) return;
+    std::cerr << "writing a " << description << " to " << target << " ...\n";
+    const auto start = Clock::now();
+    write(target);
+    std::cerr << "  written in " << seconds(start) << " s\n";
+}
+
+}  // namespace
+
 std::string checkpointFolder(const std::string& checkpoint, const std::string& description,
                              const std::function<void(const std::filesystem::path&)>& write,
                              TemporaryFolder& temporary) {
-    std::string dir = checkpoint;
-    if (dir.empty()) {
-        temporary.path = std::filesystem::temp_directory_path() /
-                         ("qkvlab-bench-" + std::to_string(std::random_device()()));
-        dir = temporary.path.string();
-    }
-    if (!std::filesystem::exists(std::filesystem::path(dir) / "config.json")) {
-        std::cerr << "writing a " << description << " checkpoint to " << dir << " ...\n";
-        const auto start = Clock::now();
-        write(dir);
-        std::cerr << "  written in " << seconds(start) << " s\n";
-    }
-    return dir;
+    const std::filesystem::path dir = benchmarkFolder(checkpoint, temporary);
+    writeUnlessThere(dir / "config.json", description + " checkpoint", dir, write);
+    return dir.string();
+}
+
+std::filesystem::path checkpointFile(const std::string& checkpoint, const std::string& name,
+                                     const std::string& description,
+                                     const std::function<void(const std::filesystem::path&)>& write,
+                                     TemporaryFolder& temporary) {
+    const std::filesystem::path file = benchmarkFolder(checkpoint, temporary) / name;
+    writeUnlessThere(file, description, file, write);
+    return file;
 }
 
 std::string llamaCheckpointFolder(const std::string& checkpoint, const Architecture& shape,

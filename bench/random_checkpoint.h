@@ -19,6 +19,8 @@ train::ModelShape gpt2Small();
 Architecture llama3_8b();
 // Llama-3.2-1B's (meta-llama/Llama-3.2-1B's config.json): rope llama3 ×32, tied embeddings.
 Architecture llama3_2_1b();
+// Qwen/Qwen3-30B-A3B's shape (its config.json): 48 layers of 128 experts, 8 per token.
+Architecture qwen3_30b_a3b();
 
 // Writes a Llama checkpoint of `shape` (its rope llama3 scaling and embedding tie) in bf16,
 // sharded (about 4 GB each) with its index, and its config.json. Random weights with std 0.02 and
@@ -31,6 +33,13 @@ void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& 
 std::string checkpointFolder(const std::string& checkpoint, const std::string& description,
                              const std::function<void(const std::filesystem::path&)>& write,
                              TemporaryFolder& temporary);
+// The benchmark file `name` ("llama3.1-8b-shaped-Q4_K_M.gguf") in `checkpoint` (written there by
+// `write` first when it is not there, and kept for later runs), else in a new folder that
+// `temporary` removes on exit. `description` names it on the progress line.
+std::filesystem::path checkpointFile(const std::string& checkpoint, const std::string& name,
+                                     const std::string& description,
+                                     const std::function<void(const std::filesystem::path&)>& write,
+                                     TemporaryFolder& temporary);
 // The folder of a Llama-shaped benchmark checkpoint: `checkpoint` (written there first when it
 // holds no model, and kept for later runs), else a new folder that `temporary` removes on exit.
 // `description` ("Llama-3-8B-shaped (16 GB)") names it on the progress line.

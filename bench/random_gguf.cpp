@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <numbers>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/util/error.h"
@@ -12,7 +14,7 @@
 namespace qkv::bench {
 namespace {
 
-constexpr std::uint32_t kF32 = 0, kQ4K = 12, kQ6K = 14;  // ggml types
+constexpr std::uint32_t kF32 = 0, kQ8_0 = 8, kQ4K = 12, kQ6K = 14;  // ggml types
 constexpr std::uint64_t kAlignment = 32;
 
 struct Tensor {
@@ -22,7 +24,9 @@ struct Tensor {
     std::uint64_t bytes() const {
         std::uint64_t n = 1;
         for (auto d : ne) n *= d;
-        return type == kF32 ? 4 * n : n / 256 * (type == kQ4K ? 144 : 210);
+        return type == kF32    ? 4 * n
+               : type == kQ8_0 ? n / 32 * 34
+                               : n / 256 * (type == kQ4K ? 144 : 210);
     }
 };
 
@@ -95,12 +99,18 @@ class RandomBytes {
     std::uint64_t m_state;
 };
 
-// One super-block of 256 weights. Q4_K: x = d·s·q − dmin·m with 6-bit s and m and 4-bit q, here
-// dmin = 8d so that weights centre near zero; Q6_K: x = d·s·(q − 32) with int8 s and 6-bit q.
+// One block. Q4_K (256 weights): x = d·s·q − dmin·m with 6-bit s and m and 4-bit q, here
+// dmin = 8d so that weights centre near zero; Q6_K (256): x = d·s·(q − 32) with int8 s and 6-bit
+// q; Q8_0 (32): x = d·q with int8 q.
+std::size_t blockBytes(std::uint32_t type) { return type == kQ4K ? 144 : type == kQ6K ? 210 : 34; }
 void randomBlock(std::uint32_t type, RandomBytes& random, std::uint8_t* block) {
     constexpr std::uint16_t kQ4Scale = 0x068e, kQ4Min = 0x128e;  // f16 1e-4 and 8e-4
     constexpr std::uint16_t kQ6Scale = 0x0410;                   // f16 6.2e-5
-    if (type == kQ4K) {
+    constexpr std::uint16_t kQ8Scale = 0x0c00;                   // f16 2.4e-4: std about 0.018
+    if (type == kQ8_0) {
+        std::memcpy(block, &kQ8Scale, 2);
+        random.fill(block + 2, 32);
+    } else if (type == kQ4K) {
         std::memcpy(block, &kQ4Scale, 2);
         std::memcpy(block + 2, &kQ4Min, 2);
         random.fill(block + 4, 140);  // 12 bytes of scales and mins, 128 of codes
@@ -108,6 +118,81 @@ void randomBlock(std::uint32_t type, RandomBytes& random, std::uint8_t* block) {
         random.fill(block, 208);  // 128 low bits, 64 high bits, 16 scales
         std::memcpy(block + 208, &kQ6Scale, 2);
     }
+}
+
+// Metadata keys under the architecture's prefix.
+class Metadata {
+  public:
+    explicit Metadata(std::string arch) : m_arch(std::move(arch)) {
+        m_bytes.key("general.architecture", 8);
+        m_bytes.string(m_arch);
+    }
+    void u32(const std::string& key, std::uint32_t v, bool global = false) {
+        m_bytes.key(global ? key : m_arch + "." + key, 4);
+        m_bytes.put(v);
+    }
+    void f32(const std::string& key, float v) {
+        m_bytes.key(m_arch + "." + key, 6);
+        m_bytes.put(v);
+    }
+    const Bytes& bytes() const { return m_bytes; }
+
+  private:
+    std::string m_arch;
+    Bytes m_bytes;
+};
+
+// Writes the file tensor by tensor: blocks of random codes, F32 tensors from `f32Values` (the
+// tensor's name and its element count give its values).
+void writeGguf(const std::filesystem::path& file, const std::vector<Tensor>& tensors,
+               const Metadata& metadata, unsigned seed,
+               const std::function<std::vector<float>(const Tensor&, std::size_t)>& f32Values) {
+    const Bytes& meta = metadata.bytes();
+    Bytes header;
+    header.put<std::uint32_t>(0x46554747);  // "GGUF"
+    header.put<std::uint32_t>(3);
+    header.put<std::uint64_t>(tensors.size());
+    header.put<std::uint64_t>(meta.keys());
+    std::uint64_t offset = 0;
+    Bytes infos;
+    for (const Tensor& t : tensors) {
+        infos.string(t.name);
+        infos.put<std::uint32_t>(static_cast<std::uint32_t>(t.ne.size()));
+        for (auto n : t.ne) infos.put<std::uint64_t>(n);
+        infos.put(t.type);
+        infos.put(offset);
+        offset += (t.bytes() + kAlignment - 1) / kAlignment * kAlignment;
+    }
+
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary);
+    for (const Bytes* part : std::initializer_list<const Bytes*>{&header, &meta, &infos})
+        out.write(part->data().data(), static_cast<std::streamsize>(part->data().size()));
+    const std::vector<char> padding(kAlignment, 0);
+    out.write(padding.data(),
+              static_cast<std::streamsize>((kAlignment - out.tellp() % kAlignment) % kAlignment));
+    RandomBytes random(seed);
+    std::vector<std::uint8_t> chunk;
+    for (const Tensor& t : tensors) {
+        chunk.assign(t.bytes(), 0);
+        if (t.type == kF32) {
+            const std::vector<float> values = f32Values(t, chunk.size() / 4);
+            std::memcpy(chunk.data(), values.data(), chunk.size());
+        } else {
+            for (std::size_t i = 0; i < chunk.size(); i += blockBytes(t.type))
+                randomBlock(t.type, random, chunk.data() + i);
+        }
+        out.write(reinterpret_cast<const char*>(chunk.data()),
+                  static_cast<std::streamsize>(chunk.size()));
+        out.write(padding.data(), static_cast<std::streamsize>(
+                                      (kAlignment - chunk.size() % kAlignment) % kAlignment));
+    }
+    out.close();
+    if (!out) throw Error(file.string() + ": cannot write the benchmark GGUF file");
+}
+
+std::vector<float> ones(const Tensor&, std::size_t count) {
+    return std::vector<float>(count, 1.0f);
 }
 
 }  // namespace
@@ -134,74 +219,76 @@ void writeRandomLlamaGguf(const std::filesystem::path& file, const Architecture&
         tensors.push_back({blk + "ffn_up.weight", {d, ff}, kQ4K});
         tensors.push_back({blk + "ffn_down.weight", {ff, d}, more});
     }
-
-    Bytes meta;
-    auto u32 = [&](const std::string& k, std::uint32_t v) {
-        meta.key(k, 4);
-        meta.put(v);
-    };
-    auto f32 = [&](const std::string& k, float v) {
-        meta.key(k, 6);
-        meta.put(v);
-    };
-    meta.key("general.architecture", 8);
-    meta.string("llama");
-    u32("general.file_type", 15);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
-    u32("llama.block_count", c.layers);
-    u32("llama.context_length", c.contextLength);
-    u32("llama.embedding_length", c.dModel);
-    u32("llama.feed_forward_length", c.dFF);
-    u32("llama.attention.head_count", c.heads);
-    u32("llama.attention.head_count_kv", c.kvHeads);
-    u32("llama.rope.dimension_count", c.headDim);
-    f32("llama.rope.freq_base", static_cast<float>(c.rotary.theta));
-    f32("llama.attention.layer_norm_rms_epsilon", c.normEps);
-
-    Bytes header;
-    header.put<std::uint32_t>(0x46554747);  // "GGUF"
-    header.put<std::uint32_t>(3);
-    header.put<std::uint64_t>(tensors.size());
-    header.put<std::uint64_t>(meta.keys());
-    std::uint64_t offset = 0;
-    Bytes infos;
-    for (const Tensor& t : tensors) {
-        infos.string(t.name);
-        infos.put<std::uint32_t>(static_cast<std::uint32_t>(t.ne.size()));
-        for (auto n : t.ne) infos.put<std::uint64_t>(n);
-        infos.put(t.type);
-        infos.put(offset);
-        offset += (t.bytes() + kAlignment - 1) / kAlignment * kAlignment;
-    }
-
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary);
-    for (const Bytes* part : {&header, &meta, &infos})
-        out.write(part->data().data(), static_cast<std::streamsize>(part->data().size()));
-    const std::vector<char> padding(kAlignment, 0);
-    out.write(padding.data(),
-              static_cast<std::streamsize>((kAlignment - out.tellp() % kAlignment) % kAlignment));
-    RandomBytes random(seed);
+    Metadata meta("llama");
+    meta.u32("general.file_type", 15, true);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
+    meta.u32("block_count", c.layers);
+    meta.u32("context_length", c.contextLength);
+    meta.u32("embedding_length", c.dModel);
+    meta.u32("feed_forward_length", c.dFF);
+    meta.u32("attention.head_count", c.heads);
+    meta.u32("attention.head_count_kv", c.kvHeads);
+    meta.u32("rope.dimension_count", c.headDim);
+    meta.f32("rope.freq_base", static_cast<float>(c.rotary.theta));
+    meta.f32("attention.layer_norm_rms_epsilon", c.normEps);
     const std::vector<float> factors = llama3Factors(c);
-    std::vector<std::uint8_t> chunk;
-    for (const Tensor& t : tensors) {
-        chunk.assign(t.bytes(), 0);
-        if (t.name == "rope_freqs.weight") {
-            std::memcpy(chunk.data(), factors.data(), chunk.size());
-        } else if (t.type == kF32) {
-            const float one = 1.0f;  // norms
-            for (std::size_t i = 0; i < chunk.size(); i += 4) std::memcpy(&chunk[i], &one, 4);
-        } else {
-            const std::size_t block = t.type == kQ4K ? 144 : 210;
-            for (std::size_t i = 0; i < chunk.size(); i += block)
-                randomBlock(t.type, random, chunk.data() + i);
-        }
-        out.write(reinterpret_cast<const char*>(chunk.data()),
-                  static_cast<std::streamsize>(chunk.size()));
-        out.write(padding.data(), static_cast<std::streamsize>(
-                                      (kAlignment - chunk.size() % kAlignment) % kAlignment));
+    writeGguf(file, tensors, meta, seed, [&](const Tensor& t, std::size_t count) {
+        return t.name == "rope_freqs.weight" ? factors : ones(t, count);
+    });
+}
+
+void writeRandomQwen3MoeGguf(const std::filesystem::path& file, const Architecture& c,
+                             unsigned seed) {
+    const auto d = static_cast<std::uint64_t>(c.dModel),
+               vocab = static_cast<std::uint64_t>(c.vocabSize),
+               head = static_cast<std::uint64_t>(c.headDim),
+               q = static_cast<std::uint64_t>(c.heads) * head,
+               kv = static_cast<std::uint64_t>(c.kvHeads) * head,
+               width = static_cast<std::uint64_t>(c.moe.width),
+               experts = static_cast<std::uint64_t>(c.moe.experts);
+    std::vector<Tensor> tensors = {{"token_embd.weight", {d, vocab}, kQ8_0},
+                                   {"output_norm.weight", {d}, kF32},
+                                   {"output.weight", {d, vocab}, kQ8_0}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string blk = "blk." + std::to_string(l) + ".";
+        tensors.push_back({blk + "attn_norm.weight", {d}, kF32});
+        tensors.push_back({blk + "attn_q.weight", {d, q}, kQ8_0});
+        tensors.push_back({blk + "attn_k.weight", {d, kv}, kQ8_0});
+        tensors.push_back({blk + "attn_v.weight", {d, kv}, kQ8_0});
+        tensors.push_back({blk + "attn_output.weight", {q, d}, kQ8_0});
+        tensors.push_back({blk + "attn_q_norm.weight", {head}, kF32});
+        tensors.push_back({blk + "attn_k_norm.weight", {head}, kF32});
+        tensors.push_back({blk + "ffn_norm.weight", {d}, kF32});
+        tensors.push_back({blk + "ffn_gate_inp.weight", {d, experts}, kF32});  // not quantised
+        tensors.push_back({blk + "ffn_gate_exps.weight", {d, width, experts}, kQ8_0});
+        tensors.push_back({blk + "ffn_up_exps.weight", {d, width, experts}, kQ8_0});
+        tensors.push_back({blk + "ffn_down_exps.weight", {width, d, experts}, kQ8_0});
     }
-    out.close();
-    if (!out) throw Error(file.string() + ": cannot write the benchmark GGUF file");
+    Metadata meta("qwen3moe");
+    meta.u32("general.file_type", 7, true);  // LLAMA_FTYPE_MOSTLY_Q8_0
+    meta.u32("block_count", c.layers);
+    meta.u32("context_length", c.contextLength);
+    meta.u32("embedding_length", c.dModel);
+    meta.u32("feed_forward_length", c.dFF);
+    meta.u32("expert_feed_forward_length", c.moe.width);
+    meta.u32("expert_count", c.moe.experts);
+    meta.u32("expert_used_count", c.moe.perToken);
+    meta.u32("attention.head_count", c.heads);
+    meta.u32("attention.head_count_kv", c.kvHeads);
+    meta.u32("attention.key_length", c.headDim);
+    meta.u32("attention.value_length", c.headDim);
+    meta.f32("rope.freq_base", static_cast<float>(c.rotary.theta));
+    meta.f32("attention.layer_norm_rms_epsilon", c.normEps);
+    // The router's weights are uniform in ±0.05 (ones, as the norms have, would send every token
+    // to the same experts), so that tokens choose different experts as under a trained router.
+    RandomBytes routerRandom(seed + 1);
+    writeGguf(file, tensors, meta, seed, [&](const Tensor& t, std::size_t count) {
+        if (t.name.find("ffn_gate_inp") == std::string::npos) return ones(t, count);
+        std::vector<std::uint8_t> bits(count);
+        routerRandom.fill(bits.data(), count);
+        std::vector<float> router(count);
+        for (std::size_t i = 0; i < count; ++i) router[i] = (bits[i] / 255.0f - 0.5f) * 0.1f;
+        return router;
+    });
 }
 
 }  // namespace qkv::bench

@@ -139,6 +139,10 @@ class Backend {
     // copy, a GPU backend copies once to device memory.
     virtual std::unique_ptr<Tensor> weight(const MatrixView& w) = 0;
     virtual std::unique_ptr<Tensor> vector(const VectorView& v) = 0;
+    // `weight` is about to be read: where it is a mapped file's pages (the CPU's weights), they
+    // are read ahead now, all together and only they (a mixture of experts names the experts its
+    // tokens chose before computing any, so a model larger than memory reads no others).
+    virtual void prefetch(const Tensor& weight) { (void)weight; }
     virtual void download(const Tensor& t, float* rowMajor) = 0;
     // Like download(), but the host buffer is only guaranteed filled after the next
     // synchronize() or download(): lets a GPU backend keep one submission per forward.

@@ -1,6 +1,9 @@
 // CPU backend: row-major host tensors; GEMMs through OpenBLAS (cblas_sgemm) run single-threaded
 // per block on the backend's own thread pool, which also takes the per-head attention and the
 // element-wise work (OpenBLAS's threads would spin between calls and take the pool's cores).
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
@@ -71,6 +74,31 @@ class CpuTensor final : public Tensor {
 const CpuTensor& cpu(const Tensor& t) { return static_cast<const CpuTensor&>(t); }
 CpuTensor& cpu(Tensor& t) { return static_cast<CpuTensor&>(t); }
 
+// Asks the kernel to read [begin, begin + bytes) ahead, whole pages; a range that is not a
+// file's pages is left as it is.
+void readAhead(const void* begin, std::size_t bytes) {
+    static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+    const auto first = reinterpret_cast<std::uintptr_t>(begin) / page * page;
+    const auto end = reinterpret_cast<std::uintptr_t>(begin) + bytes;
+    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_WILLNEED);
+}
+
+// The bytes a weight view's elements are stored in, from its first element to its last.
+void readAheadStorage(const MatrixView& v) {
+    if (v.empty() || v.rows == 0 || v.cols == 0) return;
+    const auto last =
+        static_cast<std::size_t>((v.rows - 1) * v.rowStride + (v.cols - 1) * v.colStride);
+    if (const BlockFormat f = blockFormat(v.type); f.elements > 0) {
+        readAhead(v.data,
+                  (static_cast<std::size_t>(v.origin) + last) / f.elements * f.bytes + f.bytes);
+    } else if (v.type == ElementType::Mxfp4) {
+        readAhead(v.data, last / 2 + 1);
+        readAhead(v.scales, last / kMxfp4BlockElements + 1);
+    } else {
+        readAhead(v.data, (last + 1) * elementBytes(v.type));
+    }
+}
+
 void requireShape(bool ok, const char* op) {
     if (!ok) throw Error(std::string("internal error: shape mismatch in cpu ") + op);
 }
@@ -127,6 +155,7 @@ class CpuBackend final : public Backend {
     std::unique_ptr<Tensor> vector(const VectorView& v) override {
         return std::make_unique<CpuTensor>(MatrixView::rowMajor(v.data, 1, v.size));
     }
+    void prefetch(const Tensor& weight) override { readAheadStorage(cpu(weight).view()); }
     void download(const Tensor& t, float* rowMajor) override {
         const MatrixView& v = cpu(t).view();
         if (cpu(t).contiguous() && v.isFloat32()) {  // rows in parallel: page faults dominate

@@ -67,6 +67,11 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
             rows[choice.expert].push_back(t);
             weights[choice.expert].push_back(choice.weight);
         }
+    for (int e = 0; e < experts; ++e)
+        if (!rows[e].empty())
+            for (const DeviceLinear* linear :
+                 {&layer.experts[e].in, &layer.experts[e].gate, &layer.experts[e].out})
+                if (linear->weight) backend.prefetch(*linear->weight);
     const std::vector<float> zeros(static_cast<std::size_t>(tokens) * x.cols(), 0.0f);
     auto sum = backend.upload(zeros.data(), tokens, x.cols());
     for (int e = 0; e < experts; ++e) {

@@ -168,8 +168,9 @@ TEST(MixtureOfExperts, EqualsTheRoutedSumWrittenOut) {
     std::vector<std::vector<float>> weights;
     auto bound = [&](int in, int out, unsigned seed) {
         weights.push_back(randomValues(static_cast<std::size_t>(in) * out, seed));
-        return DeviceLinear{backend->weight(MatrixView::rowMajor(weights.back().data(), in, out)),
-                            nullptr};
+        DeviceLinear linear;
+        linear.weight = backend->weight(MatrixView::rowMajor(weights.back().data(), in, out));
+        return linear;
     };
     DeviceLayer layer;
     layer.router = bound(d, experts, 1);
