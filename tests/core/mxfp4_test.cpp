@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
+#include "core/backend/mxfp4_gemm.h"
 #include "core/model/forward.h"
 #include "core/util/half.h"
 #include "tests/support/fixture_writer.h"
@@ -133,8 +134,9 @@ TEST(Mxfp4, ViewsIndexElementsAndSplitOnWholeBlocks) {
 
 TEST(Mxfp4, LinearEqualsTheSameValuesInBf16) {
     auto backend = createCpuBackend();
-    // 3 blocks per column; 300 columns cross the 256-column panels; 7 tokens.
-    const int m = 7, k = 96, n = 300;
+    // 3 blocks per column; 300 columns cross the 256-column panels; more tokens than the
+    // registers' decoding takes (mxfp4_gemm_test.cpp checks that one against double).
+    const int m = kMxfp4SmallGemmRows + 8, k = 96, n = 300;
     const PackedWeight w = packColumns(k, n, 9);
     std::vector<std::uint16_t> bf16(w.values.size());
     for (size_t i = 0; i < bf16.size(); ++i) {
@@ -161,8 +163,9 @@ TEST(Mxfp4, LinearEqualsTheSameValuesInBf16) {
 
 // gpt-oss-random-tiny with its experts packed in MXFP4, against its twin holding the values the
 // blocks stand for in float32: the same model, so the same attention. The twins differ only in
-// the order of the experts' float32 sums (the MXFP4 weight is widened panel by panel, the float32
-// one multiplied whole), a few ulps of O(1) activations: 1e-5 on probabilities in [0, 1].
+// the order of the experts' float32 sums (the MXFP4 weight is decoded block by block in
+// registers, the float32 one multiplied whole), a few ulps of O(1) activations: 1e-5 on
+// probabilities in [0, 1].
 constexpr double kTwinTolerance = 1e-5;
 
 TEST(Mxfp4, GptOssExpertsInMxfp4ComputeTheirDequantisedTwin) {
