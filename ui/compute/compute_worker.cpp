@@ -6,6 +6,7 @@
 #include "core/model/greedy_decode.h"
 #include "gpu/backend_factory.h"
 #include "ui/compute/capture_policy.h"
+#include "ui/compute/thread_handoff.h"
 #include "ui/compute/token_list.h"
 
 namespace qkv::ui {
@@ -150,6 +151,7 @@ void ComputeWorker::compute(const ComputeRequest& request) {
     }
     try {
         TraceSnapshotPtr snapshot = runForward(request);
+        handOver(snapshot.get());
         emit traceReady(snapshot);
         if (isStale(request)) return;
         const Architecture c = architectureOf(*m_model, snapshot->kind);
@@ -167,10 +169,13 @@ void ComputeWorker::compute(const ComputeRequest& request) {
             head->metrics = analyzeHead(
                 *m_model, request.config, request.layer, request.head, snapshot->trace.get(),
                 {.kind = snapshot->kind, .pairing = request.pairing, .copyingScores = false});
+            handOver(head.get());
             emit headMetricsReady(head);
             if (isStale(request)) return;
         }
-        emit metricsReady(runMetrics(request, *snapshot));
+        const MetricsSnapshotPtr metrics = runMetrics(request, *snapshot);
+        handOver(metrics.get());
+        emit metricsReady(metrics);
     } catch (const Cancelled&) {
         // Superseded by a newer request: nothing to report.
     } catch (const Error& e) {

@@ -6,6 +6,7 @@
 #include "core/backend/backend.h"
 #include "core/model/applicable_configurations.h"
 #include "ui/compute/compute_worker.h"
+#include "ui/compute/thread_handoff.h"
 #include "ui/support/worker_thread.h"
 
 namespace qkv::ui {
@@ -32,11 +33,13 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
         if (m_model && !m_loading) recompute();  // a model that opens computes by itself
     });
     connect(m_worker, &ComputeWorker::comparisonFailed, this, &LabDocument::comparisonFailed);
-    connect(m_worker, &ComputeWorker::headMetricsReady, this, [this](HeadMetricsSnapshotPtr head) {
-        if (!m_computations.isCurrent(head->sequence)) return;
-        m_headMetrics = std::move(head);
-        emit metricsChanged();
-    });
+    connect(m_worker, &ComputeWorker::headMetricsReady, this,
+            [this](const HeadMetricsSnapshotPtr& head) {
+                takeOver(head.get());
+                if (!m_computations.isCurrent(head->sequence)) return;
+                m_headMetrics = head;
+                emit metricsChanged();
+            });
     connect(m_worker, &ComputeWorker::progressed, this,
             [this](quint64 sequence, QString stage, int done, int total) {
                 if (m_computations.isCurrent(sequence)) emit progressChanged(stage, done, total);
@@ -360,9 +363,10 @@ void LabDocument::setBusy(bool busy) {
     emit busyChanged(m_busy);
 }
 
-void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
+void LabDocument::onTraceReady(const TraceSnapshotPtr& snapshot) {
+    takeOver(snapshot.get());
     if (!m_computations.isCurrent(snapshot->sequence)) return;  // a newer request is on its way
-    m_snapshot = std::move(snapshot);
+    m_snapshot = snapshot;
     m_error.clear();
     if (m_tokenPair && (m_tokenPair->query >= static_cast<int>(m_snapshot->tokens.size()) ||
                         m_tokenPair->key >= static_cast<int>(m_snapshot->columnTokens().size())))
@@ -383,9 +387,10 @@ void LabDocument::onTraceReady(TraceSnapshotPtr snapshot) {
     emit snapshotChanged();
 }
 
-void LabDocument::onMetricsReady(MetricsSnapshotPtr metrics) {
+void LabDocument::onMetricsReady(const MetricsSnapshotPtr& metrics) {
+    takeOver(metrics.get());
     if (!m_computations.isCurrent(metrics->sequence)) return;
-    m_metrics = std::move(metrics);
+    m_metrics = metrics;
     m_headMetrics.reset();
     emit metricsChanged();
 }

@@ -175,8 +175,8 @@ class LabDocument : public QObject {
     void cancelLoading();
     void onBackendChanged(QString choice, QString name);
     void onBackendFailed(QString choice, QString message);
-    void onTraceReady(TraceSnapshotPtr snapshot);
-    void onMetricsReady(MetricsSnapshotPtr metrics);
+    void onTraceReady(const TraceSnapshotPtr& snapshot);
+    void onMetricsReady(const MetricsSnapshotPtr& metrics);
     void onComputeFailed(quint64 sequence, QString message);
 
     QThread m_thread;
