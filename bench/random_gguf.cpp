@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/backend/ggml_blocks.h"
+#include "core/io/gguf.h"
 #include "core/util/error.h"
 
 namespace qkv::bench {
@@ -17,6 +19,9 @@ namespace {
 constexpr std::uint32_t kF32 = 0, kQ8_0 = 8, kQ4K = 12, kQ6K = 14;  // ggml types
 constexpr std::uint64_t kAlignment = 32;
 
+// A block type's elements and bytes per block, as the reader decodes them.
+BlockFormat formatOf(std::uint32_t ggmlType) { return blockFormat(*elementTypeOfGgml(ggmlType)); }
+
 struct Tensor {
     std::string name;
     std::vector<std::uint64_t> ne;  // ne[0]: the row length
@@ -24,9 +29,9 @@ struct Tensor {
     std::uint64_t bytes() const {
         std::uint64_t n = 1;
         for (auto d : ne) n *= d;
-        return type == kF32    ? 4 * n
-               : type == kQ8_0 ? n / 32 * 34
-                               : n / 256 * (type == kQ4K ? 144 : 210);
+        if (type == kF32) return 4 * n;
+        const BlockFormat f = formatOf(type);
+        return n / f.elements * f.bytes;
     }
 };
 
@@ -102,7 +107,6 @@ class RandomBytes {
 // One block. Q4_K (256 weights): x = d·s·q − dmin·m with 6-bit s and m and 4-bit q, here
 // dmin = 8d so that weights centre near zero; Q6_K (256): x = d·s·(q − 32) with int8 s and 6-bit
 // q; Q8_0 (32): x = d·q with int8 q.
-std::size_t blockBytes(std::uint32_t type) { return type == kQ4K ? 144 : type == kQ6K ? 210 : 34; }
 void randomBlock(std::uint32_t type, RandomBytes& random, std::uint8_t* block) {
     constexpr std::uint16_t kQ4Scale = 0x068e, kQ4Min = 0x128e;  // f16 1e-4 and 8e-4
     constexpr std::uint16_t kQ6Scale = 0x0410;                   // f16 6.2e-5
@@ -179,7 +183,7 @@ void writeGguf(const std::filesystem::path& file, const std::vector<Tensor>& ten
             const std::vector<float> values = f32Values(t, chunk.size() / 4);
             std::memcpy(chunk.data(), values.data(), chunk.size());
         } else {
-            for (std::size_t i = 0; i < chunk.size(); i += blockBytes(t.type))
+            for (std::size_t i = 0; i < chunk.size(); i += formatOf(t.type).bytes)
                 randomBlock(t.type, random, chunk.data() + i);
         }
         out.write(reinterpret_cast<const char*>(chunk.data()),

@@ -11,9 +11,6 @@
 namespace qkv {
 namespace {
 
-constexpr float kCodes[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
-                              -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
-
 int nibble(const std::uint8_t* blocks, std::size_t index) {
     const std::uint8_t byte = blocks[index / 2];
     return index % 2 == 0 ? byte & 0x0F : byte >> 4;
@@ -32,7 +29,7 @@ float mxfp4Scale(std::uint8_t scale) {
 
 float mxfp4At(const std::uint8_t* blocks, const std::uint8_t* scales, std::ptrdiff_t index) {
     const auto i = static_cast<std::size_t>(index);
-    return kCodes[nibble(blocks, i)] * mxfp4Scale(scales[i / kMxfp4BlockElements]);
+    return kMxfp4Codes[nibble(blocks, i)] * mxfp4Scale(scales[i / kMxfp4BlockElements]);
 }
 
 namespace {
@@ -41,7 +38,7 @@ namespace {
 // One whole block, 16 bytes to 32 floats: each byte's nibbles index the code table, and the two
 // halves interleave back into element order (low nibble first).
 void decodeWholeBlock(const std::uint8_t* bytes, float scale, float* out) {
-    const __m512 codes = _mm512_loadu_ps(kCodes);
+    const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
     const __m512i packed =
         _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)));
     const __m512 low =
@@ -57,8 +54,8 @@ void decodeWholeBlock(const std::uint8_t* bytes, float scale, float* out) {
 #else
 void decodeWholeBlock(const std::uint8_t* bytes, float scale, float* out) {
     for (std::size_t b = 0; b < kMxfp4BlockElements / 2; ++b) {
-        out[2 * b] = kCodes[bytes[b] & 0x0F] * scale;
-        out[2 * b + 1] = kCodes[bytes[b] >> 4] * scale;
+        out[2 * b] = kMxfp4Codes[bytes[b] & 0x0F] * scale;
+        out[2 * b + 1] = kMxfp4Codes[bytes[b] >> 4] * scale;
     }
 }
 #endif
@@ -79,7 +76,8 @@ void decodeMxfp4(const std::uint8_t* blocks, const std::uint8_t* scales, std::si
             i = blockEnd;
             continue;
         }
-        for (; i < blockEnd; ++i) *out++ = kCodes[nibble(blocks, i)] * scale;  // a partial block
+        for (; i < blockEnd; ++i)
+            *out++ = kMxfp4Codes[nibble(blocks, i)] * scale;  // a partial block
     }
 }
 

@@ -11,6 +11,10 @@ namespace qkv {
 
 constexpr std::size_t kMxfp4BlockElements = 32;
 
+// The value of each 4-bit E2M1 code, before the block's scale.
+inline constexpr float kMxfp4Codes[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                          -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+
 // The scale of a block as a float32 (2^-127 is a subnormal; exact).
 float mxfp4Scale(std::uint8_t scale);
 

@@ -108,8 +108,7 @@ void mxfp4SmallGemm(ThreadPool& pool, const float* a, int lda, int m, const Matr
     const int pairs = (n + 1) / 2;
     const int chunks = (pairs + kChunkPairs - 1) / kChunkPairs;
     pool.parallelFor(chunks, [&](int, int firstChunk, int lastChunk) {
-        const __m512 codes = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f,
-                                            -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f);
+        const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
         float sums[2 * kTokenTile];
         const int lastPair = std::min(pairs, lastChunk * kChunkPairs);
         for (int pair = firstChunk * kChunkPairs; pair < lastPair; ++pair) {
