@@ -14,7 +14,7 @@ struct LinearWeights {
     VectorView bias;    // empty when the layer has none
     // The stored output column of each output the model uses, where the file keeps them in
     // another order (TensorInfo::rowOrder); empty: as stored. Products gather them back.
-    std::vector<int> outputOrder;
+    std::vector<int> outputOrder = {};
 };
 
 struct NormWeights {
