@@ -5,6 +5,7 @@
 
 #include "bench/bench_common.h"
 #include "bench/child_stage.h"
+#include "bench/large_model_bench.h"
 #include "bench/random_checkpoint.h"
 #include "core/model/forward.h"
 #include "core/model/model_family.h"
@@ -25,6 +26,8 @@ int runGptOssBench(const LargeModelOptions& o) {
         auto model = Model::open(dir);
         return model->parameterCount() > 0 ? seconds(start) : -1.0;
     });
+    std::cerr << "analyze every head ...\n";
+    const Stage analyze = inChild([&] { return analysisSeconds(dir, false); });
     std::cerr << "forward + capture of every head at " << o.tokens << " tokens ...\n";
     ForwardRequest request;
     request.ids = ids;
@@ -45,11 +48,12 @@ int runGptOssBench(const LargeModelOptions& o) {
         "peak anonymous memory: RssAnon sampled every 10 ms (the mapped weights are "
         "file pages, not counted)\n\n");
     printRow("open + info", info, 1.0, 200'000'000);
+    const std::string heads = std::to_string(shape.layers * shape.heads) + " heads";
+    printRow(("analyze " + heads).c_str(), analyze, 90.0, 3'000'000'000);
     char note[96];
     std::snprintf(note, sizeof note, "  (%.2fx the SGEMM time)", forward.seconds / ideal);
-    printRow(("forward + capture " + std::to_string(shape.layers * shape.heads) + " heads").c_str(),
-             forward, 1.5 * ideal, 3'000'000'000, note);
-    return info.error.empty() && forward.error.empty() ? 0 : 1;
+    printRow(("forward + capture " + heads).c_str(), forward, 1.5 * ideal, 3'000'000'000, note);
+    return info.error.empty() && analyze.error.empty() && forward.error.empty() ? 0 : 1;
 }
 
 }  // namespace qkv::bench

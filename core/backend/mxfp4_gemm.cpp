@@ -107,11 +107,12 @@ void mxfp4SmallGemm(ThreadPool& pool, const float* a, int lda, int m, const Matr
     const float* scaleOf = scaleTable().data();
     const int pairs = (n + 1) / 2;
     const int chunks = (pairs + kChunkPairs - 1) / kChunkPairs;
-    pool.parallelFor(chunks, [&](int, int firstChunk, int lastChunk) {
+    // Columns are independent: a thread that finishes early takes the next chunk.
+    pool.forEachItem(chunks, [&](int chunk) {
         const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
         float sums[2 * kTokenTile];
-        const int lastPair = std::min(pairs, lastChunk * kChunkPairs);
-        for (int pair = firstChunk * kChunkPairs; pair < lastPair; ++pair) {
+        const int lastPair = std::min(pairs, (chunk + 1) * kChunkPairs);
+        for (int pair = chunk * kChunkPairs; pair < lastPair; ++pair) {
             const int j0 = 2 * pair, j1 = std::min(j0 + 1, n - 1);  // an odd last column twice
             const std::ptrdiff_t e0 = j0 * b.colStride, e1 = j1 * b.colStride;
             const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(kMxfp4BlockElements);

@@ -1,6 +1,7 @@
 #include "core/util/thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace qkv {
 
@@ -40,6 +41,13 @@ void ThreadPool::parallelFor(int count, const std::function<void(int, int, int)>
         m_done.wait(lock, [this] { return m_pending == 0; });
         m_task = nullptr;
     }
+}
+
+void ThreadPool::forEachItem(int count, const std::function<void(int)>& fn) {
+    std::atomic<int> next{0};
+    parallelFor(size(), [&](int, int, int) {
+        for (int item; (item = next.fetch_add(1, std::memory_order_relaxed)) < count;) fn(item);
+    });
 }
 
 void ThreadPool::workerLoop(int index) {
