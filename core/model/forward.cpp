@@ -264,9 +264,8 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     for (int l = 0; l < c.layers; ++l) {
         if (request.cancel && request.cancel->load()) throw Cancelled();
         LayerTrace& traced = result.trace.layers().emplace_back();
-        // A last layer whose output nothing reads traces its attention alone, unless it routes
-        // tokens to experts: the routing is part of the trace.
-        if (l + 1 < c.layers || outputRead || c.kindOf(l).experts)
+        // A last layer whose output nothing reads traces its attention (and its routing) alone.
+        if (l + 1 < c.layers || outputRead)
             runner.run(l, m_device.layers[l], *x, *h, traced);
         else
             runner.traceOnly(l, m_device.layers[l], *x, *h, traced);

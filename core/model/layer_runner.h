@@ -140,13 +140,24 @@ class LayerRunner {
     }
 
     // A last layer whose output nothing reads (no logits asked): its self-attention is traced,
-    // its output projection, residuals and MLP skipped. x is left unchanged; h is scratch.
-    void traceOnly(int l, const DeviceLayer& layer, const Tensor& x, Tensor& h,
+    // its output projection, residuals and MLP skipped. Where its MLP is a mixture of experts
+    // (in a pre-norm layer), the attention's output and residual are computed too, for the
+    // router, whose routing the trace keeps; the experts are skipped. x is then the residual
+    // stream after the attention, else unchanged; h is scratch.
+    void traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& h,
                    LayerTrace& traced) const {
+        const bool routed = !layer.experts.empty();
+        if (routed && !m_c.preNorm) {
+            run(l, layer, x, h, traced);
+            return;
+        }
         const Tensor* input = &x;
         if (m_c.preNorm || m_c.parallelResidual) input = &normedOrSame(layer.attentionNorm, x, h);
-        attend(l, AttentionBlock::self(layer), *input, *input, m_c.keyMask(l), m_positionBias,
-               traced, false);
+        auto out = attend(l, AttentionBlock::self(layer), *input, *input, m_c.keyMask(l),
+                          m_positionBias, traced, routed);
+        if (!routed) return;
+        addResidual(x, *out, layer.attentionOutputNorm, h);
+        traceRouting(l, routeTokens(m_be, m_c, layer, normedOrSame(layer.mlpNorm, x, h)), traced);
     }
 
     void norm(const DeviceNorm& n, const Tensor& x, Tensor& y) const {
@@ -201,6 +212,13 @@ class LayerRunner {
             return feedForward(m_be, m_c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x);
         std::vector<TokenRouting> routed;
         auto out = mixtureOfExperts(m_be, m_c, layer, x, routed);
+        traceRouting(l, routed, traced);
+        return out;
+    }
+
+    // The layer's routing in the trace: the kept tokens' from the earlier trace, then `routed`
+    // (the tokens computed here).
+    void traceRouting(int l, const std::vector<TokenRouting>& routed, LayerTrace& traced) const {
         traced.routing.clear();
         if (m_kept.tokens > 0) {
             const std::vector<TokenRouting>& earlier = m_kept.trace->layers()[l].routing;
@@ -209,7 +227,6 @@ class LayerRunner {
             traced.routing.assign(earlier.begin(), earlier.begin() + m_kept.tokens);
         }
         traced.routing.insert(traced.routing.end(), routed.begin(), routed.end());
-        return out;
     }
 
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.

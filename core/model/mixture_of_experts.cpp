@@ -51,13 +51,18 @@ std::vector<TokenRouting> route(const MixtureOfExperts& moe, const float* logits
 
 }  // namespace
 
+std::vector<TokenRouting> routeTokens(Backend& backend, const Architecture& c,
+                                      const DeviceLayer& layer, const Tensor& x) {
+    std::vector<float> logits(static_cast<std::size_t>(x.rows()) * c.moe.experts);
+    backend.download(*applyLinear(backend, layer.router, x), logits.data());
+    return route(c.moe, logits.data(), x.rows(), layer.routerChoiceBias);
+}
+
 std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c,
                                          const DeviceLayer& layer, const Tensor& x,
                                          std::vector<TokenRouting>& routing) {
     const int tokens = x.rows(), experts = c.moe.experts;
-    std::vector<float> logits(static_cast<std::size_t>(tokens) * experts);
-    backend.download(*applyLinear(backend, layer.router, x), logits.data());
-    routing = route(c.moe, logits.data(), tokens, layer.routerChoiceBias);
+    routing = routeTokens(backend, c, layer, x);
 
     // Each expert's tokens (ascending) and the weight of its output for each.
     std::vector<std::vector<int>> rows(experts);

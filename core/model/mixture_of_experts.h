@@ -24,8 +24,13 @@ std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, con
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x);
 
+// Each token's choice of experts in the layer, for x (one token per row). Waits for the router's
+// logits (the routing is decided on the host).
+std::vector<TokenRouting> routeTokens(Backend& backend, const Architecture& c,
+                                      const DeviceLayer& layer, const Tensor& x);
+
 // The layer's mixture of experts applied to x (one token per row); `routing` receives each
-// token's choice. Waits for the router's logits (the routing is decided on the host).
+// token's choice (routeTokens).
 std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c,
                                          const DeviceLayer& layer, const Tensor& x,
                                          std::vector<TokenRouting>& routing);

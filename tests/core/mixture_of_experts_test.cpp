@@ -224,8 +224,8 @@ TEST(MixtureOfExperts, EqualsTheRoutedSumWrittenOut) {
 }
 
 // The trace keeps every layer's routing, the last layer's too when no logits are asked (the layer
-// runs whole); a forward that keeps a prefix takes the kept tokens' routing over from the earlier
-// one and routes the rest as the whole forward does.
+// then routes its tokens but skips its experts); a forward that keeps a prefix takes the kept
+// tokens' routing over from the earlier one and routes the rest as the whole forward does.
 TEST(MixtureOfExperts, TheTraceKeepsEveryLayersRouting) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = Model::open(shared / "models" / "qwen3_moe-random-tiny");
@@ -240,6 +240,19 @@ TEST(MixtureOfExperts, TheTraceKeepsEveryLayersRouting) {
         ASSERT_EQ(layer.routing.size(), 5u);
         for (const TokenRouting& token : layer.routing) EXPECT_EQ(token.size(), 2u);
     }
+    // The same operations up to the router as a forward that runs the last layer whole for its
+    // logits: the same experts and weights, to the bit.
+    ForwardRequest withLogits = request;
+    withLogits.logits = LogitsMode::LastPosition;
+    const ForwardResult full = pass.run(withLogits);
+    for (int l = 0; l < 2; ++l)
+        for (size_t t = 0; t < 5; ++t)
+            for (size_t i = 0; i < 2; ++i) {
+                EXPECT_EQ(whole.trace.layers()[l].routing[t][i].expert,
+                          full.trace.layers()[l].routing[t][i].expert);
+                EXPECT_EQ(whole.trace.layers()[l].routing[t][i].weight,
+                          full.trace.layers()[l].routing[t][i].weight);
+            }
     ForwardRequest prefix = request;
     prefix.ids.resize(3);
     KeptVectors vectors;
