@@ -8,6 +8,7 @@
 // queued: results are guaranteed only after download() or synchronize().
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -143,6 +144,13 @@ class Backend {
     // are read ahead now, all together and only they (a mixture of experts names the experts its
     // tokens chose before computing any, so a model larger than memory reads no others).
     virtual void prefetch(const Tensor& weight) { (void)weight; }
+    // Runs fn(backend, item) for every item in [0, count), where the items' operations touch
+    // disjoint tensors (a mixture's experts): the CPU runs items at once, one per thread, each on
+    // a single-threaded backend of its own whose tensors are its own kind; other backends run
+    // them one after another on themselves. The operations give the same values either way.
+    virtual void forEachItem(int count, const std::function<void(Backend&, int)>& fn) {
+        for (int item = 0; item < count; ++item) fn(*this, item);
+    }
     virtual void download(const Tensor& t, float* rowMajor) = 0;
     // Like download(), but the host buffer is only guaranteed filled after the next
     // synchronize() or download(): lets a GPU backend keep one submission per forward.

@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <thread>
 #include <unsupported/Eigen/SpecialFunctions>
@@ -136,7 +138,12 @@ constexpr int kRowGrain = 16;
 
 class CpuBackend final : public Backend {
   public:
-    explicit CpuBackend(int threads) : m_pool(threads) { useSingleThreadedBlas(); }
+    explicit CpuBackend(int threads) : m_pool(threads) {
+        useSingleThreadedBlas();
+        if (threads > 1)
+            for (int t = 0; t < threads; ++t)
+                m_itemBackends.push_back(std::make_unique<CpuBackend>(1));
+    }
     std::string name() const override { return "cpu"; }
 
     std::unique_ptr<Tensor> create(int rows, int cols) override {
@@ -156,6 +163,25 @@ class CpuBackend final : public Backend {
         return std::make_unique<CpuTensor>(MatrixView::rowMajor(v.data, 1, v.size));
     }
     void prefetch(const Tensor& weight) override { readAheadStorage(cpu(weight).view()); }
+    // Few tokens per expert make each product too small to share well between threads (each
+    // call waits for all of them): whole items, one per thread, instead.
+    void forEachItem(int count, const std::function<void(Backend&, int)>& fn) override {
+        if (m_itemBackends.empty() || count < 2) return Backend::forEachItem(count, fn);
+        std::atomic<int> next{0};
+        std::exception_ptr failure;
+        std::mutex failureMutex;
+        m_pool.parallelFor(m_pool.size(), [&](int thread, int, int) {
+            try {
+                for (int item; (item = next.fetch_add(1)) < count;)
+                    fn(*m_itemBackends[thread], item);
+            } catch (...) {
+                std::lock_guard lock(failureMutex);
+                if (!failure) failure = std::current_exception();
+                next = count;  // the other threads stop at their next item
+            }
+        });
+        if (failure) std::rethrow_exception(failure);
+    }
     void download(const Tensor& t, float* rowMajor) override {
         const MatrixView& v = cpu(t).view();
         if (cpu(t).contiguous() && v.isFloat32()) {  // rows in parallel: page faults dominate
@@ -466,6 +492,7 @@ class CpuBackend final : public Backend {
     }
 
     ThreadPool m_pool;
+    std::vector<std::unique_ptr<CpuBackend>> m_itemBackends;  // one per thread of m_pool
 };
 
 }  // namespace

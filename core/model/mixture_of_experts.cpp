@@ -72,22 +72,25 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
             rows[choice.expert].push_back(t);
             weights[choice.expert].push_back(choice.weight);
         }
+    std::vector<int> chosen;  // the experts some token chose, ascending
     for (int e = 0; e < experts; ++e)
-        if (!rows[e].empty())
-            for (const DeviceLinear* linear :
-                 {&layer.experts[e].in, &layer.experts[e].gate, &layer.experts[e].out})
-                if (linear->weight) backend.prefetch(*linear->weight);
+        if (!rows[e].empty()) chosen.push_back(e);
+    for (int e : chosen)
+        for (const DeviceLinear* linear :
+             {&layer.experts[e].in, &layer.experts[e].gate, &layer.experts[e].out})
+            if (linear->weight) backend.prefetch(*linear->weight);
+    // Their outputs, computed at once where the backend can, then summed in expert order.
+    std::vector<std::unique_ptr<Tensor>> outputs(chosen.size());
+    backend.forEachItem(static_cast<int>(chosen.size()), [&](Backend& b, int i) {
+        const DeviceExpert& expert = layer.experts[chosen[i]];
+        auto routed = b.create(static_cast<int>(rows[chosen[i]].size()), x.cols());
+        b.gatherRows(x, rows[chosen[i]], *routed);
+        outputs[i] = feedForward(b, c.activation, expert.in, expert.gate, expert.out, *routed);
+    });
     const std::vector<float> zeros(static_cast<std::size_t>(tokens) * x.cols(), 0.0f);
     auto sum = backend.upload(zeros.data(), tokens, x.cols());
-    for (int e = 0; e < experts; ++e) {
-        if (rows[e].empty()) continue;
-        const DeviceExpert& expert = layer.experts[e];
-        auto routed = backend.create(static_cast<int>(rows[e].size()), x.cols());
-        backend.gatherRows(x, rows[e], *routed);
-        auto output =
-            feedForward(backend, c.activation, expert.in, expert.gate, expert.out, *routed);
-        backend.addWeightedRows(*output, rows[e], weights[e], *sum);
-    }
+    for (std::size_t i = 0; i < chosen.size(); ++i)
+        backend.addWeightedRows(*outputs[i], rows[chosen[i]], weights[chosen[i]], *sum);
     if (layer.mlpIn.weight)  // shared experts
         backend.add(
             *sum, *feedForward(backend, c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x));
