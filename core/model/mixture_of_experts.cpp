@@ -1,5 +1,8 @@
 #include "core/model/mixture_of_experts.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace qkv {
 
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
@@ -79,9 +82,15 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
         for (const DeviceLinear* linear :
              {&layer.experts[e].in, &layer.experts[e].gate, &layer.experts[e].out})
             if (linear->weight) backend.prefetch(*linear->weight);
-    // Their outputs, computed at once where the backend can, then summed in expert order.
+    // Their outputs, computed at once where the backend can (the busiest experts first, so
+    // that no thread is left with a long one at the end), then summed in expert order.
+    std::vector<int> busiestFirst(chosen.size());
+    std::iota(busiestFirst.begin(), busiestFirst.end(), 0);
+    std::stable_sort(busiestFirst.begin(), busiestFirst.end(),
+                     [&](int a, int b) { return rows[chosen[a]].size() > rows[chosen[b]].size(); });
     std::vector<std::unique_ptr<Tensor>> outputs(chosen.size());
-    backend.forEachItem(static_cast<int>(chosen.size()), [&](Backend& b, int i) {
+    backend.forEachItem(static_cast<int>(chosen.size()), [&](Backend& b, int item) {
+        const int i = busiestFirst[item];
         const DeviceExpert& expert = layer.experts[chosen[i]];
         auto routed = b.create(static_cast<int>(rows[chosen[i]].size()), x.cols());
         b.gatherRows(x, rows[chosen[i]], *routed);
