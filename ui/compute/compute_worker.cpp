@@ -78,6 +78,7 @@ void ComputeWorker::loadModel(const QString& folder, quint64 load) {
         setForward(std::move(forward));
         m_weightMetrics.clear();
         dropComparison();
+        handOver(m_model.get());
         emit modelLoaded(load, m_model, m_backendChoice, QString::fromStdString(m_backend->name()));
         if (!backendError.isEmpty()) emit backendFailed(requested, backendError);
     } catch (const Error& e) {

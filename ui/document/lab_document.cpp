@@ -82,9 +82,10 @@ void LabDocument::setComparison(const QString& location) {
 
 // The worker holds the model it reports, so it is taken even when its opening was cancelled a
 // moment too late; only a newer opening still on its way keeps the document loading.
-void LabDocument::onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model,
+void LabDocument::onModelLoaded(quint64 load, const std::shared_ptr<const qkv::Model>& model,
                                 QString backendChoice, QString backendName) {
-    m_model = std::move(model);
+    takeOver(model.get());
+    m_model = model;
     m_loading = !m_loads.isCurrent(load);
     m_backendChoice = backendChoice;
     m_backendName = backendName;

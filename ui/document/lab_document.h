@@ -169,8 +169,8 @@ class LabDocument : public QObject {
     void submit(bool captureAll = false);
     void clearResults();
     void setBusy(bool busy);
-    void onModelLoaded(quint64 load, std::shared_ptr<const qkv::Model> model, QString backendChoice,
-                       QString backendName);
+    void onModelLoaded(quint64 load, const std::shared_ptr<const qkv::Model>& model,
+                       QString backendChoice, QString backendName);
     void onModelFailed(quint64 load, QString folder, QString message);
     void cancelLoading();
     void onBackendChanged(QString choice, QString name);
