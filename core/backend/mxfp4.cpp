@@ -4,9 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+#include "core/backend/mxfp4_registers.h"
 
 namespace qkv {
 namespace {
@@ -35,21 +33,16 @@ float mxfp4At(const std::uint8_t* blocks, const std::uint8_t* scales, std::ptrdi
 namespace {
 
 #if defined(__AVX512F__)
-// One whole block, 16 bytes to 32 floats: each byte's nibbles index the code table, and the two
-// halves interleave back into element order (low nibble first).
+// One whole block, 16 bytes to 32 floats: the two halves interleave back into element order
+// (low nibble first).
 void decodeWholeBlock(const std::uint8_t* bytes, float scale, float* out) {
-    const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
-    const __m512i packed =
-        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)));
-    const __m512 low =
-        _mm512_permutexvar_ps(_mm512_and_si512(packed, _mm512_set1_epi32(0x0F)), codes);
-    const __m512 high = _mm512_permutexvar_ps(_mm512_srli_epi32(packed, 4), codes);
+    const Mxfp4Halves halves = decodeMxfp4Halves(
+        bytes, _mm512_mul_ps(_mm512_loadu_ps(kMxfp4Codes), _mm512_set1_ps(scale)));
     const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const __m512i second =
         _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    const __m512 s = _mm512_set1_ps(scale);
-    _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_permutex2var_ps(low, first, high), s));
-    _mm512_storeu_ps(out + 16, _mm512_mul_ps(_mm512_permutex2var_ps(low, second, high), s));
+    _mm512_storeu_ps(out, _mm512_permutex2var_ps(halves.low, first, halves.high));
+    _mm512_storeu_ps(out + 16, _mm512_permutex2var_ps(halves.low, second, halves.high));
 }
 #else
 void decodeWholeBlock(const std::uint8_t* bytes, float scale, float* out) {

@@ -4,9 +4,7 @@
 #include <array>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
+#include "core/backend/mxfp4_registers.h"
 
 namespace qkv {
 
@@ -43,20 +41,6 @@ const std::array<float, 256>& scaleTable() {
     return table;
 }
 
-// One block's 32 weights: the 16 low nibbles' values (elements 0, 2, ..., 30) and the 16 high
-// nibbles' (1, 3, ..., 31), each its code times the block's scale.
-struct DecodedBlock {
-    __m512 low, high;
-};
-DecodedBlock decodeBlock(const std::uint8_t* bytes, float scale, __m512 codes) {
-    const __m512 table = _mm512_mul_ps(codes, _mm512_set1_ps(scale));
-    const __m512i packed =
-        _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes)));
-    // permutexvar reads an index's low four bits: the low nibble needs no mask.
-    return {_mm512_permutexvar_ps(packed, table),
-            _mm512_permutexvar_ps(_mm512_srli_epi32(packed, 4), table)};
-}
-
 // Two columns of B (their blocks and scales) times Rows rows of the deinterleaved A (row stride
 // k): sums[2r] and sums[2r + 1] are row r's dot products with the first and the second.
 template <int Rows>
@@ -67,8 +51,10 @@ void columnPair(const float* x, int k, const std::uint8_t* blocks0, const std::u
     for (int r = 0; r < Rows; ++r) first[r] = second[r] = _mm512_setzero_ps();
     const int blocks = k / static_cast<int>(kMxfp4BlockElements);
     for (int block = 0; block < blocks; ++block) {
-        const DecodedBlock w0 = decodeBlock(blocks0 + block * 16, scaleOf[scales0[block]], codes);
-        const DecodedBlock w1 = decodeBlock(blocks1 + block * 16, scaleOf[scales1[block]], codes);
+        const Mxfp4Halves w0 = decodeMxfp4Halves(
+            blocks0 + block * 16, _mm512_mul_ps(codes, _mm512_set1_ps(scaleOf[scales0[block]])));
+        const Mxfp4Halves w1 = decodeMxfp4Halves(
+            blocks1 + block * 16, _mm512_mul_ps(codes, _mm512_set1_ps(scaleOf[scales1[block]])));
         for (int r = 0; r < Rows; ++r) {
             const float* row = x + static_cast<std::size_t>(r) * k + block * 32;
             const __m512 even = _mm512_loadu_ps(row), odd = _mm512_loadu_ps(row + 16);
