@@ -167,17 +167,17 @@ class CpuBackend final : public Backend {
     // call waits for all of them): whole items, one per thread, instead.
     void forEachItem(int count, const std::function<void(Backend&, int)>& fn) override {
         if (m_itemBackends.empty() || count < 2) return Backend::forEachItem(count, fn);
-        std::atomic<int> next{0};
+        std::atomic<bool> failed{false};  // the items left are skipped
         std::exception_ptr failure;
         std::mutex failureMutex;
-        m_pool.parallelFor(m_pool.size(), [&](int thread, int, int) {
+        m_pool.forEachItem(count, [&](int item, int thread) {
+            if (failed) return;
             try {
-                for (int item; (item = next.fetch_add(1)) < count;)
-                    fn(*m_itemBackends[thread], item);
+                fn(*m_itemBackends[thread], item);
             } catch (...) {
                 std::lock_guard lock(failureMutex);
                 if (!failure) failure = std::current_exception();
-                next = count;  // the other threads stop at their next item
+                failed = true;
             }
         });
         if (failure) std::rethrow_exception(failure);

@@ -94,7 +94,7 @@ void mxfp4SmallGemm(ThreadPool& pool, const float* a, int lda, int m, const Matr
     const int pairs = (n + 1) / 2;
     const int chunks = (pairs + kChunkPairs - 1) / kChunkPairs;
     // Columns are independent: a thread that finishes early takes the next chunk.
-    pool.forEachItem(chunks, [&](int chunk) {
+    pool.forEachItem(chunks, [&](int chunk, int) {
         const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
         float sums[2 * kTokenTile];
         const int lastPair = std::min(pairs, (chunk + 1) * kChunkPairs);

@@ -43,10 +43,11 @@ void ThreadPool::parallelFor(int count, const std::function<void(int, int, int)>
     }
 }
 
-void ThreadPool::forEachItem(int count, const std::function<void(int)>& fn) {
+void ThreadPool::forEachItem(int count, const std::function<void(int, int)>& fn) {
     std::atomic<int> next{0};
-    parallelFor(size(), [&](int, int, int) {
-        for (int item; (item = next.fetch_add(1, std::memory_order_relaxed)) < count;) fn(item);
+    parallelFor(size(), [&](int thread, int, int) {
+        for (int item; (item = next.fetch_add(1, std::memory_order_relaxed)) < count;)
+            fn(item, thread);
     });
 }
 

@@ -25,10 +25,11 @@ class ThreadPool {
     // Runs fn(chunk, begin, end) over [0, count) split into chunks(count) pieces, the caller
     // taking chunk 0; returns when every chunk is done. fn must not throw.
     void parallelFor(int count, const std::function<void(int chunk, int begin, int end)>& fn);
-    // Runs fn(item) for every item in [0, count), each thread taking the next item as it finishes
-    // its last, so that a thread slowed by other work on its core takes fewer. Only for items
-    // whose results do not depend on which thread computes them, or in which order.
-    void forEachItem(int count, const std::function<void(int item)>& fn);
+    // Runs fn(item, thread) for every item in [0, count), each thread (0 the caller, then the
+    // workers) taking the next item as it finishes its last, so that a thread slowed by other
+    // work on its core takes fewer. Only for items whose results do not depend on which thread
+    // computes them, or in which order. fn must not throw.
+    void forEachItem(int count, const std::function<void(int item, int thread)>& fn);
 
   private:
     void workerLoop(int index);

@@ -35,14 +35,19 @@ TEST(ThreadPool, ParallelForCoversEveryItemOnceInChunksThatDependOnlyOnTheCount)
         }
 }
 
-TEST(ThreadPool, ForEachItemRunsEveryItemOnceAndReturnsWhenAllAreDone) {
+TEST(ThreadPool, ForEachItemRunsEveryItemOnceOnAThreadOfThePoolAndReturnsWhenAllAreDone) {
     for (int threads : {1, 2, 3, 5})
         for (int count : {0, 1, 2, 7, 64, 1000}) {
             SCOPED_TRACE(testing::Message() << threads << " threads, " << count << " items");
             ThreadPool pool(threads);
             std::vector<std::atomic<int>> runs(count);
-            pool.forEachItem(count, [&](int item) { runs[item].fetch_add(1); });
+            std::atomic<bool> threadOutOfRange{false};
+            pool.forEachItem(count, [&](int item, int thread) {
+                runs[item].fetch_add(1);
+                if (thread < 0 || thread >= threads) threadOutOfRange = true;
+            });
             for (int i = 0; i < count; ++i) EXPECT_EQ(runs[i].load(), 1) << "item " << i;
+            EXPECT_FALSE(threadOutOfRange.load());
         }
 }
 
@@ -53,7 +58,7 @@ TEST(ThreadPool, ForEachItemGivesASlowThreadsShareToTheOthers) {
     ThreadPool pool(2);
     constexpr int kCount = 100;
     std::atomic<int> done{0};
-    pool.forEachItem(kCount, [&](int item) {
+    pool.forEachItem(kCount, [&](int item, int) {
         if (item == 0)
             while (done.load() < kCount - 1) std::this_thread::yield();
         done.fetch_add(1);
