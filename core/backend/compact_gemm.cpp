@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/backend/few_rows_gemm.h"
 #include "core/backend/gemm.h"
-#include "core/backend/mxfp4_gemm.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -38,8 +38,8 @@ void compactGemm(ThreadPool& pool, const float* a, int lda, int m, const MatrixV
                  float* c, int ldc) {
     if (b.rowStride != 1 && b.colStride != 1)
         throw Error("internal error: a compact weight needs unit row or column stride");
-    if (mxfp4SmallGemmApplies(m, b)) {  // few tokens on an MXFP4 weight: decoded in registers
-        mxfp4SmallGemm(pool, a, lda, m, b, beta, c, ldc);
+    if (fewRowsGemmApplies(m, b)) {  // few tokens on a block weight: decoded in registers
+        fewRowsGemm(pool, a, lda, m, b, beta, c, ldc);
         return;
     }
     const int panels = (b.cols + kPanelColumns - 1) / kPanelColumns;

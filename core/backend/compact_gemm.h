@@ -1,11 +1,11 @@
 #pragma once
 // C = A · B + beta C with A float32 and B a weight kept in its stored element type (F16, BF16,
-// MXFP4).
+// MXFP4, a GGUF block type).
 // B is widened to float32 one panel of columns at a time into a per-thread scratch that stays in
 // cache, and each panel goes through OpenBLAS's SGEMM: the products are those of a float32 GEMM
 // on the widened weight (summed in SGEMM's order), and no float32 copy of the weight is whole.
-// An MXFP4 weight times few rows (an expert's tokens) is decoded in registers instead
-// (mxfp4_gemm.h).
+// An MXFP4 or Q8_0 weight times few rows (an expert's tokens) is decoded in registers instead
+// (few_rows_gemm.h).
 #include "core/backend/matrix_view.h"
 #include "core/util/thread_pool.h"
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/backend/block_registers.h"
 #include "core/util/half.h"
 
 namespace qkv {
@@ -74,9 +75,15 @@ void decodeBlock(ElementType type, const std::uint8_t* b, float* out) {
             return;
         }
         case ElementType::Q8_0: {
+#if defined(__AVX512F__)
+            const BlockHalves values = decodeQ8_0Halves(b);
+            _mm512_storeu_ps(out, values.low);
+            _mm512_storeu_ps(out + 16, values.high);
+#else
             const float d = half(b);
             for (int j = 0; j < 32; ++j)
                 out[j] = static_cast<float>(static_cast<std::int8_t>(b[2 + j])) * d;
+#endif
             return;
         }
         case ElementType::IQ4_NL: {

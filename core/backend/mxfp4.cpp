@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/backend/mxfp4_registers.h"
+#include "core/backend/block_registers.h"
 
 namespace qkv {
 namespace {
@@ -36,7 +36,7 @@ namespace {
 // One whole block, 16 bytes to 32 floats: the two halves interleave back into element order
 // (low nibble first).
 void decodeWholeBlock(const std::uint8_t* bytes, float scale, float* out) {
-    const Mxfp4Halves halves = decodeMxfp4Halves(
+    const BlockHalves halves = decodeMxfp4Halves(
         bytes, _mm512_mul_ps(_mm512_loadu_ps(kMxfp4Codes), _mm512_set1_ps(scale)));
     const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
     const __m512i second =

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
-#include "core/backend/mxfp4_gemm.h"
+#include "core/backend/few_rows_gemm.h"
 #include "core/model/forward.h"
 #include "core/util/half.h"
 #include "tests/support/fixture_writer.h"
@@ -135,8 +135,8 @@ TEST(Mxfp4, ViewsIndexElementsAndSplitOnWholeBlocks) {
 TEST(Mxfp4, LinearEqualsTheSameValuesInBf16) {
     auto backend = createCpuBackend();
     // 3 blocks per column; 300 columns cross the 256-column panels; more tokens than the
-    // registers' decoding takes (mxfp4_gemm_test.cpp checks that one against double).
-    const int m = kMxfp4SmallGemmRows + 8, k = 96, n = 300;
+    // registers' decoding takes (few_rows_gemm_test.cpp checks that one against double).
+    const int m = kFewRowsGemmRows + 8, k = 96, n = 300;
     const PackedWeight w = packColumns(k, n, 9);
     std::vector<std::uint16_t> bf16(w.values.size());
     for (size_t i = 0; i < bf16.size(); ++i) {
