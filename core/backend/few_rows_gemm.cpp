@@ -65,6 +65,23 @@ struct Q8_0Blocks {
     static BlockHalves decode(Column c, int block) { return decodeQ8_0Halves(c + kBytes * block); }
 };
 
+// BF16, a checkpoint's Linear weight: a block is 32 consecutive elements, each the upper half of
+// its float32.
+struct Bf16Elements {
+    static constexpr bool kEvenOdd = false;
+    using Column = const std::uint16_t*;
+    static Column column(const MatrixView& b, int j) {
+        return static_cast<const std::uint16_t*>(b.data) + j * b.colStride;
+    }
+    static BlockHalves decode(Column c, int block) {
+        const auto widen = [](const std::uint16_t* halves) {
+            const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves));
+            return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+        };
+        return {widen(c + kBlock * block), widen(c + kBlock * block + kBlock / 2)};
+    }
+};
+
 // Floats on whole cache lines: a 64-byte load across two lines costs two.
 template <class T>
 struct CacheLineAllocator {
@@ -178,18 +195,22 @@ void fewRowsGemmIn(ThreadPool& pool, const float* a, int lda, int m, const Matri
 }  // namespace
 
 bool fewRowsGemmApplies(int m, const MatrixView& b) {
-    const bool wholeBlocks = b.rowStride == 1 && b.rows % kBlock == 0 && b.colStride % kBlock == 0;
-    const bool format =
-        b.type == ElementType::Mxfp4 || (b.type == ElementType::Q8_0 && b.origin == 0);
-    return format && wholeBlocks && m >= 1 && m <= kFewRowsGemmRows;
+    bool format = false;  // and columns that start on whole blocks
+    if (b.type == ElementType::Mxfp4 || b.type == ElementType::Q8_0)
+        format = b.colStride % kBlock == 0 && b.origin == 0;
+    else if (b.type == ElementType::BF16)
+        format = true;
+    return format && b.rowStride == 1 && b.rows % kBlock == 0 && m >= 1 && m <= kFewRowsGemmRows;
 }
 
 void fewRowsGemm(ThreadPool& pool, const float* a, int lda, int m, const MatrixView& b, float beta,
                  float* c, int ldc) {
     if (b.type == ElementType::Mxfp4)
         fewRowsGemmIn<HubMxfp4>(pool, a, lda, m, b, beta, c, ldc);
-    else
+    else if (b.type == ElementType::Q8_0)
         fewRowsGemmIn<Q8_0Blocks>(pool, a, lda, m, b, beta, c, ldc);
+    else
+        fewRowsGemmIn<Bf16Elements>(pool, a, lda, m, b, beta, c, ldc);
 }
 
 #else

@@ -1,6 +1,6 @@
-// The product of few rows with a block weight (MXFP4, Q8_0), its blocks decoded in registers
-// (fewRowsGemm, which compactGemm takes for up to kFewRowsGemmRows rows), against the weight
-// decoded element by element (MatrixView::at): bit for bit where the product is the element
+// The product of few rows with a compact weight (MXFP4, Q8_0, BF16), its blocks decoded in
+// registers (fewRowsGemm, which compactGemm takes for up to kFewRowsGemmRows rows), against the
+// weight decoded element by element (MatrixView::at): bit for bit where the product is the element
 // itself, else against the product in double, for every row count of a token tile and past it,
 // odd column counts, beta 0 and 1 and scales at both ends of each format's range.
 #include "core/backend/few_rows_gemm.h"
@@ -50,6 +50,20 @@ BlockWeight randomQ8_0(int k, int n, std::uint16_t lowBits, std::uint16_t highBi
         for (int i = 2; i < 34; ++i) w.bytes[block + i] = static_cast<std::uint8_t>(byte(engine));
     }
     w.view = {w.bytes.data(), k, n, 1, k, ElementType::Q8_0};
+    return w;
+}
+
+// BF16 (a checkpoint's Linear weight), normal values rounded to bfloat16.
+BlockWeight randomBf16(int k, int n, unsigned seed) {
+    std::mt19937 engine(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    BlockWeight w;
+    w.bytes.resize(static_cast<std::size_t>(k) * n * 2);
+    for (std::size_t i = 0; i < w.bytes.size(); i += 2) {
+        const std::uint16_t h = floatToBf16(normal(engine));
+        std::memcpy(&w.bytes[i], &h, sizeof h);
+    }
+    w.view = {w.bytes.data(), k, n, 1, k, ElementType::BF16};
     return w;
 }
 
@@ -116,8 +130,11 @@ TEST(FewRowsGemm, TakesFewRowsOfWholeBlockColumns) {
         EXPECT_FALSE(fewRowsGemmApplies(kFewRowsGemmRows + 1, w.view));
         EXPECT_FALSE(fewRowsGemmApplies(8, w.view.transposed()));  // rows not contiguous
     }
-    // A Q8_0 view starting inside a block (a head's rows of an output projection).
+    // A Q8_0 view starting inside a block (a head's rows of an output projection), and k not
+    // whole blocks.
     EXPECT_FALSE(fewRowsGemmApplies(4, randomQ8_0(64, 4, 0, 0x7BFF, 2).view.rowRange(16, 32)));
+    EXPECT_FALSE(fewRowsGemmApplies(4, randomBf16(64, 4, 2).view.rowRange(0, 48)));
+    EXPECT_FALSE(fewRowsGemmApplies(4, MatrixView::colMajor(nullptr, 64, 4)));  // float32: SGEMM
 #else
     GTEST_SKIP() << "the registers' decoding needs AVX-512; compactGemm widens panels instead";
 #endif
@@ -126,12 +143,14 @@ TEST(FewRowsGemm, TakesFewRowsOfWholeBlockColumns) {
 TEST(FewRowsGemm, MultipliesEachElementAsDecoded) {
     expectElementsDecodedExactly(randomMxfp4(32, 7, 100, 150, 3));
     expectElementsDecodedExactly(randomQ8_0(32, 7, 0, 0x7BFF, 3));  // every finite scale
+    expectElementsDecodedExactly(randomBf16(32, 7, 3));
 }
 
 TEST(FewRowsGemm, EqualsTheProductInDoubleForEveryRowCount) {
     for (int m : {1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 40, 63, 64, 65}) {
         expectProduct(randomMxfp4(96, 37, 118, 132, 10 + m), m, 0.0f, 10 + m);
         expectProduct(randomQ8_0(96, 37, 0x2000, 0x3C00, 10 + m), m, 0.0f, 10 + m);
+        expectProduct(randomBf16(96, 37, 10 + m), m, 0.0f, 10 + m);
     }
 }
 
@@ -139,6 +158,7 @@ TEST(FewRowsGemm, AddsToTheOutputWithBetaOne) {
     for (int n : {1, 2, 64, 65}) {
         expectProduct(randomMxfp4(64, n, 118, 132, 50 + n), 8, 1.0f, 50 + n);
         expectProduct(randomQ8_0(64, n, 0x2000, 0x3C00, 50 + n), 8, 1.0f, 50 + n);
+        expectProduct(randomBf16(64, n, 50 + n), 8, 1.0f, 50 + n);
     }
 }
 
