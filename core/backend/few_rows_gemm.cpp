@@ -15,8 +15,8 @@ namespace {
 constexpr int kBlock = 32;       // elements of a block, in every format taken here
 constexpr int kTokenTile = 8;    // rows of A a decoded block is multiplied with
 constexpr int kChunkPairs = 32;  // column pairs a thread takes at a time
-// Rows of A taken at a time: their copy in block order (32 · k floats, 256 KiB at k = 2048)
-// stays in the level-2 cache while every column passes over it.
+// Rows of A a chunk of columns passes over at a time: their copy in block order (32 · k floats,
+// 256 KiB at k = 2048) stays in the level-2 cache.
 constexpr int kRowChunk = 32;
 
 // mxfp4Scale of every scale byte, so that the inner loop calls no function (a call would spill
@@ -151,10 +151,9 @@ constexpr auto kernelsFor(std::integer_sequence<int, Rows...>) {
     return std::array<Kernel, sizeof...(Rows)>{columnPair<Format, Rows + 1>...};
 }
 
-// fewRowsGemm for at most kRowChunk rows of A.
 template <class Format>
-void rowChunkTimesB(ThreadPool& pool, const float* a, int lda, int m, const MatrixView& b,
-                    float beta, float* c, int ldc) {
+void fewRowsGemmIn(ThreadPool& pool, const float* a, int lda, int m, const MatrixView& b,
+                   float beta, float* c, int ldc) {
     static constexpr auto kernels =
         kernelsFor<Format>(std::make_integer_sequence<int, kTokenTile>{});
     const int k = b.rows, n = b.cols;
@@ -165,31 +164,28 @@ void rowChunkTimesB(ThreadPool& pool, const float* a, int lda, int m, const Matr
     pool.forEachItem(chunks, [&](int chunk, int) {
         const Format format;
         float sums[2 * kTokenTile];
-        const int lastPair = std::min(pairs, (chunk + 1) * kChunkPairs);
-        for (int pair = chunk * kChunkPairs; pair < lastPair; ++pair) {
-            const int j0 = 2 * pair, j1 = std::min(j0 + 1, n - 1);  // an odd last column twice
-            const auto column0 = Format::column(b, j0), column1 = Format::column(b, j1);
-            for (int r0 = 0; r0 < m; r0 += kTokenTile) {
-                const int rows = std::min(kTokenTile, m - r0);
-                kernels[rows - 1](format, x.data() + static_cast<std::size_t>(r0) * k, k, column0,
-                                  column1, sums);
-                for (int r = 0; r < rows; ++r)
-                    for (int j = j0; j <= j1; ++j) {
-                        float& out = c[static_cast<std::size_t>(r0 + r) * ldc + j];
-                        out = sums[2 * r + (j - j0)] + (beta != 0.0f ? beta * out : 0.0f);
-                    }
+        const int firstPair = chunk * kChunkPairs,
+                  lastPair = std::min(pairs, firstPair + kChunkPairs);
+        // The chunk's columns pass over kRowChunk rows at a time, which stay in the level-2
+        // cache; the columns' blocks come from memory once and from that cache again.
+        for (int firstRow = 0; firstRow < m; firstRow += kRowChunk) {
+            const int lastRow = std::min(m, firstRow + kRowChunk);
+            for (int pair = firstPair; pair < lastPair; ++pair) {
+                const int j0 = 2 * pair, j1 = std::min(j0 + 1, n - 1);  // an odd last column twice
+                const auto column0 = Format::column(b, j0), column1 = Format::column(b, j1);
+                for (int r0 = firstRow; r0 < lastRow; r0 += kTokenTile) {
+                    const int rows = std::min(kTokenTile, lastRow - r0);
+                    kernels[rows - 1](format, x.data() + static_cast<std::size_t>(r0) * k, k,
+                                      column0, column1, sums);
+                    for (int r = 0; r < rows; ++r)
+                        for (int j = j0; j <= j1; ++j) {
+                            float& out = c[static_cast<std::size_t>(r0 + r) * ldc + j];
+                            out = sums[2 * r + (j - j0)] + (beta != 0.0f ? beta * out : 0.0f);
+                        }
+                }
             }
         }
     });
-}
-
-template <class Format>
-void fewRowsGemmIn(ThreadPool& pool, const float* a, int lda, int m, const MatrixView& b,
-                   float beta, float* c, int ldc) {
-    for (int first = 0; first < m; first += kRowChunk)
-        rowChunkTimesB<Format>(pool, a + static_cast<std::size_t>(first) * lda, lda,
-                               std::min(kRowChunk, m - first), b, beta,
-                               c + static_cast<std::size_t>(first) * ldc, ldc);
 }
 
 }  // namespace
