@@ -31,7 +31,7 @@ TEST_F(MainWindowTest, CompareWithShowsWhatQuantisationChangesInEveryHead) {
     }));
     ASSERT_TRUE(settle());
     EXPECT_EQ(window->currentTab(), MainWindow::Tab::Overview);
-    EXPECT_EQ(window->overviewView()->metric(), HeadMetric::AttentionChange);
+    EXPECT_EQ(window->overviewView()->shownMetric(), HeadMetric::AttentionChange);
 
     // Each head's change is the core's for the same ids (both on the CPU here; the window may
     // run Vulkan: float32 attention agrees to 1e-5 across backends, far below the changes).
@@ -79,7 +79,7 @@ TEST_F(MainWindowTest, CompareWithShowsWhatQuantisationChangesInEveryHead) {
     ASSERT_TRUE(waitFor([&] { return doc().comparisonName().isEmpty(); }));
     ASSERT_TRUE(settle());
     EXPECT_EQ(doc().snapshot()->compared, nullptr);
-    EXPECT_NE(window->overviewView()->metric(), HeadMetric::AttentionChange);
+    EXPECT_NE(window->overviewView()->shownMetric(), HeadMetric::AttentionChange);
 }
 
 }  // namespace

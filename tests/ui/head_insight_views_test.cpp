@@ -346,7 +346,7 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     auto* list = qobject_cast<QListView*>(metrics->view());
     ASSERT_NE(list, nullptr);
     EXPECT_FALSE(list->isRowHidden(sinkRow));
-    window->overviewView()->setMetric(HeadMetric::SinkShare);
+    window->overviewView()->setShownMetric(HeadMetric::SinkShare);
     ASSERT_TRUE(settle());
     const auto computed = doc().metrics();
     ASSERT_TRUE(computed);
@@ -364,7 +364,7 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     window->showTab(MainWindow::Tab::Overview);
     ASSERT_TRUE(settle());
     EXPECT_TRUE(list->isRowHidden(sinkRow));
-    EXPECT_NE(window->overviewView()->metric(), HeadMetric::SinkShare);
+    EXPECT_NE(window->overviewView()->shownMetric(), HeadMetric::SinkShare);
     window->showTab(MainWindow::Tab::Head);
     ASSERT_TRUE(settle());
     QTest::mouseMove(heatmap->plot(), heatmap->figure().cellCenter({0, row, 2}));

@@ -38,7 +38,7 @@ class SessionTest : public MainWindowTest {
         doc().setColorScheme({QStringLiteral("magma"), QStringLiteral("purple-white-green")});
         doc().setAnnotation(1, 2, QStringLiteral("induction"));
         doc().setAnnotation(0, 1, QStringLiteral("previous token"));
-        window->overviewView()->setMetric(HeadMetric::ScoreSymmetry);
+        window->overviewView()->setShownMetric(HeadMetric::ScoreSymmetry);
         window->compareView()->setSharedScale(false);
         window->linesView()->setAllHeads(true);
         window->showTab(MainWindow::Tab::Compare);
@@ -129,7 +129,7 @@ TEST_F(SessionTest, RoundTripRestoresEveryField) {
     EXPECT_EQ(doc().colorScheme().diverging, QStringLiteral("purple-white-green"));
     EXPECT_EQ(doc().annotation(1, 2), QStringLiteral("induction"));
     EXPECT_EQ(doc().annotation(0, 1), QStringLiteral("previous token"));
-    EXPECT_EQ(window->overviewView()->metric(), HeadMetric::ScoreSymmetry);
+    EXPECT_EQ(window->overviewView()->shownMetric(), HeadMetric::ScoreSymmetry);
     EXPECT_FALSE(window->compareView()->sharedScale());
     EXPECT_TRUE(window->linesView()->allHeads());
     EXPECT_TRUE(reopened == saved);
@@ -200,7 +200,7 @@ TEST_F(SessionTest, ModifiedMarkerAndTheQuestionBeforeClosing) {
     EXPECT_TRUE(window->isWindowModified());
     doc().setHead(0, 0);
     EXPECT_FALSE(window->isWindowModified());  // back to what the file holds
-    window->overviewView()->setMetric(HeadMetric::OvCopying);
+    window->overviewView()->setShownMetric(HeadMetric::OvCopying);
     EXPECT_TRUE(window->isWindowModified());
 
     // Cancel keeps the window open; Discard lets it close.

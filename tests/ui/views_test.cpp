@@ -72,7 +72,7 @@ TEST_F(MainWindowTest, OverviewColoursHeadsAndOpensTheClickedOne) {
             EXPECT_DOUBLE_EQ(heatmap->figure().shownValue({0, l, h}),
                              m.layers[l].heads[h].wqkSymmetry);
 
-    overview->setMetric(HeadMetric::ScoreSymmetry);
+    overview->setShownMetric(HeadMetric::ScoreSymmetry);
     const HeatmapData& scores = heatmap->figure().spec().panels.at(0).data;
     EXPECT_DOUBLE_EQ(scores.at(2, 3), *m.layers[2].heads[3].scoreSymmetry);
 

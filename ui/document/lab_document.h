@@ -138,6 +138,9 @@ class LabDocument : public QObject {
     HeadMetricsSnapshotPtr headMetrics() const { return m_headMetrics; }
     QString computeError() const { return m_error; }
     bool isBusy() const { return m_busy; }
+    // Typed text waits to be computed: for a pause in the typing, or for the running
+    // computation to end.
+    bool isTypingPending() const { return m_typing.isPending(); }
 
   signals:
     void modelLoading(QString folder);

@@ -85,16 +85,16 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     onMetricChosen();
 }
 
-HeadMetric OverviewView::metric() const {
+HeadMetric OverviewView::shownMetric() const {
     return headMetricInfos().at(std::max(m_metric->currentIndex(), 0)).metric;
 }
 
-void OverviewView::setMetric(HeadMetric metric) {
+void OverviewView::setShownMetric(HeadMetric metric) {
     m_metric->setCurrentIndex(m_metric->findData(headMetricInfo(metric).key));
 }
 
 void OverviewView::onMetricChosen() {
-    const HeadMetricInfo& info = headMetricInfo(metric());
+    const HeadMetricInfo& info = headMetricInfo(shownMetric());
     m_help->setText(info.help);
     kMetricSetting.setValue(info.key);
     scheduleRefresh();
@@ -127,9 +127,9 @@ void OverviewView::refresh() {
                                                 : QString());
     const Architecture c = d.shownArchitecture();
     FigureSpec spec = overviewFigure(
-        *metrics->metrics, metric(),
-        subtitle +
-            (isComparisonMetric(metric()) ? tr(" · against ") + d.comparisonName() : QString()),
+        *metrics->metrics, shownMetric(),
+        subtitle + (isComparisonMetric(shownMetric()) ? tr(" · against ") + d.comparisonName()
+                                                      : QString()),
         c.headDim);
     // Where layers differ (local / global, NoPE), each row says which it is.
     QStringList& rows = spec.panels.at(0).data.rowLabels;
@@ -264,7 +264,7 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
             : info.metric == HeadMetric::WqkRank || info.metric == HeadMetric::OvRank
                 ? QString::number(*v)
                 : formatNumber(*v);
-        const bool current = info.metric == metric();
+        const bool current = info.metric == shownMetric();
         lines << (current ? QStringLiteral("<b>%1: %2</b>") : QStringLiteral("%1: %2"))
                      .arg(info.title.toHtmlEscaped(), text);
     }

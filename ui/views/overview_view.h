@@ -24,8 +24,8 @@ class OverviewView : public DocumentView {
     // The thumbnails (every head's attention) instead of the metric grid.
     bool showsThumbnails() const;
     void setShowsThumbnails(bool shown);
-    HeadMetric metric() const;
-    void setMetric(HeadMetric metric);
+    HeadMetric shownMetric() const;
+    void setShownMetric(HeadMetric metric);
 
   signals:
     void headActivated(int layer, int head);  // the user clicked a head's cell

@@ -32,7 +32,7 @@ void MainWindow::buildCompareActions(QMenu* file) {
         if (name.isEmpty()) return;
         statusBar()->showMessage(tr("Comparing with %1").arg(name), 8000);
         m_overviewView->setShowsThumbnails(false);
-        m_overviewView->setMetric(HeadMetric::AttentionChange);
+        m_overviewView->setShownMetric(HeadMetric::AttentionChange);
         showTab(Tab::Overview);
     });
     connect(d, &LabDocument::comparisonFailed, this,

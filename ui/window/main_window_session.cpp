@@ -78,7 +78,7 @@ Session MainWindow::currentSession() const {
     s.layer = d.layer();
     s.head = d.head();
     s.mode = d.mode();
-    s.overviewMetric = headMetricInfo(m_overviewView->metric()).key;
+    s.overviewMetric = headMetricInfo(m_overviewView->shownMetric()).key;
     s.overviewThumbnails = m_overviewView->showsThumbnails();
     s.compareSharedScale = m_compareView->sharedScale();
     s.spacePooled = m_spaceView->pooled();
@@ -132,7 +132,7 @@ void MainWindow::applySession(const Session& s, const QString& path) {
     d.restorePinnedToken(s.pinnedToken);
     d.setAnnotations(s.annotations);
     for (const HeadMetricInfo& info : headMetricInfos())
-        if (info.key == s.overviewMetric) m_overviewView->setMetric(info.metric);
+        if (info.key == s.overviewMetric) m_overviewView->setShownMetric(info.metric);
     m_overviewView->setShowsThumbnails(s.overviewThumbnails);
     m_compareView->setSharedScale(s.compareSharedScale);
     m_spaceView->setPooled(s.spacePooled);
