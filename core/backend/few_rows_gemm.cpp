@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
+#include <new>
+#include <utility>
 #include <vector>
 
 #include "core/backend/block_registers.h"
