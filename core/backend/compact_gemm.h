@@ -5,8 +5,7 @@
 // cache, and each panel goes through OpenBLAS's SGEMM: the products are those of a float32 GEMM
 // on the widened weight (summed in SGEMM's order), and no float32 copy of the weight is whole.
 // An MXFP4, Q8_0 or BF16 weight times few rows (a short sentence, an expert's tokens) is decoded
-// in registers instead
-// (few_rows_gemm.h).
+// in registers instead (few_rows_gemm.h).
 #include "core/backend/matrix_view.h"
 #include "core/util/thread_pool.h"
 

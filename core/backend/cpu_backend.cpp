@@ -21,6 +21,7 @@
 #include "core/backend/compact_gemm.h"
 #include "core/backend/cpu_attention.h"
 #include "core/backend/gemm.h"
+#include "core/util/aligned_floats.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
 
@@ -37,24 +38,12 @@ float clampedSwiGluOf(float gate, float up) {
     return (up + 1.0f) * (gate / (1.0f + std::exp(-C::kAlpha * gate)));
 }
 
-// Tensor storage starts on a cache line (64 bytes: an AVX-512 vector), wherever the allocating
-// thread's malloc arena happens to be: OpenBLAS's vector kernels split a row into an unaligned
-// head and an aligned body, so the address would decide the order of a dot product's sums, and
-// with it the last bits of the result, from run to run.
-constexpr std::align_val_t kTensorAlignment{64};
-
-struct AlignedFloatsDelete {
-    void operator()(float* p) const { ::operator delete[](p, kTensorAlignment); }
-};
-
-float* alignedFloats(size_t count) {
-    return static_cast<float*>(
-        ::operator new[](std::max<size_t>(count, 1) * sizeof(float), kTensorAlignment));
-}
-
 // Either owns row-major storage (activations) or views host memory with any layout (weights).
-// Owned storage is left uninitialised: every op overwrites its whole output, and zero-filling
-// megabytes per layer showed up in profiles.
+// Owned storage is left uninitialised (every op overwrites its whole output) and starts on a
+// cache line (alignedFloats), wherever the allocating thread's malloc arena happens to be:
+// OpenBLAS's vector kernels split a row into an unaligned head and an aligned body, so the
+// address would decide the order of a dot product's sums, and with it the last bits of the
+// result, from run to run.
 class CpuTensor final : public Tensor {
   public:
     CpuTensor(int rows, int cols)
@@ -69,7 +58,7 @@ class CpuTensor final : public Tensor {
     bool contiguous() const { return m_view.colStride == 1 && m_view.rowStride == m_view.cols; }
 
   private:
-    std::unique_ptr<float[], AlignedFloatsDelete> m_storage;
+    AlignedFloats m_storage;
     MatrixView m_view;
 };
 

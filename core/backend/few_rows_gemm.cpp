@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <array>
-#include <new>
 #include <utility>
-#include <vector>
 
 #include "core/backend/block_registers.h"
+#include "core/util/aligned_floats.h"
 
 namespace qkv {
 
@@ -31,80 +30,53 @@ const std::array<float, 256>& mxfp4ScaleTable() {
     return table;
 }
 
-// Each format decodes block `block` of a column into two registers of 16 values. Which elements
-// they hold is the format's: kEvenOdd says the first holds the block's even elements and the
-// second its odd ones, else the first holds elements 0-15 and the second 16-31.
+// Each format decodes block `block` of a column (the view of that column, MatrixView::columns)
+// into two registers of 16 values. Which elements they hold is the format's: kEvenOdd says the
+// first holds the block's even elements and the second its odd ones, else the first holds
+// elements 0-15 and the second 16-31.
 
 // MXFP4 as the Hub stores it: 16 bytes of nibbles a block (the low nibble an even element), the
 // scale bytes apart.
 struct HubMxfp4 {
     static constexpr bool kEvenOdd = true;
-    struct Column {
-        const std::uint8_t *nibbles, *scales;
-    };
-    static Column column(const MatrixView& b, int j) {
-        const std::ptrdiff_t element = j * b.colStride;
-        return {static_cast<const std::uint8_t*>(b.data) + element / 2,
-                b.scales + element / kBlock};
-    }
     const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
     const float* scaleOf = mxfp4ScaleTable().data();
-    BlockHalves decode(const Column& c, int block) const {
-        const __m512 table = _mm512_mul_ps(codes, _mm512_set1_ps(scaleOf[c.scales[block]]));
-        return decodeMxfp4Halves(c.nibbles + 16 * block, table);
+    BlockHalves decode(const MatrixView& column, int block) const {
+        const __m512 table = _mm512_mul_ps(codes, _mm512_set1_ps(scaleOf[column.scales[block]]));
+        return decodeMxfp4Halves(static_cast<const std::uint8_t*>(column.data) + 16 * block, table);
     }
 };
 
 // GGUF's Q8_0: 34-byte blocks, an f16 scale and the 32 int8 codes in element order.
 struct Q8_0Blocks {
     static constexpr bool kEvenOdd = false;
-    static constexpr std::ptrdiff_t kBytes = 34;
-    using Column = const std::uint8_t*;
-    static Column column(const MatrixView& b, int j) {
-        return static_cast<const std::uint8_t*>(b.data) + j * b.colStride / kBlock * kBytes;
+    static BlockHalves decode(const MatrixView& column, int block) {
+        return decodeQ8_0Halves(static_cast<const std::uint8_t*>(column.data) + 34 * block);
     }
-    static BlockHalves decode(Column c, int block) { return decodeQ8_0Halves(c + kBytes * block); }
 };
 
 // BF16, a checkpoint's Linear weight: a block is 32 consecutive elements, each the upper half of
 // its float32.
 struct Bf16Elements {
     static constexpr bool kEvenOdd = false;
-    using Column = const std::uint16_t*;
-    static Column column(const MatrixView& b, int j) {
-        return static_cast<const std::uint16_t*>(b.data) + j * b.colStride;
-    }
-    static BlockHalves decode(Column c, int block) {
+    static BlockHalves decode(const MatrixView& column, int block) {
         const auto widen = [](const std::uint16_t* halves) {
             const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves));
             return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
         };
-        return {widen(c + kBlock * block), widen(c + kBlock * block + kBlock / 2)};
+        const auto* values = static_cast<const std::uint16_t*>(column.data) + kBlock * block;
+        return {widen(values), widen(values + kBlock / 2)};
     }
 };
 
-// Floats on whole cache lines: a 64-byte load across two lines costs two.
-template <class T>
-struct CacheLineAllocator {
-    using value_type = T;
-    CacheLineAllocator() = default;
-    template <class U>
-    CacheLineAllocator(const CacheLineAllocator<U>&) {}
-    T* allocate(std::size_t n) {
-        return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{64}));
-    }
-    void deallocate(T* p, std::size_t) { ::operator delete (p, std::align_val_t{64}); }
-    bool operator==(const CacheLineAllocator&) const { return true; }
-};
-using AlignedFloats = std::vector<float, CacheLineAllocator<float>>;
-
-// A's m rows, copied with row stride k, in the order the format's halves hold a block's elements.
+// A's m rows, copied with row stride k, in the order the format's halves hold a block's elements,
+// on whole cache lines (a 64-byte load across two lines costs two).
 template <class Format>
 AlignedFloats rowsInBlockOrder(const float* a, int lda, int m, int k) {
-    AlignedFloats out(static_cast<std::size_t>(m) * k);
+    AlignedFloats out = alignedFloats(static_cast<std::size_t>(m) * k);
     for (int r = 0; r < m; ++r) {
         const float* in = a + static_cast<std::size_t>(r) * lda;
-        float* row = out.data() + static_cast<std::size_t>(r) * k;
+        float* row = out.get() + static_cast<std::size_t>(r) * k;
         if (!Format::kEvenOdd) {
             std::copy(in, in + k, row);
             continue;
@@ -121,8 +93,8 @@ AlignedFloats rowsInBlockOrder(const float* a, int lda, int m, int k) {
 // Two columns of B times Rows rows of x (A in block order, row stride k): sums[2r] and
 // sums[2r + 1] are row r's dot products with the first and the second.
 template <class Format, int Rows>
-void columnPair(const Format& format, const float* x, int k, const typename Format::Column& column0,
-                const typename Format::Column& column1, float* sums) {
+void columnPair(const Format& format, const float* x, int k, const MatrixView& column0,
+                const MatrixView& column1, float* sums) {
     __m512 first[Rows], second[Rows];
     for (int r = 0; r < Rows; ++r) first[r] = second[r] = _mm512_setzero_ps();
     for (int block = 0; block < k / kBlock; ++block) {
@@ -147,8 +119,8 @@ void columnPair(const Format& format, const float* x, int k, const typename Form
 
 template <class Format, int... Rows>
 constexpr auto kernelsFor(std::integer_sequence<int, Rows...>) {
-    using Kernel = void (*)(const Format&, const float*, int, const typename Format::Column&,
-                            const typename Format::Column&, float*);
+    using Kernel =
+        void (*)(const Format&, const float*, int, const MatrixView&, const MatrixView&, float*);
     return std::array<Kernel, sizeof...(Rows)>{columnPair<Format, Rows + 1>...};
 }
 
@@ -173,10 +145,10 @@ void fewRowsGemmIn(ThreadPool& pool, const float* a, int lda, int m, const Matri
             const int lastRow = std::min(m, firstRow + kRowChunk);
             for (int pair = firstPair; pair < lastPair; ++pair) {
                 const int j0 = 2 * pair, j1 = std::min(j0 + 1, n - 1);  // an odd last column twice
-                const auto column0 = Format::column(b, j0), column1 = Format::column(b, j1);
+                const MatrixView column0 = b.columns(j0, 1), column1 = b.columns(j1, 1);
                 for (int r0 = firstRow; r0 < lastRow; r0 += kTokenTile) {
                     const int rows = std::min(kTokenTile, lastRow - r0);
-                    kernels[rows - 1](format, x.data() + static_cast<std::size_t>(r0) * k, k,
+                    kernels[rows - 1](format, x.get() + static_cast<std::size_t>(r0) * k, k,
                                       column0, column1, sums);
                     for (int r = 0; r < rows; ++r)
                         for (int j = j0; j <= j1; ++j) {
@@ -192,12 +164,11 @@ void fewRowsGemmIn(ThreadPool& pool, const float* a, int lda, int m, const Matri
 }  // namespace
 
 bool fewRowsGemmApplies(int m, const MatrixView& b) {
-    bool format = false;  // and columns that start on whole blocks
-    if (b.type == ElementType::Mxfp4 || b.type == ElementType::Q8_0)
-        format = b.colStride % kBlock == 0 && b.origin == 0;
-    else if (b.type == ElementType::BF16)
-        format = true;
-    return format && b.rowStride == 1 && b.rows % kBlock == 0 && m >= 1 && m <= kFewRowsGemmRows;
+    const bool blocks = b.type == ElementType::Mxfp4 || b.type == ElementType::Q8_0;
+    if (!blocks && b.type != ElementType::BF16) return false;
+    if (blocks && (b.colStride % kBlock != 0 || b.origin != 0))
+        return false;  // a column would start inside a block
+    return b.rowStride == 1 && b.rows % kBlock == 0 && m >= 1 && m <= kFewRowsGemmRows;
 }
 
 void fewRowsGemm(ThreadPool& pool, const float* a, int lda, int m, const MatrixView& b, float beta,
