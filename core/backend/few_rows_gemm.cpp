@@ -18,6 +18,10 @@ constexpr int kChunkPairs = 32;  // column pairs a thread takes at a time
 // Rows of A a chunk of columns passes over at a time: their copy in block order (32 · k floats,
 // 256 KiB at k = 2048) stays in the level-2 cache.
 constexpr int kRowChunk = 32;
+// Columns ahead of the pair being multiplied whose blocks are prefetched: the hardware's
+// prefetchers stop at each 4 KiB page, and with few rows a column pair is multiplied in less
+// time than its blocks take to come from memory (twice as fast at 1-7 rows, 15 % at 8).
+constexpr int kPrefetchColumns = 4;
 
 // mxfp4Scale of every scale byte, so that the inner loop calls no function (a call would spill
 // its accumulators).
@@ -31,9 +35,9 @@ const std::array<float, 256>& mxfp4ScaleTable() {
 }
 
 // Each format decodes block `block` of a column (the view of that column, MatrixView::columns)
-// into two registers of 16 values. Which elements they hold is the format's: kEvenOdd says the
-// first holds the block's even elements and the second its odd ones, else the first holds
-// elements 0-15 and the second 16-31.
+// into two registers of 16 values, and prefetches it. Which elements they hold is the format's:
+// kEvenOdd says the first holds the block's even elements and the second its odd ones, else the
+// first holds elements 0-15 and the second 16-31.
 
 // MXFP4 as the Hub stores it: 16 bytes of nibbles a block (the low nibble an even element), the
 // scale bytes apart.
@@ -45,6 +49,10 @@ struct HubMxfp4 {
         const __m512 table = _mm512_mul_ps(codes, _mm512_set1_ps(scaleOf[column.scales[block]]));
         return decodeMxfp4Halves(static_cast<const std::uint8_t*>(column.data) + 16 * block, table);
     }
+    static void prefetch(const MatrixView& column, int block) {
+        _mm_prefetch(static_cast<const char*>(column.data) + 16 * block, _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(column.scales) + block, _MM_HINT_T0);
+    }
 };
 
 // GGUF's Q8_0: 34-byte blocks, an f16 scale and the 32 int8 codes in element order.
@@ -52,6 +60,9 @@ struct Q8_0Blocks {
     static constexpr bool kEvenOdd = false;
     static BlockHalves decode(const MatrixView& column, int block) {
         return decodeQ8_0Halves(static_cast<const std::uint8_t*>(column.data) + 34 * block);
+    }
+    static void prefetch(const MatrixView& column, int block) {
+        _mm_prefetch(static_cast<const char*>(column.data) + 34 * block, _MM_HINT_T0);
     }
 };
 
@@ -66,6 +77,9 @@ struct Bf16Elements {
         };
         const auto* values = static_cast<const std::uint16_t*>(column.data) + kBlock * block;
         return {widen(values), widen(values + kBlock / 2)};
+    }
+    static void prefetch(const MatrixView& column, int block) {
+        _mm_prefetch(static_cast<const char*>(column.data) + 64 * block, _MM_HINT_T0);
     }
 };
 
@@ -91,13 +105,17 @@ AlignedFloats rowsInBlockOrder(const float* a, int lda, int m, int k) {
 }
 
 // Two columns of B times Rows rows of x (A in block order, row stride k): sums[2r] and
-// sums[2r + 1] are row r's dot products with the first and the second.
+// sums[2r + 1] are row r's dot products with the first and the second. The blocks of ahead0 and
+// ahead1, columns to come, are prefetched meanwhile.
 template <class Format, int Rows>
 void columnPair(const Format& format, const float* x, int k, const MatrixView& column0,
-                const MatrixView& column1, float* sums) {
+                const MatrixView& column1, const MatrixView& ahead0, const MatrixView& ahead1,
+                float* sums) {
     __m512 first[Rows], second[Rows];
     for (int r = 0; r < Rows; ++r) first[r] = second[r] = _mm512_setzero_ps();
     for (int block = 0; block < k / kBlock; ++block) {
+        Format::prefetch(ahead0, block);
+        Format::prefetch(ahead1, block);
         const BlockHalves w0 = format.decode(column0, block), w1 = format.decode(column1, block);
         for (int r = 0; r < Rows; ++r) {
             const float* row = x + static_cast<std::size_t>(r) * k + block * kBlock;
@@ -119,8 +137,8 @@ void columnPair(const Format& format, const float* x, int k, const MatrixView& c
 
 template <class Format, int... Rows>
 constexpr auto kernelsFor(std::integer_sequence<int, Rows...>) {
-    using Kernel =
-        void (*)(const Format&, const float*, int, const MatrixView&, const MatrixView&, float*);
+    using Kernel = void (*)(const Format&, const float*, int, const MatrixView&, const MatrixView&,
+                            const MatrixView&, const MatrixView&, float*);
     return std::array<Kernel, sizeof...(Rows)>{columnPair<Format, Rows + 1>...};
 }
 
@@ -146,10 +164,12 @@ void fewRowsGemmIn(ThreadPool& pool, const float* a, int lda, int m, const Matri
             for (int pair = firstPair; pair < lastPair; ++pair) {
                 const int j0 = 2 * pair, j1 = std::min(j0 + 1, n - 1);  // an odd last column twice
                 const MatrixView column0 = b.columns(j0, 1), column1 = b.columns(j1, 1);
+                const MatrixView ahead0 = b.columns(std::min(j0 + kPrefetchColumns, n - 1), 1),
+                                 ahead1 = b.columns(std::min(j1 + kPrefetchColumns, n - 1), 1);
                 for (int r0 = firstRow; r0 < lastRow; r0 += kTokenTile) {
                     const int rows = std::min(kTokenTile, lastRow - r0);
                     kernels[rows - 1](format, x.get() + static_cast<std::size_t>(r0) * k, k,
-                                      column0, column1, sums);
+                                      column0, column1, ahead0, ahead1, sums);
                     for (int r = 0; r < rows; ++r)
                         for (int j = j0; j <= j1; ++j) {
                             float& out = c[static_cast<std::size_t>(r0 + r) * ldc + j];
