@@ -108,26 +108,31 @@ AlignedFloats rowsInBlockOrder(const float* a, int lda, int m, int k) {
 // three times, pairing registers), where one register's sum alone takes eight. Register `slot`
 // of `v` is summed into element sumSlot(slot); the halving puts it there.
 constexpr int sumSlot(int i) { return i >= 4 && i < 8 ? i + 4 : i >= 8 && i < 12 ? i - 4 : i; }
+// The shuffles in their zero-masking forms with every lane kept: the same instructions, but
+// the plain forms' undefined pass-through register makes GCC 12 warn at link time.
+constexpr __mmask16 kEvery = 0xFFFF;
 inline __m512 sumsOfSixteen(const __m512 v[16]) {
     __m512 half[8], quarter[4];
     // Halves of v[i] and v[i + 8], 256 bits each, added: each 128-bit lane of half[i] holds
     // four partial sums of one register, of v[i], v[i], v[i + 8], v[i + 8].
     for (int i = 0; i < 8; ++i)
-        half[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[i], v[i + 8], _MM_SHUFFLE(1, 0, 1, 0)),
-                                _mm512_shuffle_f32x4(v[i], v[i + 8], _MM_SHUFFLE(3, 2, 3, 2)));
+        half[i] = _mm512_add_ps(
+            _mm512_maskz_shuffle_f32x4(kEvery, v[i], v[i + 8], _MM_SHUFFLE(1, 0, 1, 0)),
+            _mm512_maskz_shuffle_f32x4(kEvery, v[i], v[i + 8], _MM_SHUFFLE(3, 2, 3, 2)));
     // The lanes of half[i] and half[i + 4] paired: lanes of v[i], v[i + 8], v[i + 4], v[i + 12].
     for (int i = 0; i < 4; ++i)
-        quarter[i] =
-            _mm512_add_ps(_mm512_shuffle_f32x4(half[i], half[i + 4], _MM_SHUFFLE(2, 0, 2, 0)),
-                          _mm512_shuffle_f32x4(half[i], half[i + 4], _MM_SHUFFLE(3, 1, 3, 1)));
+        quarter[i] = _mm512_add_ps(
+            _mm512_maskz_shuffle_f32x4(kEvery, half[i], half[i + 4], _MM_SHUFFLE(2, 0, 2, 0)),
+            _mm512_maskz_shuffle_f32x4(kEvery, half[i], half[i + 4], _MM_SHUFFLE(3, 1, 3, 1)));
     // Within each lane, the four partial sums of quarter[0..3] added: element e of lane L is
     // register L's (as above) of quarter[e].
-    const __m512 t0 = _mm512_add_ps(_mm512_unpacklo_ps(quarter[0], quarter[1]),
-                                    _mm512_unpackhi_ps(quarter[0], quarter[1])),
-                 t1 = _mm512_add_ps(_mm512_unpacklo_ps(quarter[2], quarter[3]),
-                                    _mm512_unpackhi_ps(quarter[2], quarter[3]));
-    return _mm512_add_ps(_mm512_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2)));
+    const auto pairSums = [](__m512 a, __m512 b) {
+        return _mm512_add_ps(_mm512_maskz_unpacklo_ps(kEvery, a, b),
+                             _mm512_maskz_unpackhi_ps(kEvery, a, b));
+    };
+    const __m512 t0 = pairSums(quarter[0], quarter[1]), t1 = pairSums(quarter[2], quarter[3]);
+    return _mm512_add_ps(_mm512_maskz_shuffle_ps(kEvery, t0, t1, _MM_SHUFFLE(1, 0, 1, 0)),
+                         _mm512_maskz_shuffle_ps(kEvery, t0, t1, _MM_SHUFFLE(3, 2, 3, 2)));
 }
 
 // Two columns of B times Rows rows of x (A in block order, row stride k): sums[2r] and
