@@ -8,8 +8,9 @@ attn_implementation="eager" with output_attentions does, and the last position's
 
 Usage: torch_llama.py MODEL_DIR --tokens 64,1024 [--float32] [--repeats N]
 Prints one JSON object: load seconds and, per token count, the forward seconds (the second of
-two forwards; with --repeats N, the best of N after a first). --float32 widens the weights once after loading (a float32 copy of the model,
-not timed) and computes in float32, as qkvlab does: the peer of the same arithmetic.
+two forwards; with --repeats N, the best of N after a first). --float32 widens the weights once
+after loading (a float32 copy of the model, not timed) and computes in float32, as qkvlab does:
+the peer of the same arithmetic.
 """
 import argparse
 import json
