@@ -35,9 +35,13 @@ const std::array<float, 256>& mxfp4ScaleTable() {
 }
 
 // Each format decodes block `block` of a column (the view of that column, MatrixView::columns)
-// into two registers of 16 values, and prefetches it. Which elements they hold is the format's:
-// kEvenOdd says the first holds the block's even elements and the second its odd ones, else the
-// first holds elements 0-15 and the second 16-31.
+// into two registers of 16 values, and prefetches it, both from the block's address (blockAt).
+// Which elements the registers hold is the format's: kEvenOdd says the first holds the block's
+// even elements and the second its odd ones, else the first holds elements 0-15 and the second
+// 16-31.
+inline void prefetchLine(const void* address) {
+    _mm_prefetch(static_cast<const char*>(address), _MM_HINT_T0);
+}
 
 // MXFP4 as the Hub stores it: 16 bytes of nibbles a block (the low nibble an even element), the
 // scale bytes apart.
@@ -45,24 +49,30 @@ struct HubMxfp4 {
     static constexpr bool kEvenOdd = true;
     const __m512 codes = _mm512_loadu_ps(kMxfp4Codes);
     const float* scaleOf = mxfp4ScaleTable().data();
+    static const std::uint8_t* blockAt(const MatrixView& column, int block) {
+        return static_cast<const std::uint8_t*>(column.data) + 16 * block;
+    }
     BlockHalves decode(const MatrixView& column, int block) const {
         const __m512 table = _mm512_mul_ps(codes, _mm512_set1_ps(scaleOf[column.scales[block]]));
-        return decodeMxfp4Halves(static_cast<const std::uint8_t*>(column.data) + 16 * block, table);
+        return decodeMxfp4Halves(blockAt(column, block), table);
     }
     static void prefetch(const MatrixView& column, int block) {
-        _mm_prefetch(static_cast<const char*>(column.data) + 16 * block, _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(column.scales) + block, _MM_HINT_T0);
+        prefetchLine(blockAt(column, block));
+        prefetchLine(column.scales + block);
     }
 };
 
 // GGUF's Q8_0: 34-byte blocks, an f16 scale and the 32 int8 codes in element order.
 struct Q8_0Blocks {
     static constexpr bool kEvenOdd = false;
+    static const std::uint8_t* blockAt(const MatrixView& column, int block) {
+        return static_cast<const std::uint8_t*>(column.data) + 34 * block;
+    }
     static BlockHalves decode(const MatrixView& column, int block) {
-        return decodeQ8_0Halves(static_cast<const std::uint8_t*>(column.data) + 34 * block);
+        return decodeQ8_0Halves(blockAt(column, block));
     }
     static void prefetch(const MatrixView& column, int block) {
-        _mm_prefetch(static_cast<const char*>(column.data) + 34 * block, _MM_HINT_T0);
+        prefetchLine(blockAt(column, block));
     }
 };
 
@@ -70,16 +80,19 @@ struct Q8_0Blocks {
 // its float32.
 struct Bf16Elements {
     static constexpr bool kEvenOdd = false;
+    static const std::uint16_t* blockAt(const MatrixView& column, int block) {
+        return static_cast<const std::uint16_t*>(column.data) + kBlock * block;
+    }
     static BlockHalves decode(const MatrixView& column, int block) {
         const auto widen = [](const std::uint16_t* halves) {
             const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves));
             return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
         };
-        const auto* values = static_cast<const std::uint16_t*>(column.data) + kBlock * block;
+        const std::uint16_t* values = blockAt(column, block);
         return {widen(values), widen(values + kBlock / 2)};
     }
     static void prefetch(const MatrixView& column, int block) {
-        _mm_prefetch(static_cast<const char*>(column.data) + 64 * block, _MM_HINT_T0);
+        prefetchLine(blockAt(column, block));
     }
 };
 
@@ -106,7 +119,8 @@ AlignedFloats rowsInBlockOrder(const float* a, int lda, int m, int k) {
 
 // The sums of sixteen registers' elements, in one register: 45 instructions (halving the width
 // three times, pairing registers), where one register's sum alone takes eight. Register `slot`
-// of `v` is summed into element sumSlot(slot); the halving puts it there.
+// of `v` is summed into element sumSlot(slot); the halving puts it there. sumSlot is its own
+// inverse, so the register put in slot sumSlot(i) gives element i.
 constexpr int sumSlot(int i) { return i >= 4 && i < 8 ? i + 4 : i >= 8 && i < 12 ? i - 4 : i; }
 // The shuffles in their zero-masking forms with every lane kept: the same instructions, but
 // the plain forms' undefined pass-through register makes GCC 12 warn at link time.
