@@ -17,7 +17,39 @@ struct PendingFamily {
 };
 
 // Each entry leaves this list in the commit that makes the family open.
-const std::vector<PendingFamily> kPendingFamilies = {};
+const std::vector<PendingFamily> kPendingFamilies = {
+    // Hybrids: Gated DeltaNet, Mamba-2 and short-convolution layers beside attention.
+    {"qwen3_5", "unsupported architecture \"qwen3_5_text\""},
+    {"qwen3_5_moe", "unsupported architecture \"qwen3_5_moe_text\""},
+    {"qwen3_5mm", "unsupported architecture \"qwen3_5\""},
+    {"qwen3_next", "unsupported architecture \"qwen3_next\""},
+    {"nemotron_h", "unsupported architecture \"nemotron_h\""},
+    {"granitemoehybrid", "unsupported architecture \"granitemoehybrid\""},
+    {"falcon_h1", "unsupported architecture \"falcon_h1\""},
+    {"lfm2", "unsupported architecture \"lfm2\""},
+    // The 2025-26 softmax families, sparse attention among them.
+    {"llama4", "unsupported architecture \"llama4_text\""},
+    {"llama4mm", "unsupported architecture \"llama4\""},
+    {"deepseek_v32", "unsupported architecture \"deepseek_v32\""},
+    {"glm_moe_dsa", "unsupported architecture \"glm_moe_dsa\""},
+    {"glm4_moe", "unsupported architecture \"glm4_moe\""},
+    {"glm4_moe_lite", "unsupported architecture \"glm4_moe_lite\""},
+    {"minimax_m2", "unsupported architecture \"minimax_m2\""},
+    {"ministral3", "unsupported architecture \"ministral3\""},
+    {"mistral3mm", "unsupported architecture \"mistral3\""},
+    {"olmo3", "unsupported architecture \"olmo3\""},
+    {"exaone4", "unsupported architecture \"exaone4\""},
+    {"cohere2", "unsupported architecture \"cohere2\""},
+    {"seed_oss", "unsupported architecture \"seed_oss\""},
+    {"hunyuan_v1_dense", "unsupported architecture \"hunyuan_v1_dense\""},
+    {"ernie4_5", "unsupported architecture \"ernie4_5\""},
+    {"apertus", "unsupported architecture \"apertus\""},
+    {"gemma3n", "unsupported architecture \"gemma3n_text\""},
+    {"llamabias", "attention_bias / mlp_bias are not supported"},
+    // Weights stored as float8 e4m3 with 128 x 128 block scales.
+    {"deepseek_v3fp8", "quantised as \"fp8\""},
+    {"qwen3fp8", "quantised as \"fp8\""},
+};
 
 std::vector<std::string> sharedModelsWhere(const std::filesystem::path& sharedDir, bool pending) {
     std::vector<std::string> names;
