@@ -51,6 +51,22 @@ const std::vector<PendingFamily> kPendingFamilies = {
     {"qwen3fp8", "quantised as \"fp8\""},
 };
 
+// Likewise for the GGUF folders of shared/gguf, whose refusal names llama.cpp's architecture.
+const std::vector<PendingFamily> kPendingGgufFamilies = {
+    {"qwen3_5", "GGUF architecture \"qwen35\" is not supported"},
+    {"granitemoehybrid", "GGUF architecture \"granitehybrid\" is not supported"},
+    {"lfm2", "GGUF architecture \"lfm2\" is not supported"},
+    {"glm4_moe", "GGUF architecture \"glm4moe\" is not supported"},
+};
+
+std::optional<std::string> refusalIn(const std::vector<PendingFamily>& families,
+                                     const std::string& folderName) {
+    const std::string family = sharedFamilyName(folderName);
+    for (const PendingFamily& f : families)
+        if (family == f.name) return std::string(f.refusal);
+    return std::nullopt;
+}
+
 std::vector<std::string> sharedModelsWhere(const std::filesystem::path& sharedDir, bool pending) {
     std::vector<std::string> names;
     for (const std::string& name : sharedModelNames(sharedDir))
@@ -65,10 +81,20 @@ std::string sharedFamilyName(const std::string& folderName) {
 }
 
 std::optional<std::string> pendingRefusal(const std::string& folderName) {
-    const std::string family = sharedFamilyName(folderName);
-    for (const PendingFamily& f : kPendingFamilies)
-        if (family == f.name) return std::string(f.refusal);
-    return std::nullopt;
+    return refusalIn(kPendingFamilies, folderName);
+}
+
+std::optional<std::string> pendingGgufRefusal(const std::string& folderName) {
+    return refusalIn(kPendingGgufFamilies, folderName);
+}
+
+std::vector<std::string> sharedGgufNames(const std::filesystem::path& sharedDir) {
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(sharedDir / "gguf"))
+        if (std::filesystem::exists(entry.path() / "gguf_reference.json"))
+            names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 std::string sharedModelType(const std::filesystem::path& modelFolder) {

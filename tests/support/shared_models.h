@@ -18,6 +18,13 @@ std::string sharedFamilyName(const std::string& folderName);
 // family; nullopt when the folder's family is supported.
 std::optional<std::string> pendingRefusal(const std::string& folderName);
 
+// The same for a GGUF folder of shared/gguf ("qwen3_5-gguf-tiny"): the refusal every file in it
+// gives while its llama.cpp architecture is pending.
+std::optional<std::string> pendingGgufRefusal(const std::string& folderName);
+
+// GGUF folders under shared/gguf with a gguf_reference.json, sorted.
+std::vector<std::string> sharedGgufNames(const std::filesystem::path& sharedDir);
+
 // The "model_type" a shared model folder's config.json names ("" when it names none).
 std::string sharedModelType(const std::filesystem::path& modelFolder);
 
