@@ -497,7 +497,7 @@ TEST(CliShared, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
 // A GGUF file is a model wherever a folder is: info says its formats, attention runs on ids
 // and on text.
 TEST(CliShared, GgufFileOpensAsAModel) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const std::string gguf =
         (shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-Q4_K_M.gguf").string();
     CliRun r = cli({"info", "--model", gguf, "--json"});
@@ -524,7 +524,7 @@ TEST(CliShared, GgufFileOpensAsAModel) {
 
 // compare: the same ids through a quantised file and its float32 original, head by head.
 TEST(CliShared, CompareSaysWhatQuantisationChanges) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto folder = shared / "gguf" / "llama-gguf-tiny";
     const std::string q4 = (folder / "llama-gguf-tiny-Q4_K_M.gguf").string(),
                       f32 = (folder / "llama-gguf-tiny-F32.gguf").string();

@@ -39,7 +39,7 @@ std::optional<double> largestError(TensorStore& a, TensorStore& b, const std::st
 }
 
 TEST(GgufDecoding, EachMatrixsQuantisationErrorIsTheOneGgufPyMeasured) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     int checked = 0;
     for (const char* folder : {"llama-gguf-tiny", "qwen2-gguf-tiny", "qwen3-gguf-tiny",
                                "gemma2-gguf-tiny", "phi3-gguf-tiny"}) {

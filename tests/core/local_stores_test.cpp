@@ -17,7 +17,7 @@ namespace qkv {
 namespace {
 
 TEST(OllamaStore, NamesResolveToTheModelBlobAndOpen) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto store = shared / "gguf" / "stores" / "ollama";
     const auto blob =
         store / "blobs" / "sha256-0eba1263ebf98f329b6eada6ec45bba8d1fc8903f84997130d50506e53fcc677";
@@ -45,7 +45,7 @@ TEST(OllamaStore, NamesResolveToTheModelBlobAndOpen) {
 }
 
 TEST(OllamaStore, AModelOpensByItsNameFromOllamaModels) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto store = shared / "gguf" / "stores" / "ollama";
     test::ScopedEnvironment environment;
     environment.set("OLLAMA_MODELS", store.string());
@@ -84,7 +84,7 @@ TEST(OllamaStore, ADamagedStoreIsRefusedNamingWhatIsWrong) {
 }
 
 TEST(LmStudioFolder, ModelsAreListedAndResolved) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto home = shared / "gguf" / "stores" / "lmstudio";
     const std::vector<LocalModel> listed = listLmStudioModels(home);
     ASSERT_EQ(listed.size(), 1u);

@@ -15,7 +15,7 @@ namespace {
 const std::vector<int> kIds = {1, 5, 900, 33, 17, 263, 40, 777};
 
 TEST(ModelComparison, QuantisationChangesEveryHeadByWhatTheForwardsSay) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto folder = shared / "gguf" / "llama-gguf-tiny";
     const auto f32 = Model::open(folder / "llama-gguf-tiny-F32.gguf");
     const auto q4 = Model::open(folder / "llama-gguf-tiny-Q4_K_M.gguf");
@@ -50,7 +50,7 @@ TEST(ModelComparison, QuantisationChangesEveryHeadByWhatTheForwardsSay) {
 }
 
 TEST(ModelComparison, CheckpointsOfDifferentModelsAreRefused) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto llama =
         Model::open(shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-F32.gguf");
     const auto qwen = Model::open(shared / "gguf" / "qwen2-gguf-tiny" / "qwen2-gguf-tiny-F32.gguf");

@@ -108,7 +108,7 @@ TEST(RoundTripCache, ReportsEachBlockAndCanBeCancelled) {
 // A GGUF file's quantised embedding and untied output head are keyed by their blocks as stored:
 // the entry reads back as computed, and two quantisations of one model keep two entries.
 TEST(RoundTripCache, GgufBlocksKeyTheirOwnEntries) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto folder = shared / "gguf" / "llama-gguf-tiny";
     const test::TempDir cacheDir;
     const RoundTripCache cache{cacheDir.path() / "round-trip", 0.0};

@@ -248,7 +248,7 @@ TEST(VulkanForwardFixture, Mxfp4ExpertsMatchCpu) {
 // by panel (Q4_K and Q6_K in the Q4_K_M mix, IQ4_XS; Gemma-2's norms less one, Llama's query and
 // key columns gathered back in order).
 TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     QKV_REQUIRE_VULKAN(gpu);
     for (const char* file : {"llama-gguf-tiny/llama-gguf-tiny-Q4_K_M.gguf",
                              "gemma2-gguf-tiny/gemma2-gguf-tiny-IQ4_XS.gguf",

@@ -21,3 +21,11 @@ std::filesystem::path testDataDir();
         GTEST_SKIP() << "shared reference assets not found (looked in $QKV_SHARED_DIR and " \
                         "../shared beside the repository); reference tests skipped";        \
     const std::filesystem::path var = *var##_opt
+
+// As QKV_REQUIRE_SHARED, and skips too when the shared folder has no gguf/ (the GGUF files
+// llama.cpp's converter made).
+#define QKV_REQUIRE_SHARED_GGUF(var)                                         \
+    QKV_REQUIRE_SHARED(var);                                                 \
+    if (!std::filesystem::is_directory(var / "gguf"))                        \
+    GTEST_SKIP() << "no GGUF reference files in " << (var / "gguf").string() \
+                 << "; GGUF reference tests skipped"

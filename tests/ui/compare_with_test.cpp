@@ -19,7 +19,7 @@ QString gguf(const std::filesystem::path& shared, const char* arch, const char* 
 }
 
 TEST_F(MainWindowTest, CompareWithShowsWhatQuantisationChangesInEveryHead) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const QString q4 = gguf(shared, "llama", "Q4_K_M"), f32 = gguf(shared, "llama", "F32");
     ASSERT_TRUE(open(q4));
     ASSERT_TRUE(type(QStringLiteral("The keys respond alike to the query.")));

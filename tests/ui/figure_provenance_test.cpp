@@ -177,7 +177,7 @@ namespace {
 // A GGUF file's figures name it and carry the SHA-256 of its header (metadata and tensor infos),
 // which differs between two quantisations of one model.
 TEST(WeightsFingerprintGguf, NamesTheFileAndHashesItsHeader) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const auto folder = shared / "gguf" / "llama-gguf-tiny";
     const WeightsFingerprint q4 = weightsFingerprint(folder / "llama-gguf-tiny-Q4_K_M.gguf");
     const WeightsFingerprint f32 = weightsFingerprint(folder / "llama-gguf-tiny-F32.gguf");

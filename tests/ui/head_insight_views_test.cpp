@@ -447,7 +447,7 @@ TEST_F(MainWindowTest, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
 // A GGUF file opens as a model (File ▸ Open GGUF File…, drag and drop and recent models take
 // the file itself) and its heads are shown from token ids.
 TEST_F(MainWindowTest, GgufFileOpensAndShowsItsHeads) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     const QString file = QString::fromStdString(
         (shared / "gguf" / "qwen3-gguf-tiny" / "qwen3-gguf-tiny-Q4_K_M.gguf").string());
     ASSERT_TRUE(open(file));

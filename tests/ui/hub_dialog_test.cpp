@@ -74,7 +74,7 @@ TEST_F(HubDialogTest, DownloadsAnIdAndOpensItsSnapshot) {
 
 // Ollama's and LM Studio's models are listed beside the cache's and open by their name.
 TEST_F(HubDialogTest, ListsTheModelsOfOllamaAndLmStudio) {
-    QKV_REQUIRE_SHARED(shared);
+    QKV_REQUIRE_SHARED_GGUF(shared);
     m_env.set("OLLAMA_MODELS", (shared / "gguf" / "stores" / "ollama").string());
     fs::create_directories(m_dir.path() / "home");
     fs::create_directory_symlink(shared / "gguf" / "stores" / "lmstudio",
