@@ -244,29 +244,42 @@ std::optional<Eigen::MatrixXf> roundTripFor(const Model& model, ThreadPool& pool
 
 // s(sum_h W_Q^h W_K^h^T) and its directionality. Heads that read the same key block (GQA) are
 // merged first, since sum_h Q_h K^T = (sum_h Q_h) K^T: the factors are only as wide as the
-// distinct key blocks.
+// distinct key blocks. A block's width is its factor's own, not the layer's d_k: latent
+// attention's forms are the non-rotary part of each head only (latent_forms.h).
 void layerWqkMetrics(LayerFactors& factors, const Architecture& c, ThreadPool& pool,
                      LayerMetrics& out) {
-    const int dk = c.headDim;
-    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(c.dModel, static_cast<Eigen::Index>(c.heads) * dk);
-    Eigen::MatrixXd b(c.dModel, a.cols());
     std::vector<const FactorBasis*> keyBlocks;
+    std::vector<Eigen::Index> firstColumn;  // of each key block in the stacked factors
+    std::vector<int> blockOfHead(c.heads);
+    Eigen::Index width = 0;
     for (int head = 0; head < c.heads; ++head) {
         const FactorBasis* key = &factors.slot(head, Projection::Key);
         const auto found = std::find(keyBlocks.begin(), keyBlocks.end(), key);
-        const Eigen::Index column = (found - keyBlocks.begin()) * dk;
+        blockOfHead[head] = static_cast<int>(found - keyBlocks.begin());
         if (found == keyBlocks.end()) {
             keyBlocks.push_back(key);
-            b.middleCols(column, dk) = key->matrix();
+            firstColumn.push_back(width);
+            width += key->matrix().cols();
         }
-        const Eigen::MatrixXd& query = factors.slot(head, Projection::Query).matrix();
-        if (const auto gains = factors.scoreGains(head))  // QK-norm: W_Q diag(g)
-            a.middleCols(column, dk) += query * gains->asDiagonal();
-        else
-            a.middleCols(column, dk) += query;
     }
-    const Eigen::Index width = static_cast<Eigen::Index>(keyBlocks.size()) * dk;
-    const ProductForm product = productForm(a.leftCols(width), b.leftCols(width), pool);
+    Eigen::MatrixXd a = Eigen::MatrixXd::Zero(c.dModel, width);
+    Eigen::MatrixXd b(c.dModel, width);
+    for (size_t i = 0; i < keyBlocks.size(); ++i)
+        b.middleCols(firstColumn[i], keyBlocks[i]->matrix().cols()) = keyBlocks[i]->matrix();
+    for (int head = 0; head < c.heads; ++head) {
+        const Eigen::MatrixXd& query = factors.slot(head, Projection::Query).matrix();
+        const Eigen::MatrixXd& key = keyBlocks[blockOfHead[head]]->matrix();
+        if (query.rows() != key.rows() || query.cols() != key.cols())
+            throw Error("internal error: head " + std::to_string(head) + "'s W_Q is " +
+                        std::to_string(query.cols()) + " wide but its W_K " +
+                        std::to_string(key.cols()));
+        auto columns = a.middleCols(firstColumn[blockOfHead[head]], key.cols());
+        if (const auto gains = factors.scoreGains(head))  // QK-norm: W_Q diag(g)
+            columns += query * gains->asDiagonal();
+        else
+            columns += query;
+    }
+    const ProductForm product = productForm(a, b, pool);
     out.wqkSymmetry = product.symmetry;
     out.wqkDirectionality = product.directionality;
 }

@@ -9,6 +9,7 @@
 
 #include "core/analysis/head_metrics.h"
 #include "core/analysis/latent_forms.h"
+#include "core/analysis/matrix_metrics.h"
 #include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
@@ -165,6 +166,34 @@ TEST_F(LatentAttentionShared, HeadFormsGiveTheForwardsQueriesKeysAndValuesUpToAS
     EXPECT_NEAR(shared.wqkSymmetry, 1.0, 1e-9);
     EXPECT_NEAR(shared.rotaryPart->symmetry, 1.0, 1e-9);
     EXPECT_THROW(analyzeHead(*model, WConfiguration::parse("tied-kv"), 0, 1), Error);
+}
+
+// The layer's form is the sum of its heads' non-rotary forms, written out here d_model x d_model.
+// Each form is qk_nope_head_dim wide, narrower than the head's d_k (rotary + non-rotary): stacking
+// them d_k apart had read past each form, and the layer's numbers changed from run to run.
+TEST_F(LatentAttentionShared, LayerFormIsTheSumOfTheHeadsForms) {
+    const Architecture& c = model->architecture();
+    for (const char* configuration : {"learned", "shared-qk"}) {
+        SCOPED_TRACE(configuration);
+        const WConfiguration config = WConfiguration::parse(configuration);
+        const ModelMetrics metrics =
+            analyzeModel(*model, config, nullptr, nullptr, {}, {.copyingScores = false});
+        for (int l = 0; l < c.layers; ++l) {
+            const LatentHeadForms forms = latentHeadForms(*model, l);
+            Eigen::MatrixXd layerForm = Eigen::MatrixXd::Zero(c.dModel, c.dModel);
+            for (int h = 0; h < c.heads; ++h)
+                layerForm += forms.query[h] *
+                             (config.keySource == Projection::Query ? forms.query[h] : forms.key[h])
+                                 .transpose();
+            // Both sides in float64 from the same float32 weights: rounding only.
+            EXPECT_NEAR(metrics.layers[l].wqkSymmetry, symmetryScore(layerForm), 1e-10) << l;
+            EXPECT_NEAR(metrics.layers[l].wqkDirectionality, directionality(layerForm), 1e-9) << l;
+        }
+        const ModelMetrics again =
+            analyzeModel(*model, config, nullptr, nullptr, {}, {.copyingScores = false});
+        EXPECT_EQ(again.medianLayerWqkSymmetry, metrics.medianLayerWqkSymmetry);
+        EXPECT_EQ(again.medianLayerWqkDirectionality, metrics.medianLayerWqkDirectionality);
+    }
 }
 
 }  // namespace
