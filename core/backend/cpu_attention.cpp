@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend/gemm.h"
+#include "core/util/aligned_floats.h"
 
 namespace qkv {
 namespace {
@@ -20,12 +21,6 @@ void product(int m, int n, int k, float alpha, const float* a, int lda, const fl
              bool transposeB, float* c, int ldc) {
     if (m <= 0 || n <= 0) return;
     gemm<float>({false, transposeB, m, n, k}, alpha, a, lda, b, ldb, 0.0f, c, ldc);
-}
-
-void softCap(float cap, float* s, Eigen::Index count) {
-    if (cap <= 0.0f) return;
-    ArrayMap all(s, count);
-    all = (all / cap).tanh() * cap;
 }
 
 // Rows of a block of scores or probabilities: column j of row r is at
@@ -58,7 +53,8 @@ class HeadAttention {
                                 : nullptr),
           m_sink(o.sinks ? o.sinks + head : nullptr),
           m_scores(scores),
-          m_probabilities(probabilities) {
+          m_probabilities(probabilities),
+          m_row(alignedFloats(o.keys)) {
         const float scale = options.scaleFor(layout.headDim);
         m_productScale = options.scaleOutside ? 1.0f : scale;
         m_postScale = options.scaleOutside ? scale : 1.0f;
@@ -79,14 +75,13 @@ class HeadAttention {
             Block s{scratch.data(), width, keyBegin, keyEnd};
             if (m_scores) {  // captured: every key's score, masked or not
                 s = {m_scores + static_cast<size_t>(r0) * m_o.keys, m_o.keys, 0, m_o.keys};
-                product(rows, m_o.keys, m_dk, m_productScale, query(r0), m_o.queryColumns, m_k,
-                        m_o.keyColumns, true, s.row(0), s.stride);
-                softCap(m_options.softCap, s.row(0), static_cast<Eigen::Index>(rows) * m_o.keys);
-            } else {
-                product(rows, width, m_dk, m_productScale, query(r0), m_o.queryColumns,
-                        key(keyBegin), m_o.keyColumns, true, s.row(0), s.stride);
-                for (int r = 0; r < rows; ++r) softCap(m_options.softCap, s.row(r), width);
+                scores(r0, rows, 0, keyBegin, s);
+                scores(r0, rows, keyEnd, m_o.keys, s);
             }
+            // The visible keys' scores by the same product whether captured or not: a BLAS
+            // kernel's edge columns may round otherwise, and capturing a head must not change
+            // its numbers.
+            scores(r0, rows, keyBegin, keyEnd, s);
             Block p = s;
             if (m_probabilities)
                 p = {m_probabilities + static_cast<size_t>(r0) * m_o.keys, m_o.keys, 0, m_o.keys};
@@ -112,7 +107,7 @@ class HeadAttention {
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < n; ++j)
                 scores[i * n + j] = 0.5f * (transposed[i * n + j] + sign * transposed[j * n + i]);
-        softCap(m_options.softCap, scores, static_cast<Eigen::Index>(cells));
+        for (int i = 0; i < n; ++i) softCap(scores + static_cast<size_t>(i) * n, n);
         float* probabilities = m_probabilities ? m_probabilities
                                : m_scores      ? scratch.data()
                                                : scores;
@@ -124,6 +119,15 @@ class HeadAttention {
     }
 
   private:
+    // Rows r0.. r0 + rows - 1 of block s, keys [begin, end): the scaled and soft-capped
+    // products of the queries with those keys.
+    void scores(int r0, int rows, int begin, int end, const Block& s) const {
+        if (begin >= end) return;
+        product(rows, end - begin, m_dk, m_productScale, query(r0), m_o.queryColumns, key(begin),
+                m_o.keyColumns, true, s.at(0, begin), s.stride);
+        for (int r = 0; r < rows; ++r) softCap(s.at(r, begin), end - begin);
+    }
+
     const float* query(int row) const { return m_q + static_cast<size_t>(row) * m_o.queryColumns; }
     const float* key(int row) const { return m_k + static_cast<size_t>(row) * m_o.keyColumns; }
     size_t value(int row) const { return static_cast<size_t>(row) * m_o.valueColumns; }
@@ -138,7 +142,7 @@ class HeadAttention {
         product(first, added, m_dk, m_productScale, m_q, m_o.queryColumns, key(first),
                 m_o.keyColumns, true, m_scores + first, m_o.keys);
         for (int r = 0; r < first; ++r)
-            softCap(m_options.softCap, m_scores + static_cast<size_t>(r) * m_o.keys + first, added);
+            softCap(m_scores + static_cast<size_t>(r) * m_o.keys + first, added);
         if (m_probabilities) zeroNewKeysOfEarlierQueries();
     }
     void zeroNewKeysOfEarlierQueries() {
@@ -146,6 +150,17 @@ class HeadAttention {
         for (int r = 0; r < first; ++r)
             std::fill_n(m_probabilities + static_cast<size_t>(r) * m_o.keys + first,
                         m_o.keys - first, 0.0f);
+    }
+
+    // The soft cap c·tanh(s/c) of `count` <= keys scores in place, computed in the aligned row
+    // buffer for the reason softmaxRow gives.
+    void softCap(float* s, int count) const {
+        if (m_options.softCap <= 0.0f || count <= 0) return;
+        const float cap = m_options.softCap;
+        std::memcpy(m_row.get(), s, sizeof(float) * count);
+        ArrayMap row(m_row.get(), count);
+        row = (row / cap).tanh() * cap;
+        std::memcpy(s, m_row.get(), sizeof(float) * count);
     }
 
     // Row r of block p := the masked softmax of row r of s (+ the position bias), beside the
@@ -156,14 +171,18 @@ class HeadAttention {
         const int end = m_mask.lastVisible(query, m_o.keys) + 1;  // keys first..end-1 visible
         float* in = s.at(r, first);
         float* row = p.at(r, first);
-        if (row != in) std::memcpy(row, in, sizeof(float) * (end - first));
-        ArrayMap visible(row, end - first);
+        // Computed in a buffer that starts on a cache line, then copied: Eigen's vectorised exp
+        // and its scalar one for the elements before the first aligned one round differently,
+        // so a row's values would depend on where its buffer happens to start (a captured
+        // head's trace or the scratch) and differ from run to run with the heap.
+        std::memcpy(m_row.get(), in, sizeof(float) * (end - first));
+        ArrayMap visible(m_row.get(), end - first);
         if (m_bias)
             visible +=
                 ConstArrayMap(m_bias + static_cast<size_t>(query) * m_o.keys + first, end - first);
         // Reformer's rule: mask the token itself unless it has nothing else to attend to.
         const bool maskDiagonal = m_options.maskSelf && end - first > 1;
-        float* diagonal = maskDiagonal ? p.at(r, query) : nullptr;
+        float* diagonal = maskDiagonal ? m_row.get() + (query - first) : nullptr;
         if (diagonal) *diagonal = -std::numeric_limits<float>::infinity();
         const float rowMax = m_sink ? std::max(visible.maxCoeff(), *m_sink) : visible.maxCoeff();
         visible = (visible - rowMax).exp();
@@ -171,6 +190,7 @@ class HeadAttention {
         if (diagonal) *diagonal = 0.0f;
         const float sinkTerm = m_sink ? std::exp(*m_sink - rowMax) : 0.0f;
         visible *= m_postScale / (visible.sum() + sinkTerm);
+        std::memcpy(row, m_row.get(), sizeof(float) * (end - first));
         std::fill(p.at(r, p.firstColumn), row, 0.0f);
         std::fill(row + (end - first), p.at(r, p.endColumn), 0.0f);
     }
@@ -189,6 +209,7 @@ class HeadAttention {
     const float* m_sink;
     float* m_scores;
     float* m_probabilities;
+    AlignedFloats m_row;  // one row of the softmax (softmaxRow)
     float m_productScale = 1.0f;
     float m_postScale = 1.0f;
 };
