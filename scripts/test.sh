@@ -5,6 +5,8 @@
 #   - the Debian package of the release build, installed, checked and removed
 #     (scripts/test-package.sh),
 #   - the core and GPU suites built with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
+#   - valgrind's memcheck on the command line's analyze and attention, one shared model of each
+#     model_type (scripts/memcheck.sh: uninitialised reads, which ASan does not see),
 #   - the worker/GUI threading tests (label threads) built with ThreadSanitizer,
 #   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
 #   scripts/test.sh            everything
@@ -110,6 +112,15 @@ address_sanitizer() {
   unset ASAN_OPTIONS UBSAN_OPTIONS
 }
 
+# The release tree's command line under memcheck; its closing line joins the summary.
+memcheck() {
+  local log
+  log=$(mktemp)
+  scripts/memcheck.sh build | tee "$log"
+  results+=("$(printf '%-28s %s' memcheck "$(grep '^memcheck: .* passed' "$log" | tail -1)")")
+  rm -f "$log"
+}
+
 # one_process NAME BINARY FILTER: the binary's tests matching FILTER in one process
 one_process() {
   local name=$1 log
@@ -157,6 +168,7 @@ step "release build + tests" release
 if [ "$quick" -eq 0 ]; then
   step "Debian package" scripts/test-package.sh build
   step "asan+ubsan build + tests" address_sanitizer
+  step "memcheck (valgrind)" memcheck
   step "tsan build + threading tests" thread_sanitizer
   # The sanitizer tree's libFuzzer binaries, one per core.
   step "fuzz targets, 10 s each" env QKV_FUZZ_BUILD=build-sanitize QKV_FUZZ_PARALLEL="$jobs" \

@@ -146,16 +146,27 @@ def test_layers_heads_and_text():
 
 
 @needs_shared
-@pytest.mark.parametrize("name", ["gpt2-random-tiny", "llama-random-gqa"])
-def test_analyze_equals_the_command_line(name):
+@pytest.mark.parametrize("name", shared_models())
+def test_analyze_equals_the_command_line_every_time(name):
+    """Per head and per layer, twice in a row: the same numbers as the command line's."""
     folder = MODELS / name
-    run = cli("analyze", "--model", str(folder), "--json", "--no-copying-score")
+    try:
+        model = qkvlab.open(folder)
+    except qkvlab.Error:  # a pending family: the command line refuses it too
+        assert cli("info", "--model", str(folder)).returncode != 0
+        return
+    if model.info.get("encoder_decoder", False):
+        return  # the command line's JSON has a block per kind; the module gives the encoder's
+    run = cli("analyze", "--model", str(folder), "--json", "--no-copying-score", "--backend", "cpu")
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
-    records = qkvlab.open(folder).analyze(copying_score=False)
     expected = [dict({"layer": l, "head": h}, **head)
                 for l, layer in enumerate(doc["layers"]) for h, head in enumerate(layer["heads"])]
-    assert records == expected
+    expected_layers = [dict({"layer": l}, **{k: v for k, v in layer.items() if k != "heads"})
+                       for l, layer in enumerate(doc["layers"])]
+    for _ in range(2):
+        assert model.analyze(copying_score=False) == expected
+        assert model.analyze_layers() == expected_layers
 
 
 @needs_shared

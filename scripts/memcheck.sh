@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Valgrind's memcheck on qkvlab-cli's analyze and attention, one shared reference model of each
+# model_type: memcheck sees reads of uninitialised memory that AddressSanitizer does not (an
+# uninitialised factor once moved DeepSeek's layer numbers from run to run). Any error fails.
+#   scripts/memcheck.sh [BUILD]     BUILD: the build tree with app/qkvlab-cli (default build)
+# Models come from ../shared/models (or $QKV_SHARED_DIR); without them it says so and passes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cli=${1:-build}/app/qkvlab-cli
+shared=${QKV_SHARED_DIR:-../shared}
+if [ ! -d "$shared/models" ]; then
+  echo "memcheck: no shared reference models in $shared/models; skipped"
+  exit 0
+fi
+command -v valgrind >/dev/null || { echo "memcheck: valgrind is not installed" >&2; exit 1; }
+
+# One folder per model_type, among those the CLI opens (pending families are refused).
+declare -A seen=()
+models=()
+for folder in "$shared"/models/*/; do
+  folder=${folder%/}
+  [ -f "$folder/hf_reference.json" ] || continue
+  type=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("model_type",""))' \
+         "$folder/config.json")
+  [ -n "${seen[$type]:-}" ] && continue
+  "$cli" info --model "$folder" >/dev/null 2>&1 || continue
+  seen[$type]=1
+  models+=("$folder")
+done
+
+# Valgrind runs the program's threads one at a time: one BLAS thread saves only switches.
+export OPENBLAS_NUM_THREADS=1
+failed=0
+checks=0
+for folder in "${models[@]}"; do
+  # The reference's first sentence: ids every model's vocabulary holds.
+  ids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sentences"][0]
+print(",".join(map(str, s["input_ids"])))' "$folder/hf_reference.json")
+  for command in "analyze --no-copying-score" "attention --ids $ids"; do
+    log=$(mktemp)
+    # shellcheck disable=SC2086
+    if ! valgrind --tool=memcheck --error-exitcode=99 --track-origins=yes --quiet \
+         --log-file="$log" "$cli" $command --model "$folder" --backend cpu >/dev/null 2>>"$log"
+    then  # 99: memcheck's errors; anything else: the command itself failed
+      echo "memcheck: $(basename "$folder") $command:"
+      cat "$log"
+      failed=$((failed + 1))
+    fi
+    checks=$((checks + 1))
+    rm -f "$log"
+  done
+done
+echo "memcheck: $((checks - failed)) passed, $failed failed (${#models[@]} models, analyze and attention)"
+[ "$failed" -eq 0 ]
