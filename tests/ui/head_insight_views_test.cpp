@@ -64,6 +64,27 @@ TEST_F(MainWindowTest, NeuronsTakeTheChosenRowApart) {
     EXPECT_FLOAT_EQ(figure.shownValue({0, 0, 3}), trace.query(1, 2)(2, 3));  // q_2
 }
 
+// Pooling reads the example sentences, which a model without a tokenizer cannot: the option is
+// off and says why, and even asked for, it never takes the sentence's own views down.
+TEST_F(MainWindowTest, PoolingOnAModelWithoutATokenizerLeavesTheViewsWorking) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(QString::fromStdString((shared / "models" / "gpt_oss-random-tiny").string())));
+    ASSERT_TRUE(type(QStringLiteral("#579 371 473 462")));
+    window->showTab(MainWindow::Tab::Space);
+    ASSERT_TRUE(settle());
+    SpaceView* view = window->spaceView();
+    EXPECT_FALSE(view->canPool());
+    view->setPooled(true);
+    EXPECT_FALSE(view->pooled());
+    doc().setPooledSentences(exampleSentences());  // as a restored session might ask
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(doc().computeError().isEmpty()) << doc().computeError().toStdString();
+    ASSERT_TRUE(doc().snapshot());
+    EXPECT_EQ(doc().snapshot()->trace->tokens(), 4);
+    EXPECT_TRUE(doc().snapshot()->pooled.empty());
+    EXPECT_TRUE(view->isShowingFigure());
+}
+
 TEST_F(MainWindowTest, QueryKeySpaceShowsEveryQueryAndKey) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));

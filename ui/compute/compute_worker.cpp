@@ -284,8 +284,11 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
     return snapshot;
 }
 
-// The shown head over each pooled sentence: one head captured, its queries and keys kept.
+// The shown head over each pooled sentence: one head captured, its queries and keys kept. The
+// pooled points only add to the view: a model without a tokenizer pools nothing, and never
+// fails the sentence's own computation.
 void ComputeWorker::poolHead(const ComputeRequest& request, TraceSnapshot& snapshot) {
+    if (!m_model->tokenizer()) return;
     ForwardRequest forward;
     forward.config = request.config;
     forward.logits = LogitsMode::None;
@@ -295,7 +298,7 @@ void ComputeWorker::poolHead(const ComputeRequest& request, TraceSnapshot& snaps
     forward.capture.scores = false;
     for (const QString& sentence : request.pooledSentences) {
         const TokenizedText tokenized = tokenizeForModel(*m_model, sentence);
-        if (tokenized.tokens.empty()) continue;  // no tokenizer, or nothing to read
+        if (tokenized.tokens.empty()) continue;  // nothing to read
         forward.ids.clear();
         for (const ShownToken& t : tokenized.tokens) forward.ids.push_back(t.id);
         const ForwardResult result = m_forward->run(forward);

@@ -36,10 +36,7 @@ QCPCurve* scatter(QCustomPlot* plot, const QString& name, QCPScatterStyle style)
 SpaceView::SpaceView(LabDocument& document, QWidget* parent) : DocumentView(document, parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
-    m_pool = new QCheckBox(tr("pooled over the example sentences"), this);
-    m_pool->setToolTip(
-        tr("The head's queries and keys over every example sentence as well "
-           "(lighter), as AttentionViz shows a head across a corpus"));
+    m_pool = new QCheckBox(tr("pool the example sentences"), this);
     addControlRow(layout, tr("Vectors of this sentence"), m_pool)
         .hint->setText(tr("Under shared-qk the two clouds are one; under the learned weights "
                           "they stand apart."));
@@ -58,6 +55,19 @@ SpaceView::SpaceView(LabDocument& document, QWidget* parent) : DocumentView(docu
     m_pages->addWidget(m_plot);
     connectRefresh();
     connect(&document, &LabDocument::headChanged, this, &SpaceView::scheduleRefresh);
+    connect(&document, &LabDocument::modelChanged, this, &SpaceView::updatePoolOption);
+}
+
+// Pooling tokenizes the example sentences: without a tokenizer the option is off, and says why.
+void SpaceView::updatePoolOption() {
+    const bool can = canPool();
+    if (!can) m_pool->setChecked(false);
+    m_pool->setEnabled(can);
+    m_pool->setToolTip(
+        can ? tr("The head's queries and keys over every example sentence as well "
+                 "(lighter), as AttentionViz shows a head across a corpus")
+            : tr("This model has no tokenizer, so the example sentences cannot be read: "
+                 "only the typed token ids are shown"));
 }
 
 QCPCurve* SpaceView::cloud(int which) const {
@@ -68,7 +78,11 @@ QCPCurve* SpaceView::cloud(int which) const {
 
 bool SpaceView::isShowingFigure() const { return m_pages->currentWidget() == m_plot; }
 bool SpaceView::pooled() const { return m_pool->isChecked(); }
-void SpaceView::setPooled(bool pooled) { m_pool->setChecked(pooled); }
+void SpaceView::setPooled(bool pooled) { m_pool->setChecked(pooled && canPool()); }
+bool SpaceView::canPool() const {
+    const Model* model = document().model();
+    return model && model->tokenizer();
+}
 QString SpaceView::placeholderText() const {
     return isShowingFigure() ? QString() : m_placeholder->text();
 }

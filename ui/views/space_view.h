@@ -23,8 +23,10 @@ class SpaceView : public DocumentView {
     // The sentence's queries' (0) or keys' (1) markers, in token order.
     QCPCurve* cloud(int which) const;
     bool isShowingFigure() const;
-    bool pooled() const;  // the example sentences' vectors drawn as well
-    void setPooled(bool pooled);
+    bool pooled() const;          // the example sentences' vectors drawn as well
+    void setPooled(bool pooled);  // stays off where the model cannot pool (canPool)
+    // Whether the example sentences can be pooled: the model has a tokenizer to read them.
+    bool canPool() const;
     QString placeholderText() const;
 
   protected:
@@ -32,6 +34,7 @@ class SpaceView : public DocumentView {
 
   private:
     void showPlaceholder(const QString& text);
+    void updatePoolOption();
 
     QCheckBox* m_pool;
     QStackedWidget* m_pages;
