@@ -2,13 +2,13 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 
 #include "core/model/applicable_configurations.h"
 #include "ui/document/lab_document.h"
+#include "ui/views/flow_layout.h"
 
 namespace qkv::ui {
 namespace {
@@ -21,35 +21,31 @@ Projection projectionAt(int index) { return static_cast<Projection>(index); }
 
 ConfigPanel::ConfigPanel(LabDocument& document, QWidget* parent)
     : QWidget(parent), m_document(document) {
-    auto* layout = new QHBoxLayout(this);
+    auto* layout = new FlowLayout(this, 12);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(new QLabel(tr("Configuration"), this));
     m_preset = new QComboBox(this);
     for (const std::string& name : attentionPresetNames())
         m_preset->addItem(QString::fromStdString(name));
     m_preset->addItem(kCustom);
     m_preset->setToolTip(tr("Which learned matrices the Q, K and V slots use, in every layer"));
-    layout->addWidget(m_preset);
-    layout->addSpacing(12);
+    layout->addWidget(oneLine(this, {new QLabel(tr("Configuration"), this), m_preset}));
 
     const char* slotNames[3] = {"Q", "K", "V"};
     for (int slot = 0; slot < 3; ++slot) {
-        layout->addWidget(new QLabel(tr("%1 ←").arg(slotNames[slot]), this));
         m_slots[slot] = new QComboBox(this);
         m_slots[slot]->addItems({"W_Q", "W_K", "W_V"});
         m_slots[slot]->setToolTip(
             tr("The learned matrix that fills the %1 slot").arg(slotNames[slot]));
-        layout->addWidget(m_slots[slot]);
+        layout->addWidget(
+            oneLine(this, {new QLabel(tr("%1 ←").arg(slotNames[slot]), this), m_slots[slot]}));
         connect(m_slots[slot], &QComboBox::currentIndexChanged, this, &ConfigPanel::onSlotsChanged);
     }
-    layout->addSpacing(12);
     m_scaleOutside = new QCheckBox(tr("scale outside softmax"), this);
     m_scaleOutside->setToolTip(tr("Apply 1/√d_k after the softmax: rows stop summing to one"));
     m_maskSelf = new QCheckBox(tr("mask self"), this);
     m_maskSelf->setToolTip(tr("Tokens may not attend to themselves (Reformer)"));
     layout->addWidget(m_scaleOutside);
     layout->addWidget(m_maskSelf);
-    layout->addStretch(1);
 
     connect(m_preset, &QComboBox::currentIndexChanged, this, &ConfigPanel::onPresetChosen);
     connect(m_scaleOutside, &QCheckBox::toggled, this, &ConfigPanel::onOptionsChanged);

@@ -6,6 +6,7 @@
 #include <QVBoxLayout>
 
 #include "ui/document/lab_document.h"
+#include "ui/views/flow_layout.h"
 
 namespace qkv::ui {
 
@@ -41,16 +42,16 @@ void DocumentView::showEvent(QShowEvent* event) {
 
 DocumentView::ControlRow DocumentView::addControlRow(QVBoxLayout* layout, const QString& title,
                                                      QWidget* control) {
-    auto* row = new QHBoxLayout;
+    auto* line = new QWidget(this);
+    auto* row = new FlowLayout(line, 8);
     row->setContentsMargins(8, 0, 8, 0);
-    row->addWidget(new QLabel(title, this));
+    row->addWidget(new QLabel(title, line));
     row->addWidget(control);
-    auto* hint = new QLabel(this);
+    auto* hint = new QLabel(line);
     hint->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    hint->setWordWrap(true);
-    hint->setMinimumWidth(80);  // a long hint wraps instead of widening the window
-    row->addWidget(hint, 1);
-    layout->addLayout(row);
+    hint->setWordWrap(true);  // a long hint wraps instead of widening the window
+    row->addWidget(hint);
+    layout->addWidget(line);
     return {row, hint};
 }
 

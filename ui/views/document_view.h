@@ -5,7 +5,6 @@
 #include <QString>
 #include <QWidget>
 
-class QHBoxLayout;
 class QLabel;
 class QVBoxLayout;
 #include <optional>
@@ -13,6 +12,7 @@ class QVBoxLayout;
 
 namespace qkv::ui {
 
+class FlowLayout;
 class LabDocument;
 
 class DocumentView : public QWidget {
@@ -34,9 +34,9 @@ class DocumentView : public QWidget {
     // The clicked token pair as a heatmap (row, col), to outline it.
     static std::optional<std::pair<int, int>> selectedCell(const LabDocument& document);
     // The line above a tab's figure, added to `layout`: "title [control]", then a grey hint
-    // that wraps and takes the rest of the line (further controls go to the row's end).
+    // (further controls go to the row's end); in a narrow window they wrap onto more lines.
     struct ControlRow {
-        QHBoxLayout* row;
+        FlowLayout* row;
         QLabel* hint;
     };
     ControlRow addControlRow(QVBoxLayout* layout, const QString& title, QWidget* control);

@@ -17,7 +17,7 @@ namespace {
 
 QCustomPlot* curvePlot(QWidget* parent) {
     auto* plot = new QCustomPlot(parent);
-    plot->setMinimumSize(320, 220);
+    plot->setMinimumSize(96, 90);  // three side by side fit a laptop's window
     return plot;
 }
 

@@ -1,5 +1,6 @@
 #include "ui/views/flow_layout.h"
 
+#include <QHBoxLayout>
 #include <QWidget>
 
 namespace qkv::ui {
@@ -18,7 +19,8 @@ QLayoutItem* FlowLayout::takeAt(int index) {
 
 QSize FlowLayout::minimumSize() const {
     QSize size;
-    for (const QLayoutItem* item : m_items) size = size.expandedTo(item->minimumSize());
+    for (const QLayoutItem* item : m_items)
+        if (!item->isEmpty()) size = size.expandedTo(item->minimumSize());
     const QMargins m = contentsMargins();
     return size + QSize(m.left() + m.right(), m.top() + m.bottom());
 }
@@ -34,7 +36,11 @@ int FlowLayout::arrange(const QRect& rect, bool apply) const {
     int y = area.y();
     int lineHeight = 0;
     for (QLayoutItem* item : m_items) {
-        const QSize hint = item->sizeHint();
+        if (item->isEmpty()) continue;  // a hidden widget takes no place
+        // At most the line's width: a wrapping label takes the height its lines need there.
+        QSize hint = item->sizeHint();
+        hint.setWidth(std::min(hint.width(), std::max(area.width(), 1)));
+        if (item->hasHeightForWidth()) hint.setHeight(item->heightForWidth(hint.width()));
         if (x + hint.width() > area.right() + 1 && lineHeight > 0) {
             x = area.x();
             y += lineHeight + m_spacing;
@@ -45,6 +51,14 @@ int FlowLayout::arrange(const QRect& rect, bool apply) const {
         lineHeight = std::max(lineHeight, hint.height());
     }
     return y + lineHeight - rect.y() + contentsMargins().bottom();
+}
+
+QWidget* oneLine(QWidget* parent, std::initializer_list<QWidget*> widgets) {
+    auto* group = new QWidget(parent);
+    auto* row = new QHBoxLayout(group);
+    row->setContentsMargins(0, 0, 0, 0);
+    for (QWidget* w : widgets) row->addWidget(w);
+    return group;
 }
 
 }  // namespace qkv::ui

@@ -1,8 +1,10 @@
 #pragma once
 // Lays widgets out left to right and wraps them onto new lines, like words (Qt's flow layout
-// example, trimmed to what the token chips need).
+// example, trimmed to what the token chips and the control rows need): a row of controls wraps
+// in a narrow window instead of raising its minimum width.
 #include <QLayout>
 #include <QList>
+#include <initializer_list>
 
 namespace qkv::ui {
 
@@ -28,5 +30,9 @@ class FlowLayout : public QLayout {
     QList<QLayoutItem*> m_items;
     int m_spacing;
 };
+
+// A widget holding `widgets` side by side, which a flow layout keeps on one line (a label and
+// its field).
+QWidget* oneLine(QWidget* parent, std::initializer_list<QWidget*> widgets);
 
 }  // namespace qkv::ui

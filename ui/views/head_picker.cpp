@@ -2,19 +2,20 @@
 
 #include <QButtonGroup>
 #include <QComboBox>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
+#include <vector>
 
 #include "ui/document/lab_document.h"
+#include "ui/views/flow_layout.h"
 
 namespace qkv::ui {
 
 HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
     : QWidget(parent), m_document(document) {
-    auto* layout = new QHBoxLayout(this);
+    auto* layout = new FlowLayout(this, 12);
     layout->setContentsMargins(0, 0, 0, 0);
     m_kind = new QComboBox(this);
     m_kind->addItem(tr("Encoder self-attention"), static_cast<int>(AttentionKind::Self));
@@ -27,35 +28,32 @@ HeadPicker::HeadPicker(LabDocument& document, QWidget* parent)
            "and values the "
            "source's"));
     layout->addWidget(m_kind);
-    layout->addWidget(new QLabel(tr("Layer"), this));
     m_layer = new QSpinBox(this);
     m_layer->setToolTip(tr("Layer (PageUp / PageDown)"));
-    layout->addWidget(m_layer);
-    layout->addWidget(new QLabel(tr("Head"), this));
     m_head = new QSpinBox(this);
     m_head->setToolTip(tr("Head (← / →)"));
-    layout->addWidget(m_head);
     m_range = new QLabel(this);
     m_range->setStyleSheet(QStringLiteral("color: palette(mid);"));
-    layout->addWidget(m_range);
-    layout->addSpacing(16);
+    layout->addWidget(oneLine(this, {new QLabel(tr("Layer"), this), m_layer,
+                                     new QLabel(tr("Head"), this), m_head, m_range}));
 
     m_modes = new QButtonGroup(this);
+    std::vector<QToolButton*> buttons;
     for (HeatmapMode mode : {HeatmapMode::Attention, HeatmapMode::Scores, HeatmapMode::Asymmetry}) {
         auto* button = new QToolButton(this);
         button->setText(heatmapModeLabel(mode));
         button->setCheckable(true);
         button->setToolButtonStyle(Qt::ToolButtonTextOnly);
         m_modes->addButton(button, static_cast<int>(mode));
-        layout->addWidget(button);
+        buttons.push_back(button);
     }
+    layout->addWidget(oneLine(this, {buttons[0], buttons[1], buttons[2]}));
     m_modes->button(static_cast<int>(HeatmapMode::Attention))
         ->setToolTip(tr("Attention probabilities A = softmax(mask(S))"));
     m_modes->button(static_cast<int>(HeatmapMode::Scores))
         ->setToolTip(tr("Raw scaled scores S = q kᵀ/√d_k, before masking"));
     m_modes->button(static_cast<int>(HeatmapMode::Asymmetry))
         ->setToolTip(tr("S − Sᵀ: zero everywhere when the scores are symmetric (shared-qk)"));
-    layout->addStretch(1);
 
     connect(m_kind, &QComboBox::activated, this, [this](int index) {
         m_document.setAttentionKind(static_cast<AttentionKind>(m_kind->itemData(index).toInt()));

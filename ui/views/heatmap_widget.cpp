@@ -25,6 +25,10 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
     m_placeholder->setWordWrap(true);
     m_placeholder->setStyleSheet(QStringLiteral("color: palette(mid); font-size: 15px;"));
     m_plot = new QCustomPlot(this);
+    // A fixed minimum: the plot's own hint grows with its tick labels (a long row of tokens or
+    // ids), and the window's minimum width with it. A small plot shows fewer labels instead.
+    m_plot->setMinimumSize(kMinimumPlotSize);
+    setMinimumSize(kMinimumPlotSize);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     m_figure = std::make_unique<HeatmapFigure>(m_plot);

@@ -4,6 +4,7 @@
 // under the mouse and reports clicks. Zoomable ones zoom with the wheel about the cursor and pan
 // by dragging (a press that does not drag is a click).
 #include <QPoint>
+#include <QSize>
 #include <QString>
 #include <QWidget>
 #include <functional>
@@ -18,6 +19,9 @@ class QLabel;
 class QStackedLayout;
 
 namespace qkv::ui {
+
+// The smallest a heatmap gets in a layout, whatever it shows.
+inline constexpr QSize kMinimumPlotSize{160, 120};
 
 class HeatmapWidget : public QWidget {
     Q_OBJECT

@@ -20,6 +20,7 @@
 #include "ui/plot/head_figures.h"
 #include "ui/support/setting.h"
 #include "ui/views/cell_tooltip.h"
+#include "ui/views/flow_layout.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/thumbnail_grid.h"
 
@@ -39,9 +40,12 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     for (const HeadMetricInfo& info : headMetricInfos()) m_metric->addItem(info.title, info.key);
     const int saved = m_metric->findData(kMetricSetting.value());
     m_metric->setCurrentIndex(saved >= 0 ? saved : 0);
+    // Long metric names are shown whole in the list, not by a wide box.
+    m_metric->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_metric->setMinimumContentsLength(22);
     const ControlRow controls = addControlRow(layout, tr("Colour by"), m_metric);
     m_help = controls.hint;
-    QHBoxLayout* row = controls.row;
+    FlowLayout* row = controls.row;
     m_thumbnailToggle = new QCheckBox(tr("&Thumbnails"), this);
     m_thumbnailToggle->setToolTip(
         tr("Every head's attention over the sentence as a small picture (Ctrl+T)"));

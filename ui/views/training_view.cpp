@@ -82,9 +82,9 @@ QWidget* TrainingView::buildLabPage() {
     auto* split = new QSplitter(Qt::Horizontal, page);
     auto* left = new QSplitter(Qt::Vertical, split);
     m_losses = new QCustomPlot(left);
-    m_losses->setMinimumSize(320, 220);
+    m_losses->setMinimumSize(140, 100);
     m_accuracy = new QCustomPlot(left);
-    m_accuracy->setMinimumSize(320, 140);
+    m_accuracy->setMinimumSize(140, 80);
     m_accuracy->hide();
     m_table = new TrainingTable(left);
     left->addWidget(m_losses);

@@ -24,6 +24,7 @@
 #include "core/io/hub_cache.h"
 #include "core/util/error.h"
 #include "ui/document/lab_document.h"
+#include "ui/support/eliding_label.h"
 #include "ui/support/message_sink.h"
 #include "ui/training/experiment_folder.h"
 #include "ui/views/compare_view.h"
@@ -198,7 +199,14 @@ void MainWindow::buildLayout() {
         showCentralPage();
     });
     layout->addWidget(m_tabs, 1);
-    m_pages->addWidget(workspace);
+    // In a window smaller than the workspace's minimum (control rows wrapped onto more lines) it
+    // scrolls: nothing is squeezed below its size or drawn over its neighbour.
+    m_workspaceScroll = new QScrollArea(m_pages);
+    m_workspaceScroll->setObjectName(QStringLiteral("workspaceScroll"));
+    m_workspaceScroll->setWidget(workspace);
+    m_workspaceScroll->setWidgetResizable(true);
+    m_workspaceScroll->setFrameShape(QFrame::NoFrame);
+    m_pages->addWidget(m_workspaceScroll);
     setCentralWidget(m_pages);
 
     m_weightPanel = new WeightPanel(d);
@@ -206,18 +214,37 @@ void MainWindow::buildLayout() {
     scroll->setWidget(m_weightPanel);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    auto* dock = new QDockWidget(tr("Head details"), this);
+    auto* dock = m_detailsDock = new QDockWidget(tr("Head details"), this);
     dock->setObjectName(QStringLiteral("weightPanelDock"));
     dock->setWidget(scroll);
-    dock->setMinimumWidth(320);
+    dock->setMinimumWidth(200);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     if (const QByteArray state = settings::kWindowState.value(); !state.isEmpty())
         restoreState(state);
 }
 
+// A narrow window narrows the details dock, down to its minimum, before the workspace would
+// scroll sideways.
+void MainWindow::resizeEvent(QResizeEvent* event) {
+    QMainWindow::resizeEvent(event);
+    QTimer::singleShot(0, this, &MainWindow::fitDetailsDock);  // once the layout has the size
+}
+
+void MainWindow::fitDetailsDock() {
+    if (!m_detailsDock || !m_detailsDock->isVisible() || m_detailsDock->isFloating() ||
+        m_pages->currentWidget() != m_workspaceScroll || !m_workspaceScroll->isVisible())
+        return;
+    const int spare = m_workspaceScroll->viewport()->width() -
+                      m_workspaceScroll->widget()->minimumSizeHint().width();
+    const int dock = m_detailsDock->width();
+    if (spare < 0 && dock > m_detailsDock->minimumWidth())
+        resizeDocks({m_detailsDock}, {std::max(m_detailsDock->minimumWidth(), dock + spare)},
+                    Qt::Horizontal);
+}
+
 void MainWindow::buildStatusBar() {
     auto field = [this](const QString& name) {
-        auto* label = new QLabel(this);
+        QLabel* label = new ElidingLabel(this);  // a narrow window cuts it, not the reverse
         label->setObjectName(name);
         label->setContentsMargins(6, 0, 6, 0);
         statusBar()->addPermanentWidget(label);
@@ -378,6 +405,10 @@ void MainWindow::onSnapshotChanged() {
         m_tokenStatus->clear();
         return;
     }
+    // A result replaces the error of an earlier sentence still in the status bar.
+    if (!m_computeError.isEmpty() && statusBar()->currentMessage() == m_computeError)
+        statusBar()->clearMessage();
+    m_computeError.clear();
     const int shown = static_cast<int>(snapshot->tokens.size());
     if (snapshot->truncatedFrom) {
         m_tokenStatus->setText(
@@ -414,7 +445,10 @@ void MainWindow::onProgress(const QString& stage, int done, int total) {
 }
 
 void MainWindow::onComputeFailed(const QString& message) {
-    statusBar()->showMessage(tr("Could not analyse the sentence: %1").arg(message), 10000);
+    // An emptied sentence box is no error: the views say what to type.
+    if (m_document->text().trimmed().isEmpty()) return;
+    m_computeError = tr("Could not analyse the sentence: %1").arg(message);
+    statusBar()->showMessage(m_computeError, 10000);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -18,6 +18,8 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QStackedWidget;
+class QDockWidget;
+class QScrollArea;
 class QTabWidget;
 class QCustomPlot;
 
@@ -130,6 +132,8 @@ class MainWindow : public QMainWindow {
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void fitDetailsDock();
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -190,6 +194,9 @@ class MainWindow : public QMainWindow {
     TokenChips* m_chips = nullptr;
     HeadPicker* m_headPicker = nullptr;
     QTabWidget* m_tabs = nullptr;
+    QScrollArea* m_workspaceScroll = nullptr;
+    QDockWidget* m_detailsDock = nullptr;
+    QString m_computeError;  // the status bar's last "could not analyse" message
     HeadView* m_headView = nullptr;
     CompareView* m_compareView = nullptr;
     OverviewView* m_overviewView = nullptr;
