@@ -26,6 +26,7 @@
 #include "ui/document/lab_document.h"
 #include "ui/support/eliding_label.h"
 #include "ui/support/message_sink.h"
+#include "ui/support/window_shortcuts.h"
 #include "ui/training/experiment_folder.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/config_panel.h"
@@ -91,6 +92,9 @@ MainWindow::MainWindow(QWidget* parent)
     buildLayout();
     buildStatusBar();
     buildMenus();
+    for (QWidget* field : {static_cast<QWidget*>(m_sentence->editor()),
+                           static_cast<QWidget*>(m_sentence->targetEditor())})
+        WindowShortcuts::passOn(field, this);
 
     LabDocument* d = m_document.get();
     connect(d, &LabDocument::modelLoading, this, &MainWindow::onModelLoading);
