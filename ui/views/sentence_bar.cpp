@@ -72,6 +72,15 @@ SentenceBar::SentenceBar(LabDocument& document, QWidget* parent)
 void SentenceBar::onModelChanged() {
     const Model* model = m_document.model();
     m_targetRow->setVisible(model && model->architecture().isEncoderDecoder());
+    // Without a tokenizer the box says, where the user types, how to give the model tokens.
+    m_editor->setPlaceholderText(model && !model->tokenizer()
+                                     ? tr("This model has no tokenizer: type token ids after a "
+                                          "'#', for example #464 3807 373")
+                                     : tr("Type a sentence…"));
+    m_editor->setToolTip(model && !model->tokenizer()
+                             ? tr("The tokenizer could not be loaded: %1")
+                                   .arg(QString::fromStdString(model->tokenizerError()))
+                             : QString());
 }
 
 void SentenceBar::onDocumentTextChanged(const QString& text) {

@@ -373,12 +373,11 @@ void MainWindow::onModelChanged() {
         m_modelStatus->setToolTip(m_modelStatus->toolTip() + QStringLiteral("\n") + note);
         statusBar()->showMessage(tr("Opened %1 — %2").arg(name, note), 15000);
     }
-    if (!model.tokenizer())
-        m_sink->information(tr("No tokenizer"),
-                            tr("%1 opened, but its tokenizer could not be loaded, so typed text "
-                               "cannot be analysed:\n\n%2\n\nType token ids instead, after a "
-                               "'#': for example #464 3807 373.")
-                                .arg(name, QString::fromStdString(model.tokenizerError())));
+    if (!model.tokenizer())  // said once, inline: the sentence box says what to type instead
+        statusBar()->showMessage(tr("Opened %1 without a tokenizer: type token ids after a '#' "
+                                    "(%2)")
+                                     .arg(name, QString::fromStdString(model.tokenizerError())),
+                                 15000);
     onBusyChanged(m_document->isBusy());
     showCentralPage();
     if (m_pendingSession) {
