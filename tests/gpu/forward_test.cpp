@@ -24,7 +24,10 @@
 namespace qkv {
 namespace {
 
-// Issue requirement: probabilities within 1e-4 of the CPU backend (and of the references).
+// Issue requirement: probabilities within 1e-4 of the CPU backend (and of the references), on
+// the references' sentences. Longer sentences of sharp heads (stories260K under shared-qk) can
+// exceed it: each float32 forward is then up to 1.3e-4 from the exact float64 attention
+// (bench/float32_floor.py, docs/benchmark.md).
 constexpr double kProbabilityTolerance = 1e-4;
 // Logits and projections: float32 sums in another order, relative to the largest value.
 constexpr double kRelativeTolerance = 1e-4;
