@@ -269,6 +269,8 @@ void bindResult(py::module_& m) {
         .def_readonly("target_ids", &AttentionResult::targetIds)
         .def_readonly("target_tokens", &AttentionResult::targetTokens)
         .def_readonly("config", &AttentionResult::config)
+        .def_property_readonly("model_name",
+                               [](const AttentionResult& r) { return r.model->name(); })
         .def("_block",
              [](py::object self, const std::string& stack, const std::string& what) {
                  const AttentionResult& r = self.cast<const AttentionResult&>();

@@ -9,7 +9,7 @@ packages=(
   libeigen3-dev libopenblas-dev libopenblas0-pthread
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcurl4-openssl-dev libssl-dev
   libsentencepiece-dev libzip-dev
-  pybind11-dev python3-dev python3-numpy python3-pytest
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-tqdm
   libvulkan-dev glslc mesa-vulkan-drivers
   libgtest-dev libgmock-dev
   clang-format

@@ -149,6 +149,9 @@ Input readInput(const Model& model, const Arguments& args) {
     if (auto text = args.value("text")) {
         if (text->find_first_not_of(" \t\r\n") == std::string::npos)
             throw Error("--text is empty: type a sentence");
+        if (!model.tokenizer())
+            throw Error(model.name() + ": cannot tokenize text without a tokenizer (" +
+                        model.tokenizerError() + "); give token ids with --ids instead");
         for (const Token& token : model.tokenize(*text)) {
             input.ids.push_back(token.id);
             input.pieces.push_back(token.piece);

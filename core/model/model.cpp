@@ -85,7 +85,7 @@ void Model::checkUnchanged() const {
 std::vector<Token> Model::tokenize(std::string_view text) const {
     if (!m_tokenizer)
         throw Error(m_folder.string() + ": cannot tokenize text: " + m_tokenizerError +
-                    " (give token ids with --ids instead)");
+                    " (give token ids instead)");
     return m_tokenizer->encode(text);
 }
 

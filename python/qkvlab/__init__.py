@@ -8,8 +8,9 @@ computed by the same core as the app and ``qkvlab-cli``.
     m.analyze()                                   # one record per head
 
 Errors are ``qkvlab.Error`` with the message the command line prints. Long calls release the
-GIL, report progress to ``progress(done, total)`` (a tqdm bar when tqdm is installed and no
-callback is given), and Ctrl-C cancels them.
+GIL, report progress to ``progress(done, total)`` (without a callback, a tqdm bar when tqdm is
+installed and the call lasts over half a second; ``progress=False``: none), and Ctrl-C cancels
+them.
 """
 
 import json
@@ -19,25 +20,30 @@ from ._native import Error, AttentionResult, open as _open_native, survey as _su
 __all__ = ["Error", "open", "survey", "Model", "AttentionResult"]
 
 
+# A bar appears only for work that lasts: a call that ends sooner prints nothing.
+_BAR_DELAY_SECONDS = 0.5
+
+
 def _progress_bar(description, unit="layer"):
     """A tqdm bar as a progress callback, or None without tqdm."""
     try:
         from tqdm.auto import tqdm
     except ImportError:
         return None, None
-    bar = tqdm(desc=description, unit=unit, leave=False)
+    bar = tqdm(desc=description, unit=unit, leave=False, delay=_BAR_DELAY_SECONDS)
 
     def report(done, total):
         bar.total = total
-        bar.n = done
-        bar.refresh()
+        bar.update(done - bar.n)  # shown once the bar's delay has passed, as tqdm decides
 
     return report, bar
 
 
 def _run(call, description, progress, *args):
     bar = None
-    if progress is None:
+    if progress is False:
+        progress = None
+    elif progress is None:
         progress, bar = _progress_bar(description)
     try:
         return call(*args, progress)
@@ -50,7 +56,9 @@ def _run_analysis(call, progress, round_trip_progress, *args):
     """An analysis: W_U W_E (the copying scores' product, in blocks) and then the layers, each
     reported to its own callback, or each to a tqdm bar when neither callback is given."""
     bars = []
-    if progress is None and round_trip_progress is None:
+    if progress is False:
+        progress, round_trip_progress = None, round_trip_progress or None
+    elif progress is None and round_trip_progress is None:
         round_trip_progress, bar = _progress_bar("W_U W_E", unit="block")
         bars.append(bar)
         progress, bar = _progress_bar("analysis")
@@ -184,3 +192,18 @@ def _sink_shares(result):
 
 AttentionResult.sink_shares = property(_sink_shares)
 AttentionResult.heads = property(lambda self: self._selection("self")[1])
+
+
+def _result_repr(result):
+    tokens = list(result.tokens)
+    shown = ", ".join(repr(t) for t in tokens[:6]) + (", ..." if len(tokens) > 6 else "")
+    blocks = [("attention", result.attention)]
+    if result.target_ids:
+        blocks += [("decoder_attention", result.decoder_attention),
+                   ("cross_attention", result.cross_attention)]
+    shapes = ", ".join("%s %s" % (name, tuple(block.shape)) for name, block in blocks)
+    return "<qkvlab.AttentionResult {}, config {}, {} tokens [{}], {}>".format(
+        result.model_name, result.config, len(tokens), shown, shapes)
+
+
+AttentionResult.__repr__ = _result_repr

@@ -285,9 +285,38 @@ def test_the_example_runs():
 
 
 @needs_shared
-def test_a_tqdm_bar_without_a_callback(capfd):
+def test_a_tqdm_bar_without_a_callback_once_the_call_lasts(capfd, monkeypatch):
     pytest.importorskip("tqdm", reason="tqdm is not installed: no bar to show")
     model = qkvlab.open(MODELS / "gpt2-random-tiny")
+    monkeypatch.setattr(qkvlab, "_BAR_DELAY_SECONDS", 0)  # every call lasts long enough
     model.attention(IDS)
     bar = capfd.readouterr().err
-    assert "forward" in bar and "2/2" in bar, bar
+    assert "forward:" in bar, bar
+    monkeypatch.setattr(qkvlab, "_BAR_DELAY_SECONDS", 3600)  # no call lasts that long
+    model.attention(IDS)
+    model.analyze()
+    assert capfd.readouterr().err == ""
+
+
+@needs_shared
+def test_progress_false_shows_nothing(capfd):
+    model = qkvlab.open(MODELS / "gpt2-random-tiny")
+    assert model.attention(IDS, progress=False).ids == IDS
+    assert model.analyze(progress=False)
+    assert capfd.readouterr().err == ""
+
+
+@needs_shared
+def test_a_result_says_what_it_holds():
+    model = qkvlab.open(MODELS / "gpt2-random-tiny")
+    text = repr(model.attention(IDS, config="shared-qk"))
+    assert text.startswith("<qkvlab.AttentionResult gpt2-random-tiny, config shared-qk, 8 tokens")
+    assert "attention (2, 4, 8, 8)" in text, text
+
+
+@needs_shared
+def test_errors_speak_to_python_users():
+    model = qkvlab.open(MODELS / "gemma2-random-tiny")  # no tokenizer files
+    with pytest.raises(qkvlab.Error) as error:
+        model.attention("a sentence")
+    assert "--ids" not in str(error.value) and "give token ids" in str(error.value)
