@@ -9,6 +9,7 @@
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
 #include "core/report/trace_npz.h"
+#include "core/tokenize/token_label.h"
 
 namespace qkv::cli {
 namespace {
@@ -16,10 +17,11 @@ namespace {
 void printMatrix(const char* title, const RowMatrixXf& m, const std::vector<std::string>& rows,
                  const std::vector<std::string>& columns) {
     std::printf("  %s\n  %12s", title, "");
-    for (size_t j = 0; j < columns.size(); ++j) std::printf(" %8.8s", columns[j].c_str());
+    for (size_t j = 0; j < columns.size(); ++j)
+        std::printf(" %s", rightAligned(columns[j], 8).c_str());
     std::printf("\n");
     for (Eigen::Index i = 0; i < m.rows(); ++i) {
-        std::printf("  %12.12s", rows[i].c_str());
+        std::printf("  %s", rightAligned(rows[i], 12).c_str());
         for (Eigen::Index j = 0; j < m.cols(); ++j) std::printf(" %8.4f", m(i, j));
         std::printf("\n");
     }
@@ -47,13 +49,13 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
 }
 
 // Per mixture-of-experts layer, a line per token: "  piece  expert 3 (0.612), expert 1 (0.388)".
-void printRouting(const AttentionTrace& trace, const std::vector<std::string>& pieces) {
+void printRouting(const AttentionTrace& trace, const std::vector<std::string>& labels) {
     for (int l = 0; l < trace.layerCount(); ++l) {
         const std::vector<TokenRouting>& routing = trace.layers()[l].routing;
         if (routing.empty()) continue;
         std::printf("\nlayer %d routing (experts and weights per token)\n", l);
         for (size_t t = 0; t < routing.size(); ++t) {
-            std::printf("  %12.12s ", t < pieces.size() ? pieces[t].c_str() : "");
+            std::printf("  %s ", rightAligned(t < labels.size() ? labels[t] : "", 12).c_str());
             for (size_t i = 0; i < routing[t].size(); ++i)
                 std::printf("%s expert %d (%.3f)", i ? "," : "", routing[t][i].expert,
                             routing[t][i].weight);
@@ -168,15 +170,15 @@ int runAttention(const Arguments& args) {
     std::printf("model %s, config %s, %zu tokens, backend %s\n", model->name().c_str(),
                 request.config.name().c_str(), input.ids.size(), backend->name().c_str());
     if (!c.isEncoderDecoder()) {
-        printTrace("", result.trace, request.capture, input.pieces, input.pieces);
-        if (routing) printRouting(result.trace, input.pieces);
+        printTrace("", result.trace, request.capture, input.labels, input.labels);
+        if (routing) printRouting(result.trace, input.labels);
         return 0;
     }
-    printTrace("encoder ", result.trace, request.capture, input.pieces, input.pieces);
-    printTrace("decoder ", result.decoderTrace, request.capture, input.targetPieces,
-               input.targetPieces);
-    printTrace("cross-attention ", result.crossTrace, request.capture, input.targetPieces,
-               input.pieces);
+    printTrace("encoder ", result.trace, request.capture, input.labels, input.labels);
+    printTrace("decoder ", result.decoderTrace, request.capture, input.targetLabels,
+               input.targetLabels);
+    printTrace("cross-attention ", result.crossTrace, request.capture, input.targetLabels,
+               input.labels);
     return 0;
 }
 

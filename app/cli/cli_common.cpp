@@ -7,6 +7,7 @@
 #include "app/cli/terminal_progress.h"
 #include "core/hub/model_location.h"
 #include "core/model/forward.h"
+#include "core/tokenize/token_label.h"
 #include "core/util/error.h"
 #include "gpu/backend_factory.h"
 
@@ -174,6 +175,14 @@ Input readInput(const Model& model, const Arguments& args) {
     }
     validateIds(model.architecture(), input.ids);
     readTarget(model, args, input);
+    auto labels = [&](const std::vector<int>& ids, const std::vector<std::string>& pieces) {
+        std::vector<std::string> out;
+        for (size_t i = 0; i < ids.size(); ++i)
+            out.push_back(tokenLabel(model.tokenizer(), ids[i], pieces[i]));
+        return out;
+    };
+    input.labels = labels(input.ids, input.pieces);
+    input.targetLabels = labels(input.targetIds, input.targetPieces);
     return input;
 }
 

@@ -38,10 +38,11 @@ std::unique_ptr<Model> openModel(const Arguments& args);
 struct Input {
     std::vector<int> ids;
     std::vector<std::string> pieces;      // vocabulary entries (HF convert_ids_to_tokens)
+    std::vector<std::string> labels;      // as shown to a person (core/tokenize/token_label.h)
     std::optional<size_t> truncatedFrom;  // token count before --truncate cut it
     // Encoder-decoder models: the decoder's input, from its start token on.
     std::vector<int> targetIds;
-    std::vector<std::string> targetPieces;
+    std::vector<std::string> targetPieces, targetLabels;
 };
 
 // From --text (tokenized by the model's tokenizer) or --ids. Longer than the model's context:

@@ -1,7 +1,10 @@
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
+#include "core/tokenize/token_label.h"
 
 namespace qkv::cli {
 namespace {
@@ -14,9 +17,14 @@ int runTokenize(const Arguments& args) {
         printJson(inputJson(*model, input));
         return 0;
     }
-    std::printf("%5s  %8s  %s\n", "pos", "id", "token");
-    for (size_t i = 0; i < input.ids.size(); ++i)
-        std::printf("%5zu  %8d  %s\n", i, input.ids[i], input.pieces[i].c_str());
+    std::printf("%5s  %8s  %-14s %s\n", "pos", "id", "token", "piece");
+    for (size_t i = 0; i < input.ids.size(); ++i) {
+        // Padded by display width: the piece column lines up after non-ASCII tokens too.
+        const std::string& label = input.labels[i];
+        std::printf("%5zu  %8d  %s%s %s\n", i, input.ids[i], label.c_str(),
+                    std::string(std::max(0, 14 - displayWidth(label)), ' ').c_str(),
+                    input.pieces[i].c_str());
+    }
     return 0;
 }
 

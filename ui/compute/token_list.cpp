@@ -2,16 +2,10 @@
 
 #include <QRegularExpression>
 
+#include "core/tokenize/token_label.h"
 #include "core/util/error.h"
 
 namespace qkv::ui {
-
-QString tokenLabel(const std::string& displayText) {
-    QString text = QString::fromStdString(displayText);
-    text.replace(u'\n', u'↵').replace(u'\t', u'⇥').replace(u'\r', u'␍');
-    const QString trimmed = text.trimmed();
-    return trimmed.isEmpty() ? QStringLiteral("␣") : trimmed;
-}
 
 ShownToken shownToken(const Model& model, int id, const std::string& piece, bool special) {
     ShownToken token;
@@ -20,7 +14,8 @@ ShownToken shownToken(const Model& model, int id, const std::string& piece, bool
     token.special = special;
     const Tokenizer* tokenizer = model.tokenizer();
     const bool known = tokenizer && id < tokenizer->vocabSize();
-    token.label = known ? tokenLabel(tokenizer->displayText(id)) : QString::number(id);
+    token.label =
+        known ? QString::fromStdString(tokenLabel(tokenizer, id, piece)) : QString::number(id);
     return token;
 }
 

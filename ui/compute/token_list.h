@@ -11,9 +11,6 @@
 
 namespace qkv::ui {
 
-// Whitespace made visible: " movie" -> "movie", "\n" -> "↵", " " -> "␣".
-QString tokenLabel(const std::string& displayText);
-
 ShownToken shownToken(const Model& model, int id, const std::string& piece, bool special);
 
 struct TokenizedText {
