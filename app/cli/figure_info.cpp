@@ -3,6 +3,7 @@
 #include "core/util/error.h"
 
 #ifdef QKV_HAS_RENDER
+#include <algorithm>
 #include <cstdio>
 
 #include "app/cli/cli_common.h"
@@ -45,7 +46,16 @@ int printFigureInfo(const std::string& path, bool json) {
     if (p.weightsHeaderSha256) {
         std::string files;
         for (const auto& f : p.weightsFiles) files += (files.empty() ? "" : ", ") + f;
-        row("weights", *p.weightsHeaderSha256 + " (SHA-256 of the safetensors header" +
+        // A GGUF file (an Ollama blob is named by its digest) has its own header.
+        const bool gguf =
+            !p.weightsFiles.empty() &&
+            std::all_of(p.weightsFiles.begin(), p.weightsFiles.end(), [](const std::string& f) {
+                return f.rfind("sha256-", 0) == 0 ||
+                       (f.size() > 5 && f.substr(f.size() - 5) == ".gguf");
+            });
+        const std::string header =
+            gguf ? "GGUF header: its metadata and tensor infos" : "safetensors header";
+        row("weights", *p.weightsHeaderSha256 + " (SHA-256 of the " + header +
                            (p.weightsFiles.size() > 1 ? "s' digests" : "") +
                            (files.empty() ? "" : ": " + files) + ")");
     }

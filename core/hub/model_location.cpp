@@ -9,6 +9,11 @@ std::filesystem::path locateModel(const std::string& location, const std::string
                                   const DownloadListener& download) {
     std::error_code ec;
     if (std::filesystem::is_directory(location, ec)) return location;
+    // A local store's name stays a name: Model::open resolves it and keeps it as the model's.
+    if (location.rfind("ollama:", 0) == 0 || location.rfind("lmstudio:", 0) == 0) {
+        resolveModelLocation(location, revision);  // says now what is wrong with it
+        return location;
+    }
     if (!isHubModelId(location) || std::filesystem::exists(location, ec))  // a folder, a GGUF
         return resolveModelLocation(location, revision);  // says what is wrong with it
     const HubSettings hub = HubSettings::fromEnvironment();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "core/util/environment.h"
 #include "core/util/error.h"
@@ -17,15 +18,18 @@ std::filesystem::path home() {
     return std::filesystem::path(environmentVariable("HOME").value_or("."));
 }
 
+// NAME[:TAG] as its path and its tag, "latest" when none is given.
+std::pair<std::string, std::string> pathAndTag(const std::string& name) {
+    const size_t colon = name.rfind(':');
+    if (colon != std::string::npos && name.find('/', colon) == std::string::npos)
+        return {name.substr(0, colon), name.substr(colon + 1)};
+    return {name, "latest"};
+}
+
 // Ollama's name rules: [HOST/][NAMESPACE/]MODEL[:TAG], default registry.ollama.ai, library,
 // latest; the manifest lives at manifests/HOST/NAMESPACE/MODEL/TAG.
 std::filesystem::path manifestPath(const std::string& name, const std::filesystem::path& store) {
-    std::string path = name, tag = "latest";
-    const size_t colon = name.rfind(':');
-    if (colon != std::string::npos && name.find('/', colon) == std::string::npos) {
-        path = name.substr(0, colon);
-        tag = name.substr(colon + 1);
-    }
+    const auto [path, tag] = pathAndTag(name);
     std::vector<std::string> parts;
     for (size_t start = 0;;) {
         const size_t slash = path.find('/', start);
@@ -93,7 +97,21 @@ std::optional<std::filesystem::path> resolveOllamaModel(const std::string& locat
                                                         const std::filesystem::path& store) {
     if (location.rfind(kPrefix, 0) != 0) return std::nullopt;
     const std::string name = location.substr(std::string(kPrefix).size());
-    return modelBlob(manifestPath(name, store), store);
+    const std::filesystem::path manifest = manifestPath(name, store);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(manifest, ec))
+        throw Error(location + ": no such model in the Ollama store " + store.string() +
+                    " (looked for " + manifest.string() +
+                    "; set OLLAMA_MODELS to the store's folder if Ollama keeps it elsewhere, or "
+                    "run 'ollama pull " +
+                    name + "')");
+    return modelBlob(manifest, store);
+}
+
+std::optional<std::string> ollamaModelName(const std::string& location) {
+    if (location.rfind(kPrefix, 0) != 0) return std::nullopt;
+    const auto [path, tag] = pathAndTag(location.substr(std::string(kPrefix).size()));
+    return path + ":" + tag;
 }
 
 std::optional<std::filesystem::path> resolveLmStudioModel(const std::string& location,

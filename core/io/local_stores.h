@@ -22,6 +22,10 @@ std::filesystem::path lmStudioHome();
 std::optional<std::filesystem::path> resolveOllamaModel(
     const std::string& location, const std::filesystem::path& store = ollamaModelsFolder());
 
+// "ollama:NAME[:TAG]" -> "NAME:TAG" ("latest" when no tag is given), as `ollama list` names the
+// model; nullopt for another location.
+std::optional<std::string> ollamaModelName(const std::string& location);
+
 // "lmstudio:PUBLISHER/MODEL/FILE.gguf" -> that file under the LM Studio home's models/; nullopt
 // for another location; throws when there is no such file.
 std::optional<std::filesystem::path> resolveLmStudioModel(

@@ -4,6 +4,7 @@
 
 #include "core/io/gguf.h"
 #include "core/io/hub_cache.h"
+#include "core/io/local_stores.h"
 #include "core/io/safetensors.h"
 #include "core/model/gguf_checkpoint.h"
 #include "core/model/model_family.h"
@@ -35,7 +36,10 @@ std::unique_ptr<Model> Model::open(const std::filesystem::path& location) {
     const std::filesystem::path resolved = resolveModelLocation(location.string());
     if (isGgufFile(resolved)) {
         std::unique_ptr<Model> model = openGguf(resolved);
-        if (resolved != location) model->m_name = location.string();  // "ollama:NAME:TAG"
+        // An Ollama model by its NAME:TAG (the blob is named by its digest), LM Studio's by
+        // its location.
+        if (resolved != location)
+            model->m_name = ollamaModelName(location.string()).value_or(location.string());
         return model;
     }
     std::unique_ptr<Model> model = openTokenizerOnly(location);

@@ -141,6 +141,9 @@ nlohmann::ordered_json modelInfoJson(const Model& model) {
     if (!model.weights().tokenEmbedding.empty())
         doc["dtype"] = elementTypeName(model.weights().tokenEmbedding.type);
     if (c.isEncoderDecoder()) doc["encoder_decoder"] = true;
+    // A model from Ollama's store is named NAME:TAG; its file, the blob, by its digest.
+    if (const std::string file = model.folder().filename().string(); file.rfind("sha256-", 0) == 0)
+        doc["digest"] = "sha256:" + file.substr(7);
     if (c.embeddingWidth > 0) doc["embedding_width"] = c.embeddingWidth;
     if (c.positions == Positions::Rotary) doc["rotary"] = c.rotary.describe();
     if (c.qkNorm != QkNorm::None)

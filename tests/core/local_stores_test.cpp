@@ -7,6 +7,7 @@
 
 #include <fstream>
 
+#include "core/hub/model_location.h"
 #include "core/model/model.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
@@ -32,7 +33,8 @@ TEST(OllamaStore, NamesResolveToTheModelBlobAndOpen) {
     EXPECT_EQ(listed[1].name, "ollama:llama-gguf-tiny:latest");
     EXPECT_EQ(listed[1].bytes, 6844800u);
     for (const auto& [name, expected] : std::vector<std::pair<std::string, std::string>>{
-             {"ollama:nothing-here", "no such Ollama manifest"},
+             {"ollama:nothing-here", "no such model in the Ollama store"},
+             {"ollama:nothing-here", "OLLAMA_MODELS"},
              {"ollama:../x", "not an Ollama model name"},
              {"ollama:a:", "not an Ollama model name"}}) {
         try {
@@ -49,8 +51,10 @@ TEST(OllamaStore, AModelOpensByItsNameFromOllamaModels) {
     const auto store = shared / "gguf" / "stores" / "ollama";
     test::ScopedEnvironment environment;
     environment.set("OLLAMA_MODELS", store.string());
-    const auto model = Model::open("ollama:llama-gguf-tiny:f32");
-    EXPECT_EQ(model->name(), "ollama:llama-gguf-tiny:f32");
+    // Named NAME:TAG as `ollama list` names it, not by its blob's digest.
+    EXPECT_EQ(Model::open("ollama:llama-gguf-tiny:f32")->name(), "llama-gguf-tiny:f32");
+    const auto model = Model::open(locateModel("ollama:llama-gguf-tiny", "main"));
+    EXPECT_EQ(model->name(), "llama-gguf-tiny:latest");
     EXPECT_EQ(model->architecture().family, "llama");
 }
 
