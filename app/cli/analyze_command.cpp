@@ -73,10 +73,13 @@ int runAnalyze(const Arguments& args) {
         blocks.push_back({"cross", AttentionKind::Cross, forward ? &forward->crossTrace : nullptr});
     }
     std::vector<ModelMetrics> metrics;
-    for (const Block& b : blocks)
-        metrics.push_back(analyzeModel(*model, config, b.trace, nullptr,
-                                       terminalProgress(std::string("analyze ") + b.name),
+    for (const Block& b : blocks) {
+        // One stack is the model's only one: "analyze", not "analyze encoder".
+        const std::string stage =
+            c.isEncoderDecoder() ? std::string("analyze ") + b.name : std::string("analyze");
+        metrics.push_back(analyzeModel(*model, config, b.trace, nullptr, terminalProgress(stage),
                                        readAnalysisOptions(args, b.kind)));
+    }
 
     if (args.flag("json")) {
         nlohmann::ordered_json doc =

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -83,6 +84,34 @@ TEST(CliAnalyze, TheSameNumbersAsJsonTwiceWithIdsAndAsATable) {
         EXPECT_NEAR(directionality, first["median_layer_wqk_directionality"].get<double>(),
                     kPrinted);
     }
+}
+
+// On a terminal the progress line names the stack only where a model has several.
+TEST(CliAnalyze, ProgressNamesTheStackOnlyWhereThereAreSeveral) {
+    QKV_REQUIRE_SHARED(shared);
+    if (std::system("command -v script >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "util-linux's script (a terminal for the progress line) is not installed";
+    auto progressOf = [&](const char* model) {
+        const std::string command =
+            "script -qec " +
+            test::shellQuote(std::string(QKV_CLI_PATH) + " analyze --no-copying-score --model " +
+                             test::shellQuote((shared / "models" / model).string())) +
+            " /dev/null";
+        std::string out;
+        if (FILE* pipe = popen(command.c_str(), "r")) {
+            char buffer[4096];
+            for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+                out.append(buffer, n);
+            pclose(pipe);
+        }
+        return out;
+    };
+    const std::string decoderOnly = progressOf("gpt2-random-tiny");
+    EXPECT_NE(decoderOnly.find("analyze: layer 1 of 2"), std::string::npos) << decoderOnly;
+    EXPECT_EQ(decoderOnly.find("encoder"), std::string::npos) << decoderOnly;
+    const std::string encoderDecoder = progressOf("t5-random-tiny");
+    EXPECT_NE(encoderDecoder.find("analyze encoder: layer"), std::string::npos) << encoderDecoder;
+    EXPECT_NE(encoderDecoder.find("analyze cross: layer"), std::string::npos) << encoderDecoder;
 }
 
 }  // namespace
