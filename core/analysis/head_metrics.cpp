@@ -459,9 +459,11 @@ TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, 
     return {cosine(trace.key(layer, head)), cosine(trace.value(layer, head))};
 }
 
-BilinearParameterCount bilinearParameterCount(const Architecture& config) {
+BilinearParameterCount bilinearParameterCount(const Architecture& config,
+                                              const WConfiguration& configuration) {
     const long long d = config.dModel;
-    return {2 * d * config.headDim, d * d};
+    const bool one = configuration.querySource == configuration.keySource;
+    return {(one ? 1 : 2) * d * config.headDim, d * d, one};
 }
 
 }  // namespace qkv

@@ -154,11 +154,14 @@ TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, 
                                         int j);
 
 // Parameter counts of a head's bilinear form: factored 2 * d_model * d_k versus a full
-// d_model x d_model matrix.
+// d_model x d_model matrix. Where the configuration fills the Q and K slots from one matrix
+// (shared-qk, single-w), the form W Wᵀ has d_model * d_k parameters.
 struct BilinearParameterCount {
     long long factored = 0;
     long long full = 0;
+    bool oneFactor = false;  // the Q and K slots read the same matrix
 };
-BilinearParameterCount bilinearParameterCount(const Architecture& config);
+BilinearParameterCount bilinearParameterCount(const Architecture& config,
+                                              const WConfiguration& configuration = {});
 
 }  // namespace qkv

@@ -176,6 +176,16 @@ TEST(HeadMetrics, BilinearParameterCount) {
     const BilinearParameterCount count = bilinearParameterCount(config);
     EXPECT_EQ(count.factored, 2LL * 768 * 64);
     EXPECT_EQ(count.full, 768LL * 768);
+    EXPECT_FALSE(count.oneFactor);
+    // shared-qk and single-w: one matrix fills both slots, W Wᵀ.
+    for (const char* name : {"shared-qk", "single-w"}) {
+        const BilinearParameterCount one =
+            bilinearParameterCount(config, WConfiguration::parse(name));
+        EXPECT_EQ(one.factored, 768LL * 64) << name;
+        EXPECT_TRUE(one.oneFactor) << name;
+    }
+    EXPECT_EQ(bilinearParameterCount(config, WConfiguration::parse("tied-kv")).factored,
+              2LL * 768 * 64);
 }
 
 // Model-level checks on the shared random checkpoints: GPT-2's fused row-major c_attn, BERT's and

@@ -172,6 +172,12 @@ TEST_F(MainWindowTest, WeightPanelShowsTheHeadsBilinearForm) {
     window->configPanel()->presetBox()->setCurrentText(QStringLiteral("shared-qk"));
     ASSERT_TRUE(settle());
     EXPECT_EQ(window->weightPanel()->valueText("symmetry"), formatNumber(1.0));
+    // One W fills both slots: its form W Wᵀ has half the parameters.
+    parameters = window->weightPanel()->valueText("parameters");
+    EXPECT_TRUE(parameters.contains(QStringLiteral("one W for Q and K")))
+        << parameters.toStdString();
+    parameters.remove(QRegularExpression(QStringLiteral("[,.\\s\u00a0\u202f]")));
+    EXPECT_TRUE(parameters.contains(QStringLiteral("=512(oneW"))) << parameters.toStdString();
 }
 
 TEST_F(MainWindowTest, CustomSlotsAndOptionsReachTheComputation) {

@@ -183,7 +183,7 @@ void WeightPanel::showHeadMetrics() {
     const LabDocument& d = document();
     const Architecture c = d.shownArchitecture().atLayer(d.layer());
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
-    const BilinearParameterCount count = bilinearParameterCount(c);
+    const BilinearParameterCount count = bilinearParameterCount(c, d.config());
     const QLocale locale;
     // Two short lines: one long wrapped line was clipped by the next row of the form.
     if (c.bilinearHeads) {
@@ -198,7 +198,8 @@ void WeightPanel::showHeadMetrics() {
                                        locale.toString(count.full)));
     } else {
         m_parameters->setText(
-            tr("2·d_model·d_k = %1\nvs d_model² = %2 (%3%)")
+            (count.oneFactor ? tr("d_model·d_k = %1 (one W for Q and K)\nvs d_model² = %2 (%3%)")
+                             : tr("2·d_model·d_k = %1\nvs d_model² = %2 (%3%)"))
                 .arg(locale.toString(count.factored), locale.toString(count.full))
                 .arg(count.full > 0 ? 100.0 * count.factored / count.full : 0.0, 0, 'f', 1));
     }
