@@ -378,6 +378,14 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
         mean += 1.0 - reference.trace.probabilities(1, 2).row(i).cast<double>().sum();
     mean /= reference.trace.tokens();
     EXPECT_NEAR(*head.sinkShare, mean, 1e-6);  // the same float32 trace, summed in double
+    // The panel's number summarises the metric shown, not the W_QK symmetry.
+    const QString title =
+        window->overviewView()->heatmap()->figure().spec().panels.at(0).title;
+    EXPECT_TRUE(title.startsWith(QStringLiteral("median over heads: "))) << title.toStdString();
+    window->overviewView()->setShownMetric(HeadMetric::WqkSymmetry);
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(window->overviewView()->heatmap()->figure().spec().panels.at(0).title.startsWith(
+        QStringLiteral("median over layers of s(W_Q W_Kᵀ)")));
 
     // A model without sinks does not offer the metric and says nothing of sinks.
     ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
