@@ -196,5 +196,35 @@ TEST_F(MainWindowTest, SettingsPersistAcrossWindows) {
     EXPECT_EQ(doc().colorScheme().diverging, QStringLiteral("purple-white-green"));
 }
 
+// Typed token ids are restored with the model they were typed for, never onto another one
+// (where they would read other tokens); the comparison colouring is not restored without a
+// comparison.
+TEST_F(MainWindowTest, TokenIdsAndTheComparisonColouringAreRestoredOnlyWhereTheyApply) {
+    QKV_REQUIRE_SHARED(shared);
+    const QString gptOss = modelPath(shared, "gpt_oss-random-tiny");
+    const QString gpt2 = modelPath(shared, "gpt2-random-tiny");
+    ASSERT_TRUE(open(gptOss));
+    ASSERT_TRUE(type(QStringLiteral("#579 371 473 462")));
+    window->overviewView()->setShownMetric(HeadMetric::AttentionChange);
+    window->close();
+    window.reset();
+
+    for (const QString& model : {gptOss, gpt2}) {  // each window saves its sentence on closing
+        SCOPED_TRACE(model.toStdString());
+        window = std::make_unique<MainWindow>();
+        window->setMessageSink(&sink);
+        window->show();
+        window->startup({model});
+        ASSERT_TRUE(waitFor([&] { return doc().model() != nullptr; }));
+        ASSERT_TRUE(settle());
+        EXPECT_EQ(window->sentenceBar()->editor()->text(), model == gptOss
+                                                               ? QStringLiteral("#579 371 473 462")
+                                                               : exampleSentences().value(0));
+        EXPECT_EQ(window->overviewView()->shownMetric(), HeadMetric::WqkSymmetry);
+        window->close();
+        window.reset();
+    }
+}
+
 }  // namespace
 }  // namespace qkv::ui::test

@@ -38,8 +38,10 @@ OverviewView::OverviewView(LabDocument& document, QWidget* parent)
     layout->setContentsMargins(0, 4, 0, 0);
     m_metric = new QComboBox(this);
     for (const HeadMetricInfo& info : headMetricInfos()) m_metric->addItem(info.title, info.key);
+    // A comparison's colouring is not restored: no comparison is open at start-up.
     const int saved = m_metric->findData(kMetricSetting.value());
-    m_metric->setCurrentIndex(saved >= 0 ? saved : 0);
+    const bool restorable = saved >= 0 && !isComparisonMetric(headMetricInfos().at(saved).metric);
+    m_metric->setCurrentIndex(restorable ? saved : 0);
     // Long metric names are shown whole in the list, not by a wide box.
     m_metric->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_metric->setMinimumContentsLength(22);

@@ -134,6 +134,8 @@ MainWindow::~MainWindow() {
 void MainWindow::saveSentence() {
     m_sentenceSave.stop();
     settings::kSentence.setValue(m_document->text());
+    if (const Model* model = m_document->model())
+        settings::kSentenceModel.setValue(QString::fromStdString(model->folder().string()));
 }
 
 void MainWindow::setMessageSink(MessageSink* sink) { m_sink = sink ? sink : m_dialogs.get(); }
@@ -281,10 +283,18 @@ void MainWindow::showCentralPage() {
 }
 
 void MainWindow::startup(const QStringList& modelArguments) {
-    QString sentence = settings::kSentence.value();
-    if (sentence.trimmed().isEmpty()) sentence = exampleSentences().value(0);
-    m_sentence->editor()->setText(sentence);
     const QString location = modelArguments.value(0);
+    // Token ids belong to the model they were typed for: onto another model they would read
+    // other tokens (or none), so the example sentence is shown instead.
+    const QStringList recent = RecentModels::list();
+    const QString opening = !location.isEmpty() ? location
+                            : !recent.isEmpty() ? recent.first()
+                                                : defaultModel().value_or(QString());
+    QString sentence = settings::kSentence.value();
+    const bool otherModelsIds = sentence.trimmed().startsWith(u'#') &&
+                                QFileInfo(settings::kSentenceModel.value()) != QFileInfo(opening);
+    if (sentence.trimmed().isEmpty() || otherModelsIds) sentence = exampleSentences().value(0);
+    m_sentence->editor()->setText(sentence);
     // A session file (the desktop entry passes what was double-clicked); one that cannot be
     // opened was reported, and the usual model opens instead.
     const bool session = isSessionFile(location);
@@ -294,7 +304,7 @@ void MainWindow::startup(const QStringList& modelArguments) {
             openFromHub(location);
         else
             openModel(location);
-    } else if (const QStringList recent = RecentModels::list(); !recent.isEmpty()) {
+    } else if (!recent.isEmpty()) {
         openModel(recent.first());
     } else if (const auto example = defaultModel()) {
         openModel(*example);

@@ -11,6 +11,8 @@ inline const Setting<QByteArray> kGeometry{QStringLiteral("window/geometry"), {}
 inline const Setting<QByteArray> kWindowState{QStringLiteral("window/state"), {}};
 inline const Setting<int> kTab{QStringLiteral("window/tab"), 0};
 inline const Setting<QString> kSentence{QStringLiteral("input/sentence"), {}};  // empty: example
+// The model kSentence was typed for: token ids ("#464 3807") are that model's own.
+inline const Setting<QString> kSentenceModel{QStringLiteral("input/sentence-model"), {}};
 inline const Setting<QString> kConfig{QStringLiteral("input/config"), QStringLiteral("learned")};
 inline const Setting<bool> kScaleOutside{QStringLiteral("input/scale-outside"), false};
 inline const Setting<bool> kMaskSelf{QStringLiteral("input/mask-self"), false};
