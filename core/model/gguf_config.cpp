@@ -236,10 +236,14 @@ nlohmann::json configOf(const GgufModelReader& r, std::int64_t vocab, bool tied)
     const auto type = kModelTypes.find(r.arch);
     // Mixtral is "llama" with experts (llama.cpp's converter writes it as Llama).
     const bool mixtral = r.arch == "llama" && r.integer("expert_count").value_or(0) > 0;
-    if (type == kModelTypes.end())
-        r.fail("GGUF architecture \"" + r.arch +
-               "\" is not supported (QKV Lab reads llama, qwen2, qwen3, qwen3moe, gemma2, gemma3, "
-               "olmo2, phi3, smollm3, deepseek2, gpt-oss, gemma4 and modern-bert)");
+    if (type == kModelTypes.end()) {
+        const std::vector<std::string>& read = ggufArchitecturesRead();
+        std::string list;
+        for (size_t i = 0; i < read.size(); ++i)
+            list += (i == 0 ? "" : i + 1 == read.size() ? " and " : ", ") + read[i];
+        r.fail("GGUF architecture \"" + r.arch + "\" is not supported (QKV Lab reads " + list +
+               ")");
+    }
     const std::int64_t d = r.required("embedding_length"),
                        heads = r.required("attention.head_count");
     // A mixture of experts' file may keep only the experts' width.
@@ -410,6 +414,13 @@ nlohmann::json configFromGguf(const GgufModelReader& r, std::int64_t vocab, bool
     }
     readLongRope(r, tensors, config);
     return config;
+}
+
+const std::vector<std::string>& ggufArchitecturesRead() {
+    static const std::vector<std::string> read = {
+        "llama", "qwen2",   "qwen3",     "qwen3moe", "gemma2", "gemma3",     "olmo2",
+        "phi3",  "smollm3", "deepseek2", "gpt-oss",  "gemma4", "modern-bert"};
+    return read;
 }
 
 }  // namespace qkv

@@ -4,6 +4,8 @@
 // kept as tensors (Llama 3.1's rope_freqs, Phi-3's LongRoPE rows) read back into rope_scaling.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "core/model/gguf_model_reader.h"
 
@@ -14,5 +16,8 @@ namespace qkv {
 // not read.
 nlohmann::json configFromGguf(const GgufModelReader& r, std::int64_t vocab, bool tied,
                               GgufTensors& tensors);
+
+// The GGUF architectures (general.architecture) QKV Lab reads, for lists and refusals.
+const std::vector<std::string>& ggufArchitecturesRead();
 
 }  // namespace qkv

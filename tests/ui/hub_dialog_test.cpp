@@ -1,6 +1,7 @@
 // File ▸ Open from Hugging Face… against a fake Hub on 127.0.0.1: the cache's models listed, an
 // id downloaded with progress and then opened, a download cancelled and later resumed, and a
 // refusal reported as a message instead of a crash.
+#include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
@@ -42,6 +43,26 @@ class HubDialogTest : public ::testing::Test {
     qkv::test::ScopedEnvironment m_env;
     RecordingMessageSink m_sink;
 };
+
+// With nothing found, the dialog says where it looked instead of showing an empty list.
+TEST_F(HubDialogTest, NothingFoundSaysWhereItLooked) {
+    HubModelsDialog dialog(nullptr, &m_sink);
+    dialog.show();
+    auto* table = dialog.findChild<QTableWidget*>();
+    auto* nothing = dialog.findChild<QLabel*>(QStringLiteral("nothingFound"));
+    ASSERT_NE(nothing, nullptr);
+    EXPECT_FALSE(table->isVisible());
+    EXPECT_TRUE(nothing->isVisible());
+    const QString text = nothing->text();
+    for (const fs::path& place : {m_dir.path() / "hf" / "hub", m_dir.path() / "ollama",
+                                  m_dir.path() / "home" / ".lmstudio" / "models"})
+        EXPECT_TRUE(text.contains(QString::fromStdString(place.string()))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("OLLAMA_MODELS")));
+    bool browse = false;
+    for (QPushButton* button : dialog.findChildren<QPushButton*>())
+        browse |= button->text() == QStringLiteral("&Browse…");
+    EXPECT_TRUE(browse);
+}
 
 TEST_F(HubDialogTest, DownloadsAnIdAndOpensItsSnapshot) {
     m_server.add(m_repo);

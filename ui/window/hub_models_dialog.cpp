@@ -1,6 +1,9 @@
 #include "ui/window/hub_models_dialog.h"
 
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -9,11 +12,13 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "core/hub/hub_settings.h"
 #include "core/io/gguf.h"
 #include "core/io/hub_cache.h"
 #include "core/io/local_stores.h"
+#include "core/model/gguf_config.h"
 #include "core/model/model_family.h"
 #include "ui/support/message_sink.h"
 #include "ui/window/hub_download_panel.h"
@@ -63,6 +68,11 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->verticalHeader()->hide();
     layout->addWidget(m_table);
+    m_nothingFound = new QLabel(this);
+    m_nothingFound->setObjectName(QStringLiteral("nothingFound"));
+    m_nothingFound->setWordWrap(true);
+    m_nothingFound->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_nothingFound, 1);
 
     auto* idRow = new QHBoxLayout;
     m_id = new QLineEdit(this);
@@ -91,6 +101,9 @@ HubModelsDialog::HubModelsDialog(QWidget* parent, MessageSink* messages) : QDial
 
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     m_fetch = buttons->addButton(tr("&Download"), QDialogButtonBox::ActionRole);
+    auto* browse = buttons->addButton(tr("&Browse…"), QDialogButtonBox::ActionRole);
+    browse->setToolTip(tr("A model folder (choose its config.json) or a GGUF file"));
+    connect(browse, &QPushButton::clicked, this, &HubModelsDialog::browse);
     m_open = buttons->addButton(tr("&Open"), QDialogButtonBox::AcceptRole);
     m_open->setDefault(true);
     layout->addWidget(buttons);
@@ -166,13 +179,26 @@ void HubModelsDialog::fill() {
             } catch (const Error&) {
                 architecture.clear();  // unreadable: said below
             }
-            static const QStringList read = {"llama", "qwen2", "qwen3", "gemma2", "phi3"};
+            const std::vector<std::string>& read = ggufArchitecturesRead();
+            const bool supported = std::find(read.begin(), read.end(), architecture) != read.end();
             const QString arch = QString::fromStdString(architecture);
             m_table->setItem(row, ArchitectureColumn,
                              cell(arch.isEmpty() ? tr("not a readable GGUF") : tr("GGUF ") + arch));
             m_table->setItem(row, SupportedColumn,
-                             cell(read.contains(arch) ? tr("supported") : tr("not yet")));
+                             cell(supported ? tr("supported") : tr("not yet")));
         }
+    // Nothing found: say where it looked, so that a model kept elsewhere can be found.
+    m_table->setVisible(m_table->rowCount() > 0);
+    m_nothingFound->setVisible(m_table->rowCount() == 0);
+    m_nothingFound->setText(
+        tr("No models found on this machine. Looked in the Hugging Face cache (%1; HF_HOME or "
+           "HF_HUB_CACHE set another), Ollama's store (%2; OLLAMA_MODELS sets another) and LM "
+           "Studio's models (%3). Type a model id below to download one, or Browse… for a "
+           "model folder's config.json or a GGUF file.")
+            .arg(QDir::toNativeSeparators(QString::fromStdString(m_hub.cache.string())),
+                 QDir::toNativeSeparators(QString::fromStdString(ollamaModelsFolder().string())),
+                 QDir::toNativeSeparators(
+                     QString::fromStdString((lmStudioHome() / "models").string()))));
     m_table->resizeColumnsToContents();
     m_table->horizontalHeader()->setSectionResizeMode(IdColumn, QHeaderView::Stretch);
 }
@@ -221,6 +247,18 @@ void HubModelsDialog::choose() {
     const QString snapshot = cachedSnapshot();
     if (snapshot.isEmpty()) return download(m_id->text(), true);
     m_location = snapshot;
+    accept();
+}
+
+void HubModelsDialog::browse() {
+    const QString chosen = QFileDialog::getOpenFileName(
+        this, tr("Open a model"), QDir::homePath(),
+        tr("A model folder's config.json or a GGUF file (config.json *.gguf)"));
+    if (chosen.isEmpty()) return;
+    const QFileInfo file(chosen);
+    m_location = file.suffix().compare(QLatin1String("gguf"), Qt::CaseInsensitive) == 0
+                     ? file.absoluteFilePath()
+                     : file.absolutePath();
     accept();
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/hub/hub_settings.h"
 
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableWidget;
@@ -32,6 +33,7 @@ class HubModelsDialog : public QDialog {
   private:
     void fill();
     void choose();
+    void browse();  // a folder's config.json or a GGUF file, accepted as the location
     void updateButtons();
     QString cachedSnapshot() const;  // of the id and revision typed; empty when not cached
     bool localName() const;          // ollama:... or lmstudio:... typed or chosen
@@ -40,6 +42,7 @@ class HubModelsDialog : public QDialog {
     // token file.
     HubSettings m_hub = HubSettings::fromEnvironment();
     QTableWidget* m_table = nullptr;
+    QLabel* m_nothingFound = nullptr;  // where it looked, shown instead of an empty table
     QLineEdit* m_id = nullptr;
     QLineEdit* m_revision = nullptr;
     HubDownloadPanel* m_download = nullptr;
