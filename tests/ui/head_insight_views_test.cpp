@@ -66,6 +66,32 @@ TEST_F(MainWindowTest, NeuronsTakeTheChosenRowApart) {
 
 // Pooling reads the example sentences, which a model without a tokenizer cannot: the option is
 // off and says why, and even asked for, it never takes the sentence's own views down.
+// Under tied-kv only V changes, and V does not enter a layer's scores: the Compare tab says why
+// the first layer's difference is zero rather than showing it without a word.
+TEST_F(MainWindowTest, CompareSaysWhyTiedKvLeavesTheFirstLayerAlone) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kMovie));
+    window->showTab(MainWindow::Tab::Compare);
+    doc().setConfig(WConfiguration::parse("tied-kv"));
+    ASSERT_TRUE(settle());
+    const auto& snapshot = *doc().snapshot();
+    ASSERT_TRUE(snapshot.learned);
+    // The same scores, computed from another split of the projections: float32 rounding only.
+    EXPECT_LT((snapshot.trace->probabilities(0, 0) - snapshot.learned->probabilities(0, 0))
+                  .cwiseAbs()
+                  .maxCoeff(),
+              1e-6);
+    EXPECT_TRUE(window->compareView()->hintText().contains(QStringLiteral("cannot change")))
+        << window->compareView()->hintText().toStdString();
+    doc().setHead(1, 0);
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(window->compareView()->hintText().contains(QStringLiteral("layers before it")));
+    doc().setConfig(WConfiguration::parse("shared-qk"));
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(window->compareView()->hintText().isEmpty());
+}
+
 TEST_F(MainWindowTest, PoolingOnAModelWithoutATokenizerLeavesTheViewsWorking) {
     QKV_REQUIRE_SHARED(shared);
     ASSERT_TRUE(open(QString::fromStdString((shared / "models" / "gpt_oss-random-tiny").string())));
@@ -379,8 +405,7 @@ TEST_F(MainWindowTest, AttentionSinksShowEachRowsShareAndTheHeadsMean) {
     mean /= reference.trace.tokens();
     EXPECT_NEAR(*head.sinkShare, mean, 1e-6);  // the same float32 trace, summed in double
     // The panel's number summarises the metric shown, not the W_QK symmetry.
-    const QString title =
-        window->overviewView()->heatmap()->figure().spec().panels.at(0).title;
+    const QString title = window->overviewView()->heatmap()->figure().spec().panels.at(0).title;
     EXPECT_TRUE(title.startsWith(QStringLiteral("median over heads: "))) << title.toStdString();
     window->overviewView()->setShownMetric(HeadMetric::WqkSymmetry);
     ASSERT_TRUE(settle());

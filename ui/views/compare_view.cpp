@@ -38,6 +38,7 @@ CompareView::CompareView(LabDocument& document, QWidget* parent)
 }
 
 bool CompareView::sharedScale() const { return m_sharedScale->isChecked(); }
+QString CompareView::hintText() const { return m_hint->isHidden() ? QString() : m_hint->text(); }
 void CompareView::setSharedScale(bool shared) { m_sharedScale->setChecked(shared); }
 
 FigureSpec CompareView::buildFigure(const HeadFigureInput& input) const {
@@ -66,6 +67,23 @@ void CompareView::onFigureShown(bool shown) {
     const bool tiedByModel = d.attentionKind() == AttentionKind::Self &&
                              d.shownArchitecture().kindOf(d.layer()).valueIsKey &&
                              config.valueSource == Projection::Key;
+    // Only V's slot changed (tied-kv): V does not enter a layer's own scores, so its attention
+    // changes only through the layers before it, and the first layer's not at all.
+    WConfiguration withLearnedValues = config;
+    withLearnedValues.valueSource = Projection::Value;
+    const bool onlyValues = !learned && !tiedByModel && withLearnedValues == WConfiguration{};
+    if (onlyValues) {
+        m_hint->setText(
+            d.layer() == 0 && d.attentionKind() != AttentionKind::Cross
+                ? tr("Only the V slot changes here, and V does not enter a layer's scores: the "
+                     "first layer's attention cannot change, so the difference is zero (up to "
+                     "float32 rounding). Later layers differ through what the earlier ones "
+                     "wrote.")
+                : tr("Only the V slot changes here, and V does not enter a layer's own scores: "
+                     "what differs in this layer comes from what the layers before it wrote."));
+        m_hint->show();
+        return;
+    }
     // A full-bilinear model has nothing to tie: what it can change is its scores.
     m_hint->setText(learned && d.shownArchitecture().bilinearHeads
                         ? tr("The configuration is <b>learned</b>, so both panels agree: pick "

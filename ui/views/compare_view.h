@@ -22,6 +22,7 @@ class CompareView : public HeadFigureView {
   public:
     bool sharedScale() const;
     void setSharedScale(bool shared);
+    QString hintText() const;  // the note above the panels, empty when none is shown
 
   private:
     QLabel* m_hint;
