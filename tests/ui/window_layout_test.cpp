@@ -79,6 +79,31 @@ TEST_F(WindowLayoutTest, FitsALaptopAndASmallWindow) {
     }
 }
 
+// Resized far below its minimum (120 x 90), the window keeps its plots at their own minimum
+// inside the scrolling workspace: none is asked to paint at zero size, which QCustomPlot
+// reported as "QPainter::begin: Paint device returned engine == 0".
+TEST_F(WindowLayoutTest, ATinyWindowPaintsNoPlotAtZeroSize) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(QString::fromStdString((shared / "models" / "gpt2-random-tiny").string())));
+    ASSERT_TRUE(type(ids(8)));
+    static QStringList painterWarnings;
+    painterWarnings.clear();
+    const QtMessageHandler previous =
+        qInstallMessageHandler([](QtMsgType, const QMessageLogContext&, const QString& message) {
+            if (message.contains(QStringLiteral("QPainter::begin"))) painterWarnings << message;
+        });
+    for (int tab = 0; tab < tabs()->count(); ++tab) {
+        tabs()->setCurrentIndex(tab);
+        window->resize(120, 90);
+        QTest::qWait(50);
+        window->grab();  // paints every visible widget
+        window->resize(1280, 720);
+        QTest::qWait(20);
+    }
+    qInstallMessageHandler(previous);
+    EXPECT_TRUE(painterWarnings.isEmpty()) << painterWarnings.join("; ").toStdString();
+}
+
 // A long row of ids wraps in the chips (and the plots show fewer labels): the window keeps its
 // width, for T5's cross-attention and ModernBERT's 121 ids alike.
 TEST_F(WindowLayoutTest, ALongRowOfIdsNeverWidensTheWindow) {
