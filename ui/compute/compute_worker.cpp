@@ -80,13 +80,14 @@ void ComputeWorker::loadModel(const QString& folder, quint64 load) {
         dropComparison();
         handOver(m_model.get());
         emit modelLoaded(load, m_model, m_backendChoice, QString::fromStdString(m_backend->name()));
-        if (!backendError.isEmpty()) emit backendFailed(requested, backendError);
+        if (!backendError.isEmpty()) emit backendFailed(requested, handedOver(backendError));
     } catch (const Error& e) {
-        emit modelFailed(load, folder, QString::fromStdString(e.what()));
+        emit modelFailed(load, folder, handedOver(QString::fromStdString(e.what())));
     } catch (const std::bad_alloc&) {
-        emit modelFailed(load, folder, QStringLiteral("out of memory while opening the model"));
+        emit modelFailed(load, folder,
+                         handedOver(QStringLiteral("out of memory while opening the model")));
     } catch (const std::exception& e) {
-        emit modelFailed(load, folder, QStringLiteral("internal error: ") + e.what());
+        emit modelFailed(load, folder, handedOver(QStringLiteral("internal error: ") + e.what()));
     }
 }
 
@@ -118,11 +119,12 @@ void ComputeWorker::loadComparison(const QString& location) {
         m_comparison = std::move(comparison);
         emit comparisonChanged(QString::fromStdString(m_comparison->model->name()));
     } catch (const Error& e) {
-        emit comparisonFailed(location, QString::fromStdString(e.what()));
+        emit comparisonFailed(location, handedOver(QString::fromStdString(e.what())));
     } catch (const std::bad_alloc&) {
-        emit comparisonFailed(location, QStringLiteral("out of memory while opening the model"));
+        emit comparisonFailed(location,
+                              handedOver(QStringLiteral("out of memory while opening the model")));
     } catch (const std::exception& e) {
-        emit comparisonFailed(location, QStringLiteral("internal error: ") + e.what());
+        emit comparisonFailed(location, handedOver(QStringLiteral("internal error: ") + e.what()));
     }
 }
 
@@ -136,7 +138,7 @@ void ComputeWorker::selectBackend(const QString& choice) {
         m_backendChoice = choice;
         emit backendChanged(choice, QString::fromStdString(m_backend->name()));
     } catch (const Error& e) {
-        emit backendFailed(choice, QString::fromStdString(e.what()));
+        emit backendFailed(choice, handedOver(QString::fromStdString(e.what())));
     }
 }
 
@@ -147,7 +149,7 @@ bool ComputeWorker::isStale(const ComputeRequest& request) const {
 void ComputeWorker::compute(const ComputeRequest& request) {
     if (isStale(request)) return;
     if (!m_forward) {
-        emit computeFailed(request.sequence, QStringLiteral("no model is open"));
+        emit computeFailed(request.sequence, handedOver(QStringLiteral("no model is open")));
         return;
     }
     try {
@@ -180,13 +182,14 @@ void ComputeWorker::compute(const ComputeRequest& request) {
     } catch (const Cancelled&) {
         // Superseded by a newer request: nothing to report.
     } catch (const Error& e) {
-        emit computeFailed(request.sequence, QString::fromStdString(e.what()));
+        emit computeFailed(request.sequence, handedOver(QString::fromStdString(e.what())));
     } catch (const std::bad_alloc&) {
         emit computeFailed(
             request.sequence,
-            QStringLiteral("out of memory: the sentence is too long for this model"));
+            handedOver(QStringLiteral("out of memory: the sentence is too long for this model")));
     } catch (const std::exception& e) {
-        emit computeFailed(request.sequence, QStringLiteral("internal error: ") + e.what());
+        emit computeFailed(request.sequence,
+                           handedOver(QStringLiteral("internal error: ") + e.what()));
     }
 }
 

@@ -36,4 +36,13 @@ inline void takeOver(const void* result) {
 #endif
 }
 
+// A message made on the compute thread (an error's text), handed over as a result is: its
+// characters are marked, and the signal's copy shares them. The receiving slot takes the text
+// by reference and calls takeOver(text.constData()) first.
+template <typename Text>
+const Text& handedOver(const Text& text) {
+    handOver(text.constData());
+    return text;
+}
+
 }  // namespace qkv::ui

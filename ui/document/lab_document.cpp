@@ -32,7 +32,7 @@ LabDocument::LabDocument(QObject* parent) : QObject(parent) {
         emit comparisonChanged();
         if (m_model && !m_loading) recompute();  // a model that opens computes by itself
     });
-    connect(m_worker, &ComputeWorker::comparisonFailed, this, &LabDocument::comparisonFailed);
+    connect(m_worker, &ComputeWorker::comparisonFailed, this, &LabDocument::onComparisonFailed);
     connect(m_worker, &ComputeWorker::headMetricsReady, this,
             [this](const HeadMetricsSnapshotPtr& head) {
                 takeOver(head.get());
@@ -113,7 +113,8 @@ void LabDocument::onModelLoaded(quint64 load, const std::shared_ptr<const qkv::M
     submit();
 }
 
-void LabDocument::onModelFailed(quint64 load, QString folder, QString message) {
+void LabDocument::onModelFailed(quint64 load, const QString& folder, const QString& message) {
+    takeOver(message.constData());  // made on the compute thread (thread_handoff.h)
     if (!m_loads.isCurrent(load) || !m_loading)
         return;  // superseded or cancelled: nobody waits for it
     m_loading = false;
@@ -306,7 +307,8 @@ void LabDocument::onBackendChanged(QString choice, QString name) {
 
 // The worker kept its previous backend (or fell back to the CPU while loading, which
 // modelLoaded already reported): only the message is new.
-void LabDocument::onBackendFailed(QString choice, QString message) {
+void LabDocument::onBackendFailed(const QString& choice, const QString& message) {
+    takeOver(message.constData());  // made on the compute thread (thread_handoff.h)
     emit backendFailed(choice, message);
 }
 
@@ -396,7 +398,13 @@ void LabDocument::onMetricsReady(const MetricsSnapshotPtr& metrics) {
     emit metricsChanged();
 }
 
-void LabDocument::onComputeFailed(quint64 sequence, QString message) {
+void LabDocument::onComparisonFailed(const QString& location, const QString& message) {
+    takeOver(message.constData());
+    emit comparisonFailed(location, message);
+}
+
+void LabDocument::onComputeFailed(quint64 sequence, const QString& message) {
+    takeOver(message.constData());  // made on the compute thread (thread_handoff.h)
     if (!m_computations.isCurrent(sequence)) return;
     m_snapshot.reset();
     m_metrics.reset();

@@ -174,13 +174,14 @@ class LabDocument : public QObject {
     void setBusy(bool busy);
     void onModelLoaded(quint64 load, const std::shared_ptr<const qkv::Model>& model,
                        QString backendChoice, QString backendName);
-    void onModelFailed(quint64 load, QString folder, QString message);
+    void onModelFailed(quint64 load, const QString& folder, const QString& message);
     void cancelLoading();
     void onBackendChanged(QString choice, QString name);
-    void onBackendFailed(QString choice, QString message);
+    void onBackendFailed(const QString& choice, const QString& message);
     void onTraceReady(const TraceSnapshotPtr& snapshot);
     void onMetricsReady(const MetricsSnapshotPtr& metrics);
-    void onComputeFailed(quint64 sequence, QString message);
+    void onComputeFailed(quint64 sequence, const QString& message);
+    void onComparisonFailed(const QString& location, const QString& message);
 
     QThread m_thread;
     ComputeWorker* m_worker = nullptr;

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <algorithm>
 
+#include "ui/compute/thread_handoff.h"
 #include "ui/support/worker_thread.h"
 #include "ui/training/variant_worker.h"
 
@@ -114,9 +115,10 @@ void TrainingLab::setBusy(bool busy) {
     emit busyChanged(m_busy);
 }
 
-void TrainingLab::onReady(VariantSnapshotPtr snapshot) {
+void TrainingLab::onReady(const VariantSnapshotPtr& snapshot) {
+    takeOver(snapshot.get());  // made on the worker's thread (thread_handoff.h)
     if (!m_requests.isCurrent(snapshot->sequence)) return;
-    m_attention = std::move(snapshot);
+    m_attention = snapshot;
     setBusy(false);
     emit attentionChanged();
 }

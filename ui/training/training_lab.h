@@ -62,7 +62,7 @@ class TrainingLab : public QObject {
     void watch();
     void submit();
     void setBusy(bool busy);
-    void onReady(VariantSnapshotPtr snapshot);
+    void onReady(const VariantSnapshotPtr& snapshot);
 
     QThread m_thread;
     VariantWorker* m_worker = nullptr;

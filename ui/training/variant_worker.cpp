@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/util/error.h"
+#include "ui/compute/thread_handoff.h"
 #include "ui/compute/token_list.h"
 
 namespace qkv::ui {
@@ -113,6 +114,7 @@ void VariantWorker::compute(const VariantRequest& request) {
         return;  // superseded by a newer request: nothing to report
     }
     snapshot->milliseconds = timer.nsecsElapsed() / 1e6;
+    handOver(snapshot.get());  // read by the GUI thread (thread_handoff.h)
     emit ready(snapshot);
 }
 
