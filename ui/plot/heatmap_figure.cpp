@@ -94,10 +94,30 @@ void HeatmapFigure::clear() {
     delete m_sideGroup;
     m_marginGroup = m_sideGroup = nullptr;
     m_grid = nullptr;
+    m_title = nullptr;
     m_drawn.clear();
     m_scales.clear();
     m_spec = {};
     m_window.reset();
+}
+
+// The title on as many lines as `width` needs, broken between its " · " parts: a narrow plot
+// shows all of it rather than cutting its ends.
+QString HeatmapFigure::wrappedTitle(const QString& title, const QFont& font, int width) {
+    const QFontMetrics metrics(font);
+    const int room = width - 16;
+    if (width <= 0 || metrics.horizontalAdvance(title) <= room) return title;
+    const QString separator = QStringLiteral(" · ");
+    QStringList lines{QString()};
+    for (const QString& part : title.split(separator)) {
+        QString& line = lines.back();
+        const QString longer = line.isEmpty() ? part : line + separator + part;
+        if (line.isEmpty() || metrics.horizontalAdvance(longer) <= room)
+            line = longer;
+        else
+            lines.append(part);
+    }
+    return lines.join(u'\n');
 }
 
 void HeatmapFigure::show(FigureSpec specToShow) {
@@ -111,7 +131,9 @@ void HeatmapFigure::show(FigureSpec specToShow) {
     QFont titleFont = m_plot->font();
     titleFont.setPointSize(12);
     titleFont.setBold(true);
-    outer->addElement(0, 0, new QCPTextElement(m_plot, spec.title, titleFont));
+    m_title =
+        new QCPTextElement(m_plot, wrappedTitle(spec.title, titleFont, m_plot->width()), titleFont);
+    outer->addElement(0, 0, m_title);
     m_grid = new QCPLayoutGrid;
     m_grid->setAutoMargins(QCP::msNone);
     m_grid->setColumnSpacing(12);
@@ -321,6 +343,7 @@ void HeatmapFigure::layoutNow() {
 void HeatmapFigure::fitCells(const QSize& size) {
     if (!m_grid || m_drawn.empty() || size.isEmpty()) return;
     m_plot->setViewport(QRect(QPoint(0, 0), size));
+    if (m_title) m_title->setText(wrappedTitle(m_spec.title, m_title->font(), size.width()));
     // No panel is larger than the viewport, so its one-line-per-label stride is a lower bound:
     // starting there spares laying out hundreds of labels that would be thinned anyway.
     for (size_t i = 0; i < m_drawn.size(); ++i) {

@@ -28,6 +28,8 @@ class QCPColorMap;
 class QCPColorScale;
 class QCPLayoutGrid;
 class QCPMarginGroup;
+class QCPTextElement;
+class QFont;
 
 namespace qkv::ui {
 
@@ -121,6 +123,7 @@ class HeatmapFigure {
     static constexpr int kWholeAxisCells = 512;
 
   private:
+    static QString wrappedTitle(const QString& title, const QFont& font, int width);
     struct Drawn {
         QCPAxisRect* rect = nullptr;
         QCPColorMap* map = nullptr;
@@ -158,6 +161,7 @@ class HeatmapFigure {
     ColorScheme m_colors;
     FigureSpec m_spec;
     QCPLayoutGrid* m_grid = nullptr;
+    QCPTextElement* m_title = nullptr;
     QCPMarginGroup* m_marginGroup = nullptr;  // top and bottom of panels and colour scales
     QCPMarginGroup* m_sideGroup = nullptr;    // left and right of the panels
     std::vector<Drawn> m_drawn;
