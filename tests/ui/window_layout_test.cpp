@@ -51,6 +51,11 @@ class WindowLayoutTest : public MainWindowTest {
   protected:
     QTabWidget* tabs() { return window->findChild<QTabWidget*>(); }
     int tabsTop() { return tabs()->mapTo(window.get(), QPoint(0, 0)).y(); }
+    // To look at: QKV_TEST_SCREENSHOTS=DIR keeps the window as drawn, as DIR/NAME.png.
+    void keepScreenshot(const QString& name) {
+        if (const char* dir = std::getenv("QKV_TEST_SCREENSHOTS"))
+            window->grab().save(QStringLiteral("%1/%2.png").arg(QString::fromLocal8Bit(dir), name));
+    }
 };
 
 TEST_F(WindowLayoutTest, FitsALaptopAndASmallWindow) {
@@ -70,12 +75,7 @@ TEST_F(WindowLayoutTest, FitsALaptopAndASmallWindow) {
         EXPECT_FALSE(workspace->horizontalScrollBar()->isVisible());
         if (size.height() >= 720) EXPECT_FALSE(workspace->verticalScrollBar()->isVisible());
         expectNothingCut(window.get());
-        // To look at: QKV_TEST_SCREENSHOTS=DIR keeps the window as drawn.
-        if (const char* dir = std::getenv("QKV_TEST_SCREENSHOTS"))
-            window->grab().save(QStringLiteral("%1/window-%2x%3.png")
-                                    .arg(QString::fromLocal8Bit(dir))
-                                    .arg(size.width())
-                                    .arg(size.height()));
+        keepScreenshot(QStringLiteral("window-%1x%2").arg(size.width()).arg(size.height()));
     }
 }
 
@@ -139,6 +139,7 @@ TEST_F(WindowLayoutTest, EmptyingTheSentenceMovesNothingBelowIt) {
     ASSERT_TRUE(settle());
     QTest::qWait(50);
     EXPECT_EQ(tabsTop(), before);
+    keepScreenshot(QStringLiteral("empty-sentence"));
     ASSERT_TRUE(type(ids(8)));
     EXPECT_EQ(tabsTop(), before);
 }
