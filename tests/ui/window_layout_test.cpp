@@ -73,7 +73,9 @@ TEST_F(WindowLayoutTest, FitsALaptopAndASmallWindow) {
         QTest::qWait(50);
         EXPECT_EQ(window->size(), size);
         EXPECT_FALSE(workspace->horizontalScrollBar()->isVisible());
-        if (size.height() >= 720) EXPECT_FALSE(workspace->verticalScrollBar()->isVisible());
+        if (size.height() >= 720) {
+            EXPECT_FALSE(workspace->verticalScrollBar()->isVisible());
+        }
         expectNothingCut(window.get());
         keepScreenshot(QStringLiteral("window-%1x%2").arg(size.width()).arg(size.height()));
     }
