@@ -21,6 +21,7 @@ QLabel[kind="special"] { border-color: #d0d0d0; background: #f2f2f2; color: #888
 QLabel[kind="query"] { border-color: #e67e22; background: #ffe0b2; color: #4a2500; }
 QLabel[kind="key"] { border-color: #2e86c1; background: #d6eaf8; color: #0b2e4a; }
 QLabel[pinned="true"] { border: 2px dashed #c2185b; }
+QLabel[kind="hint"] { border-color: transparent; background: transparent; color: #8a93a6; }
 )";
 
 // A mixture of experts' choice for one token of the sentence, a line per layer ("layer 0: expert 3
@@ -70,6 +71,13 @@ TokenChips::TokenChips(LabDocument& document, QWidget* parent)
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     layout->addWidget(m_scroll);
+    // Without tokens the row says what goes there, styled as a chip without its box so that it
+    // is as high as a row of chips: emptying the sentence neither leaves a blank band nor moves
+    // what is below.
+    m_emptyHint = new QLabel(tr("The sentence's tokens appear here, numbered as on the heatmaps."),
+                             m_chipArea);
+    m_emptyHint->setProperty("kind", QStringLiteral("hint"));
+    m_flow->addWidget(m_emptyHint);
     m_notice = new QLabel(this);
     m_notice->setStyleSheet(QStringLiteral("color: #b35900;"));
     m_notice->setWordWrap(true);
@@ -106,6 +114,7 @@ void TokenChips::rebuild() {
         m_chips.append(chip);
     }
     m_notice->setVisible(snapshot && snapshot->truncatedFrom);
+    m_emptyHint->setVisible(count == 0);
     if (!snapshot) return;
     if (snapshot->truncatedFrom)
         m_notice->setText(tr("The sentence has %1 tokens; the model reads at most %2, so the last "
@@ -132,9 +141,9 @@ void TokenChips::rebuild() {
 
 void TokenChips::fitHeight() {
     constexpr int kMaxRows = 4;
-    const int content =
-        m_chips.isEmpty() ? 0 : m_flow->heightForWidth(m_scroll->viewport()->width());
-    const int row = m_chips.isEmpty() ? 0 : m_chips.front()->sizeHint().height() + 4;
+    const int content = m_flow->heightForWidth(m_scroll->viewport()->width());
+    const QLabel* first = m_chips.isEmpty() ? m_emptyHint : m_chips.front();
+    const int row = first->sizeHint().height() + 4;
     m_scroll->setFixedHeight(std::min(content, kMaxRows * row));
 }
 

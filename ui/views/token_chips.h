@@ -36,6 +36,7 @@ class TokenChips : public QWidget {
     QWidget* m_chipArea;
     FlowLayout* m_flow;
     QLabel* m_notice;
+    QLabel* m_emptyHint;  // shown while there are no tokens
     QList<QLabel*> m_chips;
 };
 

@@ -62,7 +62,7 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     m_form = form;
     m_rank = addValue(form, tr("rank"), "rank");
     m_rotary = addValue(form, tr("rotary part"), "rotary");
-    m_parameters = addValue(form, tr("parameters"), "parameters");
+    m_parameters = addValue(form, tr("parameters"), "parameters", true);
     m_symmetry = addValue(form, tr("symmetry s(M)"), "symmetry");
     m_positivity = addValue(form, tr("eigenvalue positivity"), "positivity");
     m_directionality = addValue(form, tr("directionality"), "directionality");
@@ -107,12 +107,21 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     connect(&document, &LabDocument::tokenPairChanged, this, &WeightPanel::scheduleRefresh);
 }
 
-QLabel* WeightPanel::addValue(QFormLayout* form, const QString& label, const QString& name) {
+QLabel* WeightPanel::addValue(QFormLayout* form, const QString& label, const QString& name,
+                              bool ownLine) {
     auto* value = new QLabel(QStringLiteral("—"), this);
     value->setObjectName(name);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     value->setWordWrap(true);
-    form->addRow(label, value);
+    if (ownLine) {
+        // Several lines of its own, under the label across the panel's width: in the value
+        // column they wrapped again, and the form clipped the last line.
+        value->setContentsMargins(12, 0, 0, 0);
+        form->addRow(new QLabel(label, this));
+        form->addRow(value);
+    } else {
+        form->addRow(label, value);
+    }
     m_values.push_back(value);
     return value;
 }

@@ -30,7 +30,9 @@ class WeightPanel : public DocumentView {
     void refresh() override;
 
   private:
-    QLabel* addValue(QFormLayout* form, const QString& label, const QString& name);
+    // `ownLine`: the value takes the lines under its label, for a value of several lines.
+    QLabel* addValue(QFormLayout* form, const QString& label, const QString& name,
+                     bool ownLine = false);
     void showHeadMetrics();
     void showTokenPair();
     void showCrossTokenPair(const TraceSnapshot& snapshot, const TokenPair& pair);
