@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
+#include <cstdlib>
 
 #include "core/analysis/head_vectors.h"
 #include "tests/support/fixture_writer.h"
@@ -62,6 +63,36 @@ TEST_F(MainWindowTest, NeuronsTakeTheChosenRowApart) {
         EXPECT_FLOAT_EQ(figure.shownValue({0, j + 1, 3}), k(j, 3));  // k_j, dimension 3
     }
     EXPECT_FLOAT_EQ(figure.shownValue({0, 0, 3}), trace.query(1, 2)(2, 3));  // q_2
+}
+
+// The Q·K space's labels never cover one another: each sits at a free corner of its point, or
+// is left out, and the title then says how many are shown.
+TEST_F(MainWindowTest, QueryKeySpaceLabelsDoNotOverlap) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    ASSERT_TRUE(type(kMovie));
+    window->showTab(MainWindow::Tab::Space);
+    doc().setConfig(WConfiguration::parse("shared-qk"));  // queries on keys: every label crowded
+    ASSERT_TRUE(settle());
+    SpaceView* view = window->spaceView();
+    ASSERT_TRUE(view->isShowingFigure());
+    std::vector<QRectF> boxes;
+    for (int i = 0; i < view->plot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(view->plot()->item(i)))
+            boxes.push_back(
+                QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()));
+    const auto [placed, tokens] = view->labelCount();
+    EXPECT_EQ(static_cast<int>(boxes.size()), placed);
+    EXPECT_EQ(tokens, 2 * doc().snapshot()->trace->tokens());
+    EXPECT_GT(placed, 0);
+    if (const char* dir = std::getenv("QKV_TEST_SCREENSHOTS"))  // to look at
+        view->grab().save(
+            QStringLiteral("%1/qk-space-labels.png").arg(QString::fromLocal8Bit(dir)));
+    for (size_t a = 0; a < boxes.size(); ++a)
+        for (size_t b = a + 1; b < boxes.size(); ++b)
+            EXPECT_FALSE(
+                boxes[a].adjusted(1, 1, -1, -1).intersects(boxes[b].adjusted(1, 1, -1, -1)))
+                << a << " and " << b;
 }
 
 // Pooling reads the example sentences, which a model without a tokenizer cannot: the option is

@@ -114,20 +114,19 @@ void SpaceView::refresh() {
     auto* rect = new QCPAxisRect(m_plot);
     m_plot->plotLayout()->addElement(1, 0, rect);
     const QString kind = attentionKindTitle(snapshot.kind);
-    m_plot->plotLayout()->addElement(
-        0, 0,
-        new QCPTextElement(
-            m_plot,
-            (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
-                tr("Layer %1 · Head %2 · %3 · queries and keys in one plane "
-                   "(%4% of their variance)")
-                    .arg(d.layer())
-                    .arg(d.head())
-                    .arg(configTitle(snapshot.config))
-                    .arg(plane.explained * 100, 0, 'f', 0) +
-                (samples.size() > 1 ? tr(" · with %1 example sentences").arg(samples.size() - 1)
-                                    : QString()),
-            QFont(m_plot->font().family(), 12, QFont::Bold)));
+    auto* title = new QCPTextElement(
+        m_plot,
+        (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
+            tr("Layer %1 · Head %2 · %3 · queries and keys in one plane "
+               "(%4% of their variance)")
+                .arg(d.layer())
+                .arg(d.head())
+                .arg(configTitle(snapshot.config))
+                .arg(plane.explained * 100, 0, 'f', 0) +
+            (samples.size() > 1 ? tr(" · with %1 example sentences").arg(samples.size() - 1)
+                                : QString()),
+        QFont(m_plot->font().family(), 12, QFont::Bold));
+    m_plot->plotLayout()->addElement(0, 0, title);
     // The plot's default axes went with the cleared layout: the graphs use the new rect's.
     m_plot->xAxis = rect->axis(QCPAxis::atBottom);
     m_plot->yAxis = rect->axis(QCPAxis::atLeft);
@@ -171,21 +170,6 @@ void SpaceView::refresh() {
     for (Eigen::Index i = 0; i < ownQueries; ++i)
         q->addData(plane.queries(i, 0), plane.queries(i, 1));
     for (Eigen::Index j = 0; j < ownKeys; ++j) k->addData(plane.keys(j, 0), plane.keys(j, 1));
-    auto label = [&](double x, double y, const QString& text, const QColor& color) {
-        auto* item = new QCPItemText(m_plot);
-        item->position->setAxes(m_plot->xAxis, m_plot->yAxis);
-        item->position->setCoords(x, y);
-        item->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        item->setText(text);
-        item->setColor(color.darker(140));
-        item->setClipToAxisRect(true);
-    };
-    if (labelled) {
-        for (Eigen::Index i = 0; i < ownQueries; ++i)
-            label(plane.queries(i, 0), plane.queries(i, 1), queries.value(i), kQueryColor);
-        for (Eigen::Index j = 0; j < ownKeys; ++j)
-            label(plane.keys(j, 0), plane.keys(j, 1), keys.value(j), kKeyColor);
-    }
     // One scale on both axes: distances in the plane are distances between the vectors.
     m_plot->rescaleAxes();
     const double spanX = m_plot->xAxis->range().size(), spanY = m_plot->yAxis->range().size();
@@ -194,7 +178,73 @@ void SpaceView::refresh() {
     m_plot->yAxis->setRange(m_plot->yAxis->range().center(), span, Qt::AlignCenter);
     m_plot->yAxis->setScaleRatio(m_plot->xAxis, 1.0);
     m_pages->setCurrentWidget(m_plot);
-    m_plot->replot();
+    m_plot->replot();  // lays the plot out: the labels are placed in its pixels
+    if (labelled) {
+        std::vector<PlaneLabel> labels;
+        for (Eigen::Index i = 0; i < ownQueries; ++i)
+            labels.push_back(
+                {plane.queries(i, 0), plane.queries(i, 1), queries.value(i), kQueryColor});
+        for (Eigen::Index j = 0; j < ownKeys; ++j)
+            labels.push_back({plane.keys(j, 0), plane.keys(j, 1), keys.value(j), kKeyColor});
+        const int placed = placeLabels(labels);
+        m_labelCount = {placed, static_cast<int>(labels.size())};
+        if (placed < static_cast<int>(labels.size())) {  // the rule, where it left labels out
+            const QString heading = title->text();
+            auto note = [&](int shown) {
+                return heading + tr("\n%1 of %2 points labelled: a label that would cover "
+                                    "another is left out")
+                                     .arg(shown)
+                                     .arg(labels.size());
+            };
+            title->setText(note(placed));
+            m_plot->replot();  // the title's second line moves the axes: place them again
+            for (int i = m_plot->itemCount() - 1; i >= 0; --i)
+                if (qobject_cast<QCPItemText*>(m_plot->item(i))) m_plot->removeItem(i);
+            m_labelCount.first = placeLabels(labels);
+            title->setText(note(m_labelCount.first));
+        }
+        m_plot->replot();
+    } else {
+        m_labelCount = {0, 0};
+    }
+}
+
+// Each label beside its point, at the first of four corners where it covers no label already
+// placed (queries first, in token order); a label with no free corner is left out.
+int SpaceView::placeLabels(const std::vector<PlaneLabel>& labels) {
+    const QFontMetrics metrics(m_plot->font());
+    std::vector<QRectF> taken;
+    int placed = 0;
+    for (const PlaneLabel& l : labels) {
+        const QPointF at(m_plot->xAxis->coordToPixel(l.x), m_plot->yAxis->coordToPixel(l.y));
+        const QSizeF size = metrics.boundingRect(l.text).size() + QSizeF(4, 2);
+        const QPointF offsets[] = {{4, -size.height() - 2},
+                                   {-size.width() - 4, -size.height() - 2},
+                                   {4, 2},
+                                   {-size.width() - 4, 2}};
+        for (const QPointF& offset : offsets) {
+            const QRectF box(at + offset, size);
+            if (std::any_of(taken.begin(), taken.end(),
+                            [&](const QRectF& other) { return other.intersects(box); }))
+                continue;
+            taken.push_back(box);
+            auto* item = new QCPItemText(m_plot);
+            item->position->setType(QCPItemPosition::ptAbsolute);
+            item->position->setCoords(box.topLeft());
+            item->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            item->setText(l.text);
+            item->setColor(l.color.darker(140));
+            item->setClipToAxisRect(true);
+            ++placed;
+            break;
+        }
+    }
+    return placed;
+}
+
+void SpaceView::resizeEvent(QResizeEvent* event) {
+    DocumentView::resizeEvent(event);
+    scheduleRefresh();  // the labels are placed in pixels
 }
 
 }  // namespace qkv::ui

@@ -5,6 +5,11 @@
 // the two clouds coincide; under the learned weights one sees how far apart W_Q and W_K put them.
 // Optionally the plane is that of the head's vectors over the example sentences as well, drawn
 // lighter behind the sentence's own.
+#include <QColor>
+#include <QString>
+#include <utility>
+#include <vector>
+
 #include "ui/views/document_view.h"
 
 class QCPCurve;
@@ -29,10 +34,21 @@ class SpaceView : public DocumentView {
     bool canPool() const;
     QString placeholderText() const;
 
+    // Labels placed by the last drawing, and of how many tokens (labels that would cover
+    // another are left out, and the legend says how many are shown).
+    std::pair<int, int> labelCount() const { return m_labelCount; }
+
   protected:
     void refresh() override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
+    struct PlaneLabel {
+        double x, y;
+        QString text;
+        QColor color;
+    };
+    int placeLabels(const std::vector<PlaneLabel>& labels);
     void showPlaceholder(const QString& text);
     void updatePoolOption();
 
@@ -40,6 +56,7 @@ class SpaceView : public DocumentView {
     QStackedWidget* m_pages;
     QCustomPlot* m_plot;
     QLabel* m_placeholder;
+    std::pair<int, int> m_labelCount{0, 0};
 };
 
 }  // namespace qkv::ui
