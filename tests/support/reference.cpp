@@ -67,13 +67,17 @@ ModelReference parseReference(const nlohmann::json& doc) {
     return ref;
 }
 
-std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir) {
+std::vector<std::string> foldersHolding(const std::filesystem::path& dir, const std::string& file) {
     std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(sharedDir / "models"))
-        if (std::filesystem::exists(entry.path() / "hf_reference.json"))
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        if (std::filesystem::exists(entry.path() / file))
             names.push_back(entry.path().filename().string());
     std::sort(names.begin(), names.end());
     return names;
+}
+
+std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir) {
+    return foldersHolding(sharedDir / "models", "hf_reference.json");
 }
 
 // The largest |ours - reference| over every layer, head and cell; a shape mismatch fails.

@@ -72,6 +72,9 @@ std::filesystem::path folderWithEditedConfig(const std::filesystem::path& folder
 void expectSameResults(const Model& a, const Model& b, float attentionTolerance,
                        float logitTolerance);
 
+// The folders directly under `dir` that hold `file`, sorted by name.
+std::vector<std::string> foldersHolding(const std::filesystem::path& dir, const std::string& file);
+
 // The model folders under shared/models that carry an hf_reference.json.
 std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir);
 

@@ -1,6 +1,5 @@
 #include "tests/support/shared_models.h"
 
-#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -89,12 +88,7 @@ std::optional<std::string> pendingGgufRefusal(const std::string& folderName) {
 }
 
 std::vector<std::string> sharedGgufNames(const std::filesystem::path& sharedDir) {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(sharedDir / "gguf"))
-        if (std::filesystem::exists(entry.path() / "gguf_reference.json"))
-            names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
+    return foldersHolding(sharedDir / "gguf", "gguf_reference.json");
 }
 
 std::string sharedModelType(const std::filesystem::path& modelFolder) {
