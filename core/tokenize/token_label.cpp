@@ -10,26 +10,6 @@
 namespace qkv {
 namespace {
 
-// Each byte outside a valid UTF-8 sequence (a token holding part of a character) becomes U+FFFD,
-// as Qt shows it in the app.
-std::string replaceInvalid(std::string_view bytes) {
-    std::string out;
-    const auto* data = reinterpret_cast<const utf8proc_uint8_t*>(bytes.data());
-    for (std::size_t pos = 0; pos < bytes.size();) {
-        utf8proc_int32_t cp = 0;
-        const utf8proc_ssize_t n =
-            utf8proc_iterate(data + pos, static_cast<utf8proc_ssize_t>(bytes.size() - pos), &cp);
-        if (n > 0) {
-            out.append(bytes.substr(pos, static_cast<std::size_t>(n)));
-            pos += static_cast<std::size_t>(n);
-        } else {
-            out += "\xEF\xBF\xBD";
-            ++pos;
-        }
-    }
-    return out;
-}
-
 int charWidth(std::string_view text, std::size_t& pos) {
     return std::max(0, utf8proc_charwidth(static_cast<utf8proc_int32_t>(utf8::decode(text, pos))));
 }
@@ -55,7 +35,7 @@ std::string tokenLabelOf(std::string_view displayText) {
 
 std::string tokenLabel(const Tokenizer* tokenizer, int id, const std::string& piece) {
     if (!tokenizer || id < 0 || id >= tokenizer->vocabSize()) return piece;
-    return tokenLabelOf(replaceInvalid(tokenizer->displayText(id)));
+    return tokenLabelOf(tokenizer->displayText(id));  // valid UTF-8 (tokenizer.h)
 }
 
 int displayWidth(std::string_view text) {
