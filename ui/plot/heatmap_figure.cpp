@@ -77,6 +77,12 @@ HeatmapFigure::HeatmapFigure(QCustomPlot* plot) : m_plot(plot) {
 
 HeatmapFigure::~HeatmapFigure() { QObject::disconnect(m_afterLayout); }
 
+QString signedNumber(double value, int decimals) {
+    QString text = QString::number(value, 'f', decimals);
+    if (text.startsWith(u'-')) text.replace(0, 1, u'−');
+    return text;
+}
+
 void HeatmapFigure::setColorScheme(const ColorScheme& scheme) {
     m_colors = scheme;
     for (const Scale& s : m_scales)
@@ -241,9 +247,7 @@ void HeatmapFigure::annotate(int panel) {
             text->position->setAxes(drawn.rect->axis(QCPAxis::atBottom),
                                     drawn.rect->axis(QCPAxis::atLeft));
             text->position->setCoords(c, r);
-            QString label = QString::number(v, 'f', m_spec.panels[panel].annotationDecimals);
-            if (label.startsWith(u'-')) label.replace(0, 1, u'−');
-            text->setText(label);
+            text->setText(signedNumber(v, m_spec.panels[panel].annotationDecimals));
             text->setFont(font);
             // Dark text on light cells, light text on dark ones.
             const QColor cell = QColor::fromRgb(gradient.color(v, QCPRange(d.low, d.high)));

@@ -33,6 +33,10 @@ class QFont;
 
 namespace qkv::ui {
 
+// A number as the figures and tooltips print it: `decimals` places, a negative one with a true
+// minus sign (−), not a hyphen.
+QString signedNumber(double value, int decimals);
+
 // A short label drawn inside one cell, on a light tag (the user's name of a head).
 struct CellNote {
     int row = 0;

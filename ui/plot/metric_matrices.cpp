@@ -124,23 +124,18 @@ FigureSpec overviewFigure(const ModelMetrics& metrics, HeadMetric metric, const 
     HeatmapPanel panel;
     panel.data = metricHeatmap(metrics, metric, headDim);
     // The panel's one number summarises what its cells show.
-    auto shown = [](double v) {
-        QString text = QString::number(v, 'f', 3);
-        if (text.startsWith(u'-')) text.replace(0, 1, u'−');
-        return text;
-    };
     std::vector<double> values;
     for (double v : panel.data.values)
         if (!std::isnan(v)) values.push_back(v);
     if (metric == HeadMetric::WqkSymmetry) {
         panel.title = QStringLiteral("median over layers of s(W_Q W_Kᵀ): %1")
-                          .arg(shown(metrics.medianLayerWqkSymmetry));
+                          .arg(signedNumber(metrics.medianLayerWqkSymmetry, 3));
     } else if (!values.empty() && isComparisonMetric(metric)) {
         double largest = 0;
         for (double v : values) largest = std::abs(v) > std::abs(largest) ? v : largest;
-        panel.title = QStringLiteral("largest over heads: %1").arg(shown(largest));
+        panel.title = QStringLiteral("largest over heads: %1").arg(signedNumber(largest, 3));
     } else if (!values.empty()) {
-        panel.title = QStringLiteral("median over heads: %1").arg(shown(median(values)));
+        panel.title = QStringLiteral("median over heads: %1").arg(signedNumber(median(values), 3));
     }
     // Numbers inside the cells while they are large enough to read.
     if (panel.data.rows * panel.data.cols <= kMaxAnnotatedCells)

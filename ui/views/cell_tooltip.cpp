@@ -3,14 +3,11 @@
 #include <cmath>
 
 #include "core/analysis/head_metrics.h"
+#include "ui/plot/heatmap_figure.h"
 
 namespace qkv::ui {
 
-QString formatNumber(double value) {
-    QString text = QString::number(value, 'f', std::abs(value) >= 100 ? 1 : 4);
-    if (value < 0) text.replace(0, 1, u'−');
-    return text;
-}
+QString formatNumber(double value) { return signedNumber(value, std::abs(value) >= 100 ? 1 : 4); }
 
 QString tokenPairHeading(const std::vector<ShownToken>& tokens, int query, int key) {
     return tokenPairHeading(tokens, tokens, query, key);
