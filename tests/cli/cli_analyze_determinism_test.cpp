@@ -92,19 +92,9 @@ TEST(CliAnalyze, ProgressNamesTheStackOnlyWhereThereAreSeveral) {
     if (std::system("command -v script >/dev/null 2>&1") != 0)
         GTEST_SKIP() << "util-linux's script (a terminal for the progress line) is not installed";
     auto progressOf = [&](const char* model) {
-        const std::string command =
-            "script -qec " +
-            test::shellQuote(std::string(QKV_CLI_PATH) + " analyze --no-copying-score --model " +
-                             test::shellQuote((shared / "models" / model).string())) +
-            " /dev/null";
-        std::string out;
-        if (FILE* pipe = popen(command.c_str(), "r")) {
-            char buffer[4096];
-            for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-                out.append(buffer, n);
-            pclose(pipe);
-        }
-        return out;
+        return test::cliOnTerminal({"analyze", "--no-copying-score", "--model",
+                                    (shared / "models" / model).string()})
+            .out;
     };
     const std::string decoderOnly = progressOf("gpt2-random-tiny");
     EXPECT_NE(decoderOnly.find("analyze: layer 1 of 2"), std::string::npos) << decoderOnly;

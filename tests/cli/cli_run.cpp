@@ -26,11 +26,9 @@ std::string commandLine(const std::vector<std::string>& args) {
     return command;
 }
 
-}  // namespace
-
-CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix) {
+// Runs `command` through /bin/sh, its stdout and stderr captured.
+CliRun runShell(std::string command) {
     TempDir dir;
-    std::string command = shellPrefix + " " + commandLine(args);
     command += " >" + shellQuote((dir.path() / "out").string()) + " 2>" +
                shellQuote((dir.path() / "err").string());
     CliRun run;
@@ -45,6 +43,16 @@ CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix)
     run.out = slurp(dir.path() / "out");
     run.err = slurp(dir.path() / "err");
     return run;
+}
+
+}  // namespace
+
+CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix) {
+    return runShell(shellPrefix + " " + commandLine(args));
+}
+
+CliRun cliOnTerminal(const std::vector<std::string>& args) {
+    return runShell("script -qec " + shellQuote(commandLine(args)) + " /dev/null");
 }
 
 }  // namespace qkv::test

@@ -16,6 +16,10 @@ struct CliRun {
 // `shellPrefix` runs before the command in the same shell ("ulimit -f 8;", "HF_HUB_OFFLINE=1").
 CliRun cli(const std::vector<std::string>& args, const std::string& shellPrefix = "");
 
+// The command line on a terminal (util-linux's `script` makes one): its output is what the
+// terminal showed, stderr's progress lines included.
+CliRun cliOnTerminal(const std::vector<std::string>& args);
+
 // The peak resident memory of the command (with `args`; its output discarded), in KiB, or -1
 // when it failed.
 long peakResidentKb(const std::vector<std::string>& args);
