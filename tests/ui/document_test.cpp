@@ -6,10 +6,15 @@
 #include <QLineEdit>
 #include <QTemporaryDir>
 
+#include "core/analysis/head_metrics.h"
 #include "tests/support/reference.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/views/cell_tooltip.h"
+#include "ui/views/heatmap_widget.h"
+#include "ui/views/overview_view.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/token_chips.h"
+#include "ui/views/weight_panel.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -173,6 +178,49 @@ TEST_F(MainWindowTest, TypedTokenIdsRunAModelWithoutTokenizer) {
     doc().setText(QStringLiteral("#2 x 5"));
     ASSERT_TRUE(waitFor([&] { return !failure.isEmpty(); }));
     EXPECT_TRUE(failure.contains(QStringLiteral("'x' is not a token id"))) << failure.toStdString();
+}
+
+// The weights' numbers need no text: on a model without a tokenizer they show at once — before
+// any ids, and while words the model cannot read stand in the box — and they are the core's.
+TEST_F(MainWindowTest, AModelWithoutTokenizerShowsItsWeightNumbersBeforeAnyIds) {
+    QKV_REQUIRE_SHARED(shared);
+    const QString folder = modelPath(shared, "deepseek_v3-random-tiny");
+    window->resize(1280, 720);
+    ASSERT_TRUE(open(folder));
+    window->showTab(MainWindow::Tab::Overview);
+    const auto weightsShown = [&] { return doc().metrics() && !doc().snapshot(); };
+    for (const QString& text : {QString(), QStringLiteral("words it cannot read")}) {
+        SCOPED_TRACE(text.toStdString());
+        doc().setText(text);
+        ASSERT_TRUE(waitFor(weightsShown));
+        EXPECT_TRUE(doc().computeError().isEmpty()) << doc().computeError().toStdString();
+        const auto model = Model::open(folder.toStdString());
+        const ModelMetrics expected = analyzeModel(*model, {});
+        const ModelMetrics& shown = *doc().metrics()->metrics;
+        ASSERT_EQ(shown.layers.size(), expected.layers.size());
+        EXPECT_EQ(shown.medianLayerWqkSymmetry, expected.medianLayerWqkSymmetry);
+        EXPECT_EQ(shown.layers[0].heads[1].wqkRank, expected.layers[0].heads[1].wqkRank);
+        EXPECT_FALSE(shown.layers[0].heads[1].scoreSymmetry);  // no sentence, no scores
+
+        OverviewView* overview = window->overviewView();
+        overview->setShownMetric(HeadMetric::WqkSymmetry);
+        QTest::qWait(50);
+        EXPECT_TRUE(overview->heatmap()->isShowingFigure())
+            << overview->heatmap()->placeholderText().toStdString();
+        EXPECT_EQ(window->weightPanel()->valueText("symmetry"),
+                  formatNumber(shown.layers[0].heads[0].wqkSymmetry));
+        EXPECT_EQ(window->weightPanel()->valueText("score-symmetry"),
+                  QStringLiteral("comes with a sentence"));
+        if (text.isEmpty()) keepScreenshot(window.get(), QStringLiteral("weights-before-ids"));
+        // The scores' symmetry needs the sentence: the view says what to type.
+        overview->setShownMetric(HeadMetric::ScoreSymmetry);
+        QTest::qWait(50);
+        EXPECT_FALSE(overview->heatmap()->isShowingFigure());
+    }
+    ASSERT_TRUE(type(QStringLiteral("#1 5 9")));
+    ASSERT_TRUE(doc().metrics());
+    EXPECT_TRUE(doc().metrics()->metrics->layers[0].heads[0].scoreSymmetry);
+    EXPECT_TRUE(window->overviewView()->heatmap()->isShowingFigure());
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include <QRegularExpression>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
-#include <cstdlib>
 
 #include "core/analysis/head_vectors.h"
 #include "tests/support/fixture_writer.h"
@@ -85,9 +84,7 @@ TEST_F(MainWindowTest, QueryKeySpaceLabelsDoNotOverlap) {
     EXPECT_EQ(static_cast<int>(boxes.size()), placed);
     EXPECT_EQ(tokens, 2 * doc().snapshot()->trace->tokens());
     EXPECT_GT(placed, 0);
-    if (const char* dir = std::getenv("QKV_TEST_SCREENSHOTS"))  // to look at
-        view->grab().save(
-            QStringLiteral("%1/qk-space-labels.png").arg(QString::fromLocal8Bit(dir)));
+    keepScreenshot(view, QStringLiteral("qk-space-labels"));
     for (size_t a = 0; a < boxes.size(); ++a)
         for (size_t b = a + 1; b < boxes.size(); ++b)
             EXPECT_FALSE(

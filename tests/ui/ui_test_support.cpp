@@ -2,11 +2,18 @@
 
 #include <QLineEdit>
 #include <QStringList>
+#include <QWidget>
+#include <cstdlib>
 
 #include "core/backend/backend.h"
 #include "ui/views/sentence_bar.h"
 
 namespace qkv::ui::test {
+
+void keepScreenshot(QWidget* widget, const QString& name) {
+    if (const char* dir = std::getenv("QKV_TEST_SCREENSHOTS"))
+        widget->grab().save(QStringLiteral("%1/%2.png").arg(QString::fromLocal8Bit(dir), name));
+}
 
 QString storyOfLength(const Model& model, int tokens) {
     const QStringList parts{QStringLiteral("Once upon a time there was a little girl named Lily."),

@@ -30,6 +30,9 @@ inline QString modelPath(const std::filesystem::path& shared, const char* name) 
     return QString::fromStdString((shared / "models" / name).string());
 }
 
+// To look at: with QKV_TEST_SCREENSHOTS=DIR, the widget as drawn is kept as DIR/NAME.png.
+void keepScreenshot(QWidget* widget, const QString& name);
+
 // Whole sentences of a story, as many as the model's tokenizer keeps within `tokens`.
 QString storyOfLength(const Model& model, int tokens);
 

@@ -8,7 +8,6 @@
 #include <QScrollBar>
 #include <QTabBar>
 #include <QTabWidget>
-#include <cstdlib>
 
 #include "tests/support/shared_assets.h"
 #include "tests/ui/ui_test_support.h"
@@ -51,11 +50,6 @@ class WindowLayoutTest : public MainWindowTest {
   protected:
     QTabWidget* tabs() { return window->findChild<QTabWidget*>(); }
     int tabsTop() { return tabs()->mapTo(window.get(), QPoint(0, 0)).y(); }
-    // To look at: QKV_TEST_SCREENSHOTS=DIR keeps the window as drawn, as DIR/NAME.png.
-    void keepScreenshot(const QString& name) {
-        if (const char* dir = std::getenv("QKV_TEST_SCREENSHOTS"))
-            window->grab().save(QStringLiteral("%1/%2.png").arg(QString::fromLocal8Bit(dir), name));
-    }
 };
 
 TEST_F(WindowLayoutTest, FitsALaptopAndASmallWindow) {
@@ -77,7 +71,8 @@ TEST_F(WindowLayoutTest, FitsALaptopAndASmallWindow) {
             EXPECT_FALSE(workspace->verticalScrollBar()->isVisible());
         }
         expectNothingCut(window.get());
-        keepScreenshot(QStringLiteral("window-%1x%2").arg(size.width()).arg(size.height()));
+        keepScreenshot(window.get(),
+                       QStringLiteral("window-%1x%2").arg(size.width()).arg(size.height()));
     }
 }
 
@@ -141,7 +136,7 @@ TEST_F(WindowLayoutTest, EmptyingTheSentenceMovesNothingBelowIt) {
     ASSERT_TRUE(settle());
     QTest::qWait(50);
     EXPECT_EQ(tabsTop(), before);
-    keepScreenshot(QStringLiteral("empty-sentence"));
+    keepScreenshot(window.get(), QStringLiteral("empty-sentence"));
     ASSERT_TRUE(type(ids(8)));
     EXPECT_EQ(tabsTop(), before);
 }

@@ -39,6 +39,9 @@ struct ComputeRequest {
     int layer = 0;  // the head on screen (captured even when the rest is not)
     int head = 0;
     bool captureAll = false;  // every head regardless of size (batch export)
+    // No sentence to read (none typed, or text for a model without a tokenizer): only the
+    // weights' metrics, which need none.
+    bool weightsOnly = false;
     // The Q·K space pooled over a corpus: the shown head's vectors over these sentences too
     // (self-attention only).
     QStringList pooledSentences;

@@ -152,11 +152,23 @@ void ComputeWorker::compute(const ComputeRequest& request) {
         emit computeFailed(request.sequence, handedOver(QStringLiteral("no model is open")));
         return;
     }
-    try {
-        TraceSnapshotPtr snapshot = runForward(request);
-        handOver(snapshot.get());
-        emit traceReady(snapshot);
-        if (isStale(request)) return;
+    const auto weightsOnly = [&] {
+        emitMetrics(runMetrics(request, attentionKindOf(request), nullptr));
+    };
+    if (request.weightsOnly) {
+        reportingFailure(request.sequence, weightsOnly);
+        return;
+    }
+    TraceSnapshotPtr snapshot;
+    if (!reportingFailure(request.sequence, [&] { snapshot = runForward(request); })) {
+        // The weights' numbers need no sentence: they still come when this one cannot be read.
+        if (!isStale(request)) reportingFailure(request.sequence, weightsOnly);
+        return;
+    }
+    handOver(snapshot.get());
+    emit traceReady(snapshot);
+    if (isStale(request)) return;
+    reportingFailure(request.sequence, [&] {
         const Architecture c = architectureOf(*m_model, snapshot->kind);
         if (!m_weightMetrics.count(metricsKey(request.config, snapshot->kind, request.pairing)) &&
             request.layer < c.layers && request.head < c.heads) {
@@ -176,21 +188,35 @@ void ComputeWorker::compute(const ComputeRequest& request) {
             emit headMetricsReady(head);
             if (isStale(request)) return;
         }
-        const MetricsSnapshotPtr metrics = runMetrics(request, *snapshot);
-        handOver(metrics.get());
-        emit metricsReady(metrics);
+        emitMetrics(runMetrics(request, snapshot->kind, snapshot.get()));
+    });
+}
+
+bool ComputeWorker::reportingFailure(quint64 sequence, const std::function<void()>& work) {
+    try {
+        work();
+        return true;
     } catch (const Cancelled&) {
         // Superseded by a newer request: nothing to report.
     } catch (const Error& e) {
-        emit computeFailed(request.sequence, handedOver(QString::fromStdString(e.what())));
+        emit computeFailed(sequence, handedOver(QString::fromStdString(e.what())));
     } catch (const std::bad_alloc&) {
         emit computeFailed(
-            request.sequence,
+            sequence,
             handedOver(QStringLiteral("out of memory: the sentence is too long for this model")));
     } catch (const std::exception& e) {
-        emit computeFailed(request.sequence,
-                           handedOver(QStringLiteral("internal error: ") + e.what()));
+        emit computeFailed(sequence, handedOver(QStringLiteral("internal error: ") + e.what()));
     }
+    return false;
+}
+
+void ComputeWorker::emitMetrics(const MetricsSnapshotPtr& metrics) {
+    handOver(metrics.get());
+    emit metricsReady(metrics);
+}
+
+AttentionKind ComputeWorker::attentionKindOf(const ComputeRequest& request) const {
+    return m_model->architecture().isEncoderDecoder() ? request.kind : AttentionKind::Self;
 }
 
 // The decoder's input: its start token, then the target typed (its target side, without the
@@ -246,9 +272,8 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
 
     ForwardRequest forward;
     for (const ShownToken& t : snapshot->sourceTokens) forward.ids.push_back(t.id);
-    const bool encoderDecoder = m_model->architecture().isEncoderDecoder();
-    snapshot->kind = encoderDecoder ? request.kind : AttentionKind::Self;
-    if (encoderDecoder) readTarget(request, forward.ids, *snapshot);
+    snapshot->kind = attentionKindOf(request);
+    if (m_model->architecture().isEncoderDecoder()) readTarget(request, forward.ids, *snapshot);
     for (const ShownToken& t : snapshot->targetTokens) forward.targetIds.push_back(t.id);
     snapshot->tokens =
         snapshot->kind == AttentionKind::Self ? snapshot->sourceTokens : snapshot->targetTokens;
@@ -332,22 +357,22 @@ std::shared_ptr<const ModelMetrics> ComputeWorker::weightMetrics(
     return cached->second;
 }
 
-MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request,
-                                             const TraceSnapshot& snapshot) {
+MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request, AttentionKind kind,
+                                             const TraceSnapshot* snapshot) {
     QElapsedTimer timer;
     timer.start();
-    auto metrics = std::make_shared<ModelMetrics>(
-        *weightMetrics(*m_model, request, snapshot.kind, m_weightMetrics));
-    addTraceMetrics(*metrics, *snapshot.trace);
-    if (m_comparison && snapshot.compared) {
+    auto metrics =
+        std::make_shared<ModelMetrics>(*weightMetrics(*m_model, request, kind, m_weightMetrics));
+    if (snapshot) addTraceMetrics(*metrics, *snapshot->trace);
+    if (m_comparison && snapshot && snapshot->compared) {
         const auto theirs =
-            weightMetrics(*m_comparison->model, request, snapshot.kind, m_comparison->metrics);
-        addComparisonMetrics(*metrics, *snapshot.trace, *theirs, *snapshot.compared);
+            weightMetrics(*m_comparison->model, request, kind, m_comparison->metrics);
+        addComparisonMetrics(*metrics, *snapshot->trace, *theirs, *snapshot->compared);
     }
     auto out = std::make_shared<MetricsSnapshot>();
     out->sequence = request.sequence;
     out->config = request.config;
-    out->kind = snapshot.kind;
+    out->kind = kind;
     out->pairing = request.pairing;
     out->metrics = std::move(metrics);
     out->milliseconds = elapsedMs(timer);

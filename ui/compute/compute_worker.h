@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -67,7 +68,14 @@ class ComputeWorker : public QObject {
     void readTarget(const ComputeRequest& request, const std::vector<int>& sourceIds,
                     TraceSnapshot& snapshot);
     QString writtenTarget(const std::vector<int>& ids) const;
-    MetricsSnapshotPtr runMetrics(const ComputeRequest& request, const TraceSnapshot& snapshot);
+    // The weights' metrics, with the sentence's where there is one (null: the weights' only).
+    MetricsSnapshotPtr runMetrics(const ComputeRequest& request, AttentionKind kind,
+                                  const TraceSnapshot* snapshot);
+    void emitMetrics(const MetricsSnapshotPtr& metrics);
+    // Runs `work`; a failure becomes computeFailed (a cancellation, nothing). False if it threw.
+    bool reportingFailure(quint64 sequence, const std::function<void()>& work);
+    // Which attention a request shows: its kind for an encoder-decoder model, else Self.
+    AttentionKind attentionKindOf(const ComputeRequest& request) const;
     // The learned-weights metrics of `model` under the request's configuration, cached in `cache`.
     std::shared_ptr<const ModelMetrics> weightMetrics(
         const Model& model, const ComputeRequest& request, AttentionKind kind,

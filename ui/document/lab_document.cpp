@@ -327,12 +327,13 @@ void LabDocument::submit(bool captureAll) {
     const LatestRequest::Ticket ticket = m_computations.start();
     m_typing.stopped();  // this request takes the latest text, and cancelled the running one
     if (!m_model || m_loading) return;
-    if (m_text.trimmed().isEmpty()) {
+    // Nothing to read: the views say what to type, and the weights' numbers come all the same.
+    const bool weightsOnly = !hasReadableSentence();
+    if (weightsOnly) {
         clearResults();
         setBusy(false);
         emit snapshotChanged();
         emit metricsChanged();
-        return;
     }
     ComputeRequest request;
     request.sequence = ticket.sequence;
@@ -346,10 +347,18 @@ void LabDocument::submit(bool captureAll) {
     request.head = m_head;
     request.captureAll = captureAll;
     request.cancel = ticket.cancel;
-    setBusy(true);
-    m_typing.started();
+    request.weightsOnly = weightsOnly;
+    if (!weightsOnly) {
+        setBusy(true);
+        m_typing.started();
+    }
     QMetaObject::invokeMethod(
         m_worker, [worker = m_worker, request] { worker->compute(request); }, Qt::QueuedConnection);
+}
+
+bool LabDocument::hasReadableSentence() const {
+    const QString text = m_text.trimmed();
+    return !text.isEmpty() && (m_model->tokenizer() || text.startsWith(u'#'));
 }
 
 void LabDocument::clearResults() {

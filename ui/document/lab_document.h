@@ -172,6 +172,8 @@ class LabDocument : public QObject {
     void submit(bool captureAll = false);
     void clearResults();
     void setBusy(bool busy);
+    // Text the model can take: words with a tokenizer, or "#ids".
+    bool hasReadableSentence() const;
     void onModelLoaded(quint64 load, const std::shared_ptr<const qkv::Model>& model,
                        QString backendChoice, QString backendName);
     void onModelFailed(quint64 load, const QString& folder, const QString& message);

@@ -48,6 +48,11 @@ bool isComparisonMetric(HeadMetric metric) {
     return metric == HeadMetric::AttentionChange || metric == HeadMetric::WqkSymmetryChange;
 }
 
+bool readsTheSentence(HeadMetric metric) {
+    return metric == HeadMetric::ScoreSymmetry || metric == HeadMetric::SinkShare ||
+           isComparisonMetric(metric);
+}
+
 const HeadMetricInfo& headMetricInfo(HeadMetric metric) {
     for (const auto& info : headMetricInfos())
         if (info.metric == metric) return info;

@@ -29,6 +29,10 @@ enum class HeadMetric {
 // Whether the metric compares the open model with another checkpoint.
 bool isComparisonMetric(HeadMetric metric);
 
+// Whether its values come with a sentence's computation: the scores' symmetry, the sinks' share
+// and the comparisons; the others are the weights' own and need no text.
+bool readsTheSentence(HeadMetric metric);
+
 struct HeadMetricInfo {
     HeadMetric metric;
     QString key;    // for settings: "wqk-symmetry"

@@ -112,14 +112,19 @@ void OverviewView::setShowsThumbnails(bool shown) { m_thumbnailToggle->setChecke
 void OverviewView::refresh() {
     const LabDocument& d = document();
     if (showsThumbnails()) return refreshThumbnails();
-    // Weight metrics need no sentence, but they come with the sentence's computation.
     m_summary->clear();
-    if (const QString why = placeholder(); !why.isEmpty()) {
+    const auto metrics = d.metrics();
+    const bool current =
+        metrics && metrics->kind == d.attentionKind() && metrics->pairing == d.gqaPairing();
+    // The weights' own metrics need no sentence: they show before any text is typed, and for a
+    // model without a tokenizer before any ids are.
+    QString why = placeholder();
+    if (current && d.model() && !d.isLoading() && !readsTheSentence(shownMetric())) why.clear();
+    if (!why.isEmpty()) {
         m_heatmap->showPlaceholder(why);
         return;
     }
-    const auto metrics = d.metrics();
-    if (!metrics || metrics->kind != d.attentionKind() || metrics->pairing != d.gqaPairing()) {
+    if (!current) {
         m_heatmap->showPlaceholder(tr("Computing the metrics of every head…"));
         return;
     }

@@ -265,7 +265,9 @@ void WeightPanel::showHeadMetrics() {
     m_ovCopying->setText(h.ovCopyingScore                    ? formatNumber(*h.ovCopyingScore)
                          : early && found == &early->metrics ? tr("computing…")
                                                              : tr("none (no output head)"));
-    m_scoreSymmetry->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry) : tr("not captured"));
+    m_scoreSymmetry->setText(h.scoreSymmetry ? formatNumber(*h.scoreSymmetry)
+                             : d.snapshot()  ? tr("not captured")
+                                             : tr("comes with a sentence"));
     if (c.bilinearHeads) {            // W_h spans what it likes and the key side is the identity
         m_qk->setText(kNoSubspaces);  // the other rows keep their dash
         return;
