@@ -228,3 +228,50 @@ TEST_F(MainWindowTest, TokenIdsAndTheComparisonColouringAreRestoredOnlyWhereThey
 
 }  // namespace
 }  // namespace qkv::ui::test
+
+namespace qkv::ui::test {
+namespace {
+
+// Words of a story, as many as make `tokens` tokens (or one more where a word is two).
+QString wordsOfLength(const Model& model, int tokens) {
+    const QStringList words =
+        QStringLiteral(
+            "Once upon a time there was a little girl named Lily who loved to play in the park")
+            .split(u' ');
+    QString text;
+    for (int i = 0; static_cast<int>(model.tokenize(text.toStdString()).size()) < tokens; ++i)
+        text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + words[i % words.size()];
+    return text;
+}
+
+// The Compare tab labels every token on both axes of every panel: up to 20 tokens at a laptop's
+// 1280 x 720 (the panels are about 210 pixels there, 10 a token), up to 40 at 1920 x 1080. The
+// panels share their rows: only the first names them.
+TEST_F(MainWindowTest, CompareLabelsEveryTokenOfASentenceThatFits) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gpt2-random-tiny")));
+    window->configPanel()->presetBox()->setCurrentText(QStringLiteral("shared-qk"));
+    window->showTab(MainWindow::Tab::Compare);
+    for (const auto& [size, labelledUpTo] :
+         {std::pair{QSize(1280, 720), 20}, std::pair{QSize(1920, 1080), 40}}) {
+        window->resize(size);
+        for (int tokens : {8, 20, 40}) {
+            SCOPED_TRACE(std::to_string(size.width()) + " wide, " + std::to_string(tokens));
+            ASSERT_TRUE(type(wordsOfLength(*doc().model(), tokens)));
+            QTest::qWait(50);
+            keepScreenshot(window.get(),
+                           QStringLiteral("compare-%1-%2").arg(size.width()).arg(tokens));
+            const HeatmapFigure& figure = window->compareView()->heatmap()->figure();
+            ASSERT_EQ(figure.spec().panels.size(), 3u);
+            for (int panel = 0; panel < 3; ++panel) {
+                EXPECT_EQ(figure.colorMap(panel)->valueAxis()->tickLabels(), panel == 0);
+                if (tokens > labelledUpTo) continue;
+                EXPECT_EQ(figure.rowLabelStride(panel), 1) << panel;
+                EXPECT_EQ(figure.columnLabelStride(panel), 1) << panel;
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace qkv::ui::test

@@ -3,52 +3,13 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <map>
 
+#include "ui/plot/tick_labels.h"
+
 namespace qkv::ui {
 namespace {
-
-constexpr int kMaxLabelChars = 14;
-
-QString elided(const QString& label) {
-    return label.size() <= kMaxLabelChars ? label : label.left(kMaxLabelChars - 1) + u'…';
-}
-
-int tickFontSize(int count) { return count <= 24 ? 9 : count <= 48 ? 8 : 7; }
-
-void setLabelTicks(QCPAxis* axis, const QStringList& labels, int stride) {
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    for (int i = 0; i < labels.size(); i += stride) ticker->addTick(i, elided(labels[i]));
-    axis->setTicker(ticker);
-}
-
-void styleLabelAxis(QCPAxis* axis, int count) {
-    axis->setSubTicks(false);
-    axis->setTickLength(0, 3);
-    axis->grid()->setVisible(false);
-    QFont font = axis->tickLabelFont();
-    font.setPointSize(tickFontSize(count));
-    axis->setTickLabelFont(font);
-}
-
-// The smallest k of 1, 2, 5, 10, 20, 50, ... such that every k-th label fits in `cellPixels` per
-// cell. Round steps keep most labels in place while zooming: those at multiples of 100 stay when
-// the step falls to 50.
-int strideFor(double needPixels, double cellPixels) {
-    if (!(cellPixels > 0)) return 1;
-    const double need = needPixels / cellPixels;
-    for (int decade = 1; decade < INT_MAX / 10; decade *= 10)
-        for (int step : {decade, 2 * decade, 5 * decade})
-            if (step >= need) return step;
-    return INT_MAX;
-}
-
-bool needsRotation(const QStringList& labels) {
-    if (labels.size() > 12) return true;
-    return std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.size() > 3; });
-}
 
 bool sameShapes(const FigureSpec& a, const FigureSpec& b) {
     return a.panels.size() == b.panels.size() &&
@@ -97,8 +58,7 @@ void HeatmapFigure::clear() {
     m_plot->clearPlottables();
     m_plot->plotLayout()->clear();
     delete m_marginGroup;
-    delete m_sideGroup;
-    m_marginGroup = m_sideGroup = nullptr;
+    m_marginGroup = nullptr;
     m_grid = nullptr;
     m_title = nullptr;
     m_drawn.clear();
@@ -145,7 +105,6 @@ void HeatmapFigure::show(FigureSpec specToShow) {
     m_grid->setColumnSpacing(12);
     outer->addElement(1, 0, m_grid);
     m_marginGroup = new QCPMarginGroup(m_plot);
-    m_sideGroup = new QCPMarginGroup(m_plot);
 
     if (spec.columns > 0)
         drawWrapped(spec);
@@ -194,11 +153,14 @@ void HeatmapFigure::drawPanel(const HeatmapPanel& panel, int row, int column) {
     auto* rect = new QCPAxisRect(m_plot, true);
     m_grid->addElement(row, column, rect);
     rect->setMarginGroup(QCP::msTop | QCP::msBottom, m_marginGroup);
-    // Equal side margins give side-by-side panels equal inner widths, so all can be square.
-    // Without square cells the panels of a row share their rows: the first one names them, and
-    // the others keep that room for their cells.
-    const bool rowLabels = m_spec.squareCells || column == 0;
-    if (m_spec.squareCells) rect->setMarginGroup(QCP::msLeft | QCP::msRight, m_sideGroup);
+    // Panels of a row that show the same rows share them: the first one names them, and the
+    // others keep that room for their cells. Without square cells they always share them.
+    const auto first = std::find_if(m_drawn.begin(), m_drawn.end(),
+                                    [row](const Drawn& drawn) { return drawn.row == row; });
+    const bool rowLabels = first == m_drawn.end() ||
+                           (m_spec.squareCells &&
+                            m_spec.panels[first - m_drawn.begin()].data.rowLabels != d.rowLabels);
+    if (m_spec.squareCells) rect->setSizeConstraintRect(QCPLayoutElement::scrInnerRect);
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
@@ -373,33 +335,69 @@ void HeatmapFigure::fitCells(const QSize& size) {
     updateSamples();
 }
 
-// Pads the grid so every panel keeps its data's aspect: the width to spare is what every row can
-// give up (the least over rows of the sum in the row), the height what every column can.
+// Square cells: every panel's cells get one size, the largest at which the grid's columns fit its
+// width and its rows its height (each panel's own margins, and the colour scales, counted); the
+// panels keep that inner size, and what is left pads the grid evenly.
 void HeatmapFigure::padToAspect() {
     m_grid->setMargins(QMargins());
-    layoutNow();
-    std::map<int, int> rowExcess;
-    std::map<int, int> columnExcess;
-    for (size_t i = 0; i < m_drawn.size(); ++i) {
-        const HeatmapData& d = m_spec.panels[i].data;
-        const double aspect = static_cast<double>(d.cols) / d.rows;
-        const QRect r = m_drawn[i].rect->rect();
-        rowExcess[m_drawn[i].row] +=
-            std::max(0, r.width() - static_cast<int>(std::lround(r.height() * aspect)));
-        columnExcess[m_drawn[i].column] +=
-            std::max(0, r.height() - static_cast<int>(r.width() / aspect));
+    for (const Drawn& drawn : m_drawn) {
+        drawn.rect->setMinimumSize(0, 0);
+        drawn.rect->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
     }
-    auto least = [](const std::map<int, int>& excess) {
-        int m = INT_MAX;
-        for (const auto& [index, value] : excess) m = std::min(m, value);
-        return m == INT_MAX ? 0 : m;
+    layoutNow();
+    // Per grid column (row): the pixels it needs besides its cells, and its cells.
+    struct Extent {
+        double fixed = 0;
+        double cells = 0;
     };
-    const int excessWidth = least(rowExcess);
-    const int excessHeight = least(columnExcess);
-    if (excessWidth > 0)
-        m_grid->setMargins(QMargins(excessWidth / 2, 0, excessWidth - excessWidth / 2, 0));
-    else if (excessHeight > 0)
-        m_grid->setMargins(QMargins(0, excessHeight / 2, 0, excessHeight - excessHeight / 2));
+    std::map<int, Extent> columns;
+    std::map<int, Extent> rows;
+    for (int r = 0; r < m_grid->rowCount(); ++r)
+        for (int c = 0; c < m_grid->columnCount(); ++c) {
+            QCPLayoutElement* element = m_grid->element(r, c);
+            if (!element) continue;
+            const auto drawn = std::find_if(m_drawn.begin(), m_drawn.end(), [&](const Drawn& d) {
+                return d.row == r && d.column == c;
+            });
+            Extent& column = columns[c];
+            if (drawn == m_drawn.end()) {  // a colour scale: as wide as it is, any height
+                column.fixed = std::max(column.fixed, double(element->outerRect().width()));
+                continue;
+            }
+            const QRectF w = panelWindow(drawn - m_drawn.begin());
+            const QMargins m = drawn->rect->margins();
+            column.fixed = std::max(column.fixed, double(m.left() + m.right()));
+            column.cells = std::max(column.cells, w.width());
+            rows[r].fixed = std::max(rows[r].fixed, double(m.top() + m.bottom()));
+            rows[r].cells = std::max(rows[r].cells, w.height());
+        }
+    // The cell size at which `extents`, with `spacing` between them, fill `room`.
+    const auto cellFor = [](const std::map<int, Extent>& extents, int spacing, int room) {
+        double fixed = spacing * std::max(0.0, double(extents.size()) - 1), cells = 0;
+        for (const auto& [index, e] : extents) {
+            fixed += e.fixed;
+            cells += e.cells;
+        }
+        return cells > 0 ? std::max(0.0, (room - fixed) / cells) : 0.0;
+    };
+    const QRect area = m_grid->rect();
+    const double cell = std::min(cellFor(columns, m_grid->columnSpacing(), area.width()),
+                                 cellFor(rows, m_grid->rowSpacing(), area.height()));
+    for (size_t i = 0; i < m_drawn.size(); ++i) {
+        const QRectF w = panelWindow(i);
+        const QSize inner(std::max(1, int(w.width() * cell)), std::max(1, int(w.height() * cell)));
+        m_drawn[i].rect->setMinimumSize(inner);
+        m_drawn[i].rect->setMaximumSize(inner);
+    }
+    // What the cells leave over, split evenly on both sides.
+    const auto leftOver = [cell](const std::map<int, Extent>& extents, int spacing, int room) {
+        double used = spacing * std::max(0.0, double(extents.size()) - 1);
+        for (const auto& [index, e] : extents) used += e.fixed + std::floor(e.cells * cell);
+        return std::max(0, room - static_cast<int>(std::ceil(used)));
+    };
+    const int width = leftOver(columns, m_grid->columnSpacing(), area.width());
+    const int height = leftOver(rows, m_grid->rowSpacing(), area.height());
+    m_grid->setMargins(QMargins(width / 2, height / 2, width - width / 2, height - height / 2));
     layoutNow();
 }
 
@@ -412,28 +410,16 @@ bool HeatmapFigure::updateTickStrides() {
         QCPAxis* y = drawn.rect->axis(QCPAxis::atLeft);
         const QRect r = drawn.rect->rect();
         const QRectF w = panelWindow(i);
-        const double lineHeight = QFontMetrics(y->tickLabelFont()).height() + 1;
-        // Rotated labels need their line height across the axis, upright ones their width.
-        double xNeed = lineHeight * 1.15;
-        if (x->tickLabelRotation() == 0) {
-            const QFontMetrics xMetrics(x->tickLabelFont());
-            int widest = 0;
-            for (const QString& label : d.colLabels)
-                widest = std::max(widest, xMetrics.horizontalAdvance(elided(label)));
-            xNeed = widest + 6.0;
-        }
-        const int rowStride = strideFor(lineHeight, r.height() / w.height());
-        const int colStride = strideFor(xNeed, r.width() / w.width());
-        if (rowStride != drawn.rowStride) {
-            drawn.rowStride = rowStride;
-            setLabelTicks(y, d.rowLabels, rowStride);
-            changed = true;
-        }
-        if (colStride != drawn.colStride) {
-            drawn.colStride = colStride;
-            setLabelTicks(x, d.colLabels, colStride);
-            changed = true;
-        }
+        const LabelRun columns =
+            needsRotation(d.colLabels) ? LabelRun::Slanted : LabelRun::SideBySide;
+        changed |= applyTickFit(
+            y, d.rowLabels,
+            fitTicks(y->tickLabelFont(), d.rowLabels, LabelRun::Stacked, r.height() / w.height()),
+            drawn.rowStride);
+        changed |=
+            applyTickFit(x, d.colLabels,
+                         fitTicks(x->tickLabelFont(), d.colLabels, columns, r.width() / w.width()),
+                         drawn.colStride);
     }
     return changed;
 }

@@ -167,7 +167,6 @@ class HeatmapFigure {
     QCPLayoutGrid* m_grid = nullptr;
     QCPTextElement* m_title = nullptr;
     QCPMarginGroup* m_marginGroup = nullptr;  // top and bottom of panels and colour scales
-    QCPMarginGroup* m_sideGroup = nullptr;    // left and right of the panels
     std::vector<Drawn> m_drawn;
     std::vector<Scale> m_scales;
     std::vector<QCPAbstractItem*> m_highlight;

@@ -13,6 +13,16 @@
 namespace qkv::ui {
 namespace {
 
+// A plot whose size hints stay put: the figure sizes its panels to the plot (fitCells), and
+// hints that followed the panels would have the window's layout resize the plot again, without
+// end. The widget's minimum is fixed for the same reason.
+class SteadyPlot : public QCustomPlot {
+  public:
+    using QCustomPlot::QCustomPlot;
+    QSize minimumSizeHint() const override { return kMinimumPlotSize; }
+    QSize sizeHint() const override { return kMinimumPlotSize; }
+};
+
 // One wheel notch (120 eighths of a degree) zooms by this factor; touchpads send fractions.
 constexpr double kZoomPerNotch = 0.8;
 
@@ -24,10 +34,11 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
     m_placeholder->setAlignment(Qt::AlignCenter);
     m_placeholder->setWordWrap(true);
     m_placeholder->setStyleSheet(QStringLiteral("color: palette(mid); font-size: 15px;"));
-    m_plot = new QCustomPlot(this);
+    m_plot = new SteadyPlot(this);
     // A fixed minimum: the plot's own hint grows with its tick labels (a long row of tokens or
     // ids), and the window's minimum width with it. A small plot shows fewer labels instead.
     m_plot->setMinimumSize(kMinimumPlotSize);
+    m_plot->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setMinimumSize(kMinimumPlotSize);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
