@@ -15,6 +15,7 @@
 #include "core/model/gguf_model_reader.h"
 #include "core/model/gguf_tensor_names.h"
 #include "core/model/gguf_tokenizer.h"
+#include "core/model/model_family.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -177,14 +178,16 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
     const std::int64_t heads = config["num_attention_heads"];
     const std::int64_t kvHeads = config["num_key_value_heads"];
 
-    // SmolLM3's converter is Llama's: its W_Q and W_K rows are interleaved too.
-    const bool interleaved = *arch == "llama" || *arch == "smollm3";
+    const ModelFamily* family = findFamily(modelType);
+    if (!family) r.fail("internal error: no family reads model_type \"" + modelType + "\"");
+    const GgufLayout& layout = family->gguf;
+    const bool interleaved = layout.interleavedQk;
     std::vector<TensorInfo> infos;
     std::map<std::string, TensorInfo> latentHalves;  // DeepSeek's k_b and v_b, by name
     for (const auto& [name, tensor] : tensors) {
         const GgufTensor& g = *tensor;
         TensorInfo t;
-        t.name = huggingFaceTensorName(*arch, modelType, name);
+        t.name = huggingFaceTensorName(layout, name);
         if (t.name.empty())
             r.fail("tensor " + g.describe() + " is not one QKV Lab reads for " + *arch);
         const auto element = elementTypeOfGgml(g.ggmlType);
@@ -213,8 +216,8 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
                        " rows are not " + std::to_string(n) + " heads of an even width");
             t.rowOrder = ggmlRotaryRowOrder(t.shape[0], n);
         } else if (interleaved && (query || key)) {
-            r.fail("tensor " + g.describe() + ": Llama's q and k biases are not read yet");
-        } else if ((*arch == "gemma2" || *arch == "gemma3") && norm && t.dtype == DType::F32) {
+            r.fail("tensor " + g.describe() + ": biases of interleaved q and k are not read yet");
+        } else if (layout.normsStoredPlusOne && norm && t.dtype == DType::F32) {
             t.data = source->derived.emplace_back(lessOne(t)).data();
         }
         if (t.name.find(".experts.*.") != std::string::npos)

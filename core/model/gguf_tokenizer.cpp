@@ -253,11 +253,13 @@ nlohmann::json sentencePieceBpe(const GgufFile& file) {
 std::unique_ptr<Tokenizer> ggufTokenizer(const GgufFile& file) {
     const auto model = file.string("tokenizer.ggml.model");
     if (!model) throw Error("the file has no tokenizer (tokenizer.ggml.model)");
-    if (*model != "gpt2" && *model != "llama")
+    // Kinds of tokenizer, named after the models that brought them.
+    const std::string byteLevel = "gpt2", sentencePiece = "llama";
+    if (*model != byteLevel && *model != sentencePiece)
         throw Error("GGUF tokenizers of kind \"" + *model +
                     "\" (tokenizer.ggml.model) are not read yet; byte-level BPE (\"gpt2\") and "
                     "SentencePiece (\"llama\") are");
-    const nlohmann::json doc = *model == "gpt2" ? byteLevelBpe(file) : sentencePieceBpe(file);
+    const nlohmann::json doc = *model == byteLevel ? byteLevelBpe(file) : sentencePieceBpe(file);
     return std::make_unique<JsonBpeTokenizer>(doc, file.path().string() + " (tokenizer.ggml.*)");
 }
 

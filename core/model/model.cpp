@@ -25,7 +25,8 @@ std::unique_ptr<Model> Model::openTokenizerOnly(const std::filesystem::path& loc
     model->m_folder = folder;
     model->m_architecture = loadArchitecture(folder / "config.json");
     try {
-        model->m_tokenizer = loadTokenizer(folder);
+        model->m_tokenizer =
+            loadTokenizer(folder, findFamily(model->m_architecture.modelType)->tokenizer);
     } catch (const Error& e) {
         model->m_tokenizerError = e.what();
     }

@@ -95,6 +95,12 @@ const ModelFamily* findFamily(const std::string& modelType) {
     return nullptr;
 }
 
+const ModelFamily* findFamilyNamed(const std::string& name) {
+    for (const ModelFamily& f : modelFamilies())
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
 std::string supportedModelTypes() {
     std::string list;
     for (const ModelFamily& f : modelFamilies())

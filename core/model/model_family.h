@@ -1,18 +1,43 @@
 #pragma once
-// The model families QKV Lab opens. A family is data plus two small functions: which config.json
+// The model families QKV Lab opens. A family is data plus small functions: which config.json
 // "model_type" values it accepts, the prefixes its tensor names may carry, a reader that fills
-// the architecture-neutral Architecture from config.json and a binder that maps its tensor names
-// onto ModelWeights. Adding a family is one file in core/model/families/ and one table entry.
+// the architecture-neutral Architecture from config.json, a binder that maps its tensor names
+// onto ModelWeights, and how its GGUF files differ. Everything QKV Lab knows of a family is in
+// its file in core/model/families/; adding one is that file and one table entry.
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/io/config_reader.h"
 #include "core/model/architecture.h"
+#include "core/model/gguf_model_reader.h"
+#include "core/model/hf_attention_layout.h"
 #include "core/model/model_weights.h"
 #include "core/model/tensor_binder.h"
+#include "core/tokenize/tokenizer_hints.h"
 
 namespace qkv {
+
+// What llama.cpp's converter writes for a family, where it differs from its Llama files. The
+// architecture's family writes the config; the config's model_type family (the same but for
+// Mixtral, which the converter writes as "llama") names and lays out the tensors.
+struct GgufLayout {
+    std::vector<std::string> architectures = {};  // general.architecture values it reads
+    // config.json from the metadata (`vocab`: the embedding's rows; `tied`: no output matrix);
+    // rotary factor tensors it reads itself it takes out of `tensors`.
+    nlohmann::json (*config)(const GgufModelReader& r, std::int64_t vocab, bool tied,
+                             GgufTensors& tensors) = nullptr;
+    // Hugging Face's names of layer tensors ("ffn_norm": "pre_feedforward_layernorm") where the
+    // family's modules differ from Llama's.
+    std::map<std::string, std::string> layerNames = {};
+    // A family whose module names are all its own names every tensor (empty: not read).
+    std::string (*tensorName)(const std::string& ggufName) = nullptr;
+    bool interleavedQk = false;       // W_Q and W_K rows permuted, as Llama's converter does
+    bool normsStoredPlusOne = false;  // norm weights kept as 1 + w (Gemma 2 and 3)
+};
 
 struct ModelFamily {
     std::string name;                     // canonical model_type, shown as the architecture
@@ -23,11 +48,18 @@ struct ModelFamily {
     // quantization_config quant_method values whose tensors the binder decodes; others are
     // refused by name.
     std::vector<std::string> quantisations = {};
+    GgufLayout gguf = {};
+    // How its vocab.json + merges.txt run where tokenizer_config.json does not say.
+    TokenizerHints tokenizer = {.style = TokenizerHints::Style::Gpt2};
+    // Where transformers keeps its W_Q, W_K, W_V (nullopt: no transformers class computes it).
+    std::optional<HfAttentionLayout> transformers = HfAttentionLayout{};
 };
 
 const std::vector<ModelFamily>& modelFamilies();
 // The family of a model_type, or nullptr.
 const ModelFamily* findFamily(const std::string& modelType);
+// The family of that name (Architecture::family), or nullptr.
+const ModelFamily* findFamilyNamed(const std::string& name);
 // "gpt2, bert, ..." for messages and --help.
 std::string supportedModelTypes();
 

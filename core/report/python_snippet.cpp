@@ -5,7 +5,7 @@
 
 #include "core/io/hub_cache.h"
 #include "core/model/applicable_configurations.h"
-#include "core/report/hf_attention_layout.h"
+#include "core/model/model_family.h"
 #include "core/report/python_tying.h"
 #include "core/util/error.h"
 
@@ -159,7 +159,9 @@ std::string pythonSnippet(const PythonCheck& check) {
         throw Error(
             "a full-bilinear model of QKV Lab's training lab has no Hugging Face transformers "
             "class to check it against");
-    const auto layout = hfAttentionLayout(check.architecture.family);
+    const ModelFamily* family = findFamilyNamed(check.architecture.family);
+    const std::optional<HfAttentionLayout> layout =
+        family ? family->transformers : std::optional<HfAttentionLayout>();
     if (!layout)
         throw Error("no Hugging Face transformers layout is known for family \"" +
                     check.architecture.family + "\"");

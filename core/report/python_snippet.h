@@ -40,7 +40,7 @@ struct PythonCheck {
 };
 
 // The script; throws qkv::Error for a family without a transformers layout
-// (hf_attention_layout.h).
+// (ModelFamily::transformers).
 std::string pythonSnippet(const PythonCheck& check);
 
 // A Python string literal for UTF-8 `text`: double-quoted, with backslashes, quotes and control

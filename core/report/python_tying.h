@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/model/architecture.h"
+#include "core/model/hf_attention_layout.h"
 #include "core/model/w_configuration.h"
-#include "core/report/hf_attention_layout.h"
 
 namespace qkv {
 

@@ -13,7 +13,8 @@
 
 namespace qkv {
 
-std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) {
+std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
+                                         const TokenizerHints& hints) {
     const auto has = [&](const char* name) {
         std::error_code ec;
         return std::filesystem::is_regular_file(modelDir / name, ec);
@@ -21,7 +22,7 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir) 
     if (has("spiece.model")) return SentencePieceTokenizer::t5(modelDir);
     if (has("source.spm") && has("vocab.json")) return SentencePieceTokenizer::marian(modelDir);
     if (has("vocab.json") && has("merges.txt")) {
-        if (auto layout = vocabMergesLayout(modelDir))  // RoBERTa, Qwen2, GPT-2 with a BOS
+        if (auto layout = vocabMergesLayout(modelDir, hints))  // RoBERTa, Qwen2, GPT-2 with a BOS
             return std::make_unique<JsonBpeTokenizer>(*layout, (modelDir / "vocab.json").string());
         return std::make_unique<Gpt2Tokenizer>(modelDir / "vocab.json", modelDir / "merges.txt");
     }

@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/tokenize/tokenizer_hints.h"
+
 namespace qkv {
 
 struct Token {
@@ -58,7 +60,9 @@ class Tokenizer {
 // RoBERTa, Qwen2 and BOS-adding variants through vocab_merges_layout.h),
 // else vocab.txt (BERT; lower-casing from tokenizer_config.json's do_lower_case, default true),
 // else tokenizer.json (BPE model). Throws qkv::Error naming the folder when there is none, and
-// naming the file and the problem when one is malformed or uses an unsupported feature.
-std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir);
+// naming the file and the problem when one is malformed or uses an unsupported feature. `hints`:
+// what the model's family says where the files do not (tokenizer_hints.h).
+std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
+                                         const TokenizerHints& hints = {});
 
 }  // namespace qkv

@@ -15,20 +15,19 @@ using Json = nlohmann::json;
 constexpr const char* kQwen2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
-enum class Style { Gpt2, Roberta, Qwen2 };
+using Style = TokenizerHints::Style;
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-// From tokenizer_config.json's tokenizer_class, else config.json's model_type; `vocabulary` is
-// read only when neither says (a bare vocab.json + merges.txt).
-Style styleOf(const std::string& cls, const std::string& type,
+// From tokenizer_config.json's tokenizer_class, else the family's hint; `vocabulary` is read
+// only when neither says (a bare vocab.json + merges.txt).
+Style styleOf(const std::string& cls, Style hinted,
               const std::function<const Vocabulary&()>& vocabulary) {
-    if (startsWith(cls, "Qwen2Tokenizer") || startsWith(type, "qwen2")) return Style::Qwen2;
+    if (startsWith(cls, "Qwen2Tokenizer") || hinted == Style::Qwen2) return Style::Qwen2;
     // BART's tokenizer is RoBERTa's (transformers converts both with one converter).
-    if (startsWith(cls, "Roberta") || startsWith(cls, "Bart") || type == "roberta" ||
-        type == "bart")
+    if (startsWith(cls, "Roberta") || startsWith(cls, "Bart") || hinted == Style::Roberta)
         return Style::Roberta;
-    if (!cls.empty() || !type.empty()) return Style::Gpt2;
+    if (!cls.empty() || hinted != Style::Unknown) return Style::Gpt2;
     const Vocabulary& vocab = vocabulary();
     const auto has = [&](const char* piece) { return vocab.find(piece) != Vocabulary::kMissing; };
     if (has("<s>") && has("</s>") && has("<mask>")) return Style::Roberta;
@@ -72,22 +71,20 @@ Json byteLevel(bool useRegex) {
 
 }  // namespace
 
-std::optional<nlohmann::json> vocabMergesLayout(const std::filesystem::path& folder) {
+std::optional<nlohmann::json> vocabMergesLayout(const std::filesystem::path& folder,
+                                                const TokenizerHints& hints) {
     const std::string configWhere = (folder / "tokenizer_config.json").string();
     const Json tokenizerConfig = json::readOptionalObject(folder / "tokenizer_config.json");
-    const std::string modelType =
-        json::stringOr(json::readOptionalObject(folder / "config.json"), "model_type", "",
-                       (folder / "config.json").string());
     std::optional<Vocabulary> read;
     const auto vocabulary = [&]() -> const Vocabulary& {
         if (!read) read = readVocabJson(folder / "vocab.json");  // validated
         return *read;
     };
     const Style style = styleOf(json::stringOr(tokenizerConfig, "tokenizer_class", "", configWhere),
-                                modelType, vocabulary);
+                                hints.style, vocabulary);
     const std::string bos = json::tokenOr(tokenizerConfig, "bos_token", "", configWhere);
     const bool addBos =
-        json::boolOr(tokenizerConfig, "add_bos_token", false, configWhere) || modelType == "opt";
+        json::boolOr(tokenizerConfig, "add_bos_token", false, configWhere) || hints.alwaysAddsBos;
     if (style == Style::Gpt2 && !addBos) return std::nullopt;
 
     Json merges = Json::array();

@@ -9,7 +9,6 @@
 
 #include "core/model/model.h"
 #include "core/model/model_family.h"
-#include "core/report/hf_attention_layout.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/python3.h"
@@ -217,8 +216,11 @@ TEST(PythonSnippet, EncodersAndEncoderDecodersUseTheirAutoClassAndOutputs) {
 // Except the training lab's own full-bilinear model, which no transformers class computes.
 TEST(PythonSnippet, EveryFamilyHasATransformersLayout) {
     for (const ModelFamily& family : modelFamilies()) {
-        if (family.name == "qkvlab-full-bilinear") continue;
-        EXPECT_TRUE(hfAttentionLayout(family.name).has_value()) << family.name;
+        if (family.name == "qkvlab-full-bilinear") {
+            EXPECT_FALSE(family.transformers.has_value());
+            continue;
+        }
+        EXPECT_TRUE(family.transformers.has_value()) << family.name;
     }
     Architecture unknown = described("mamba", 4, 4, 8);
     EXPECT_THROW(pythonSnippet(checkOf(unknown, "learned")), Error);

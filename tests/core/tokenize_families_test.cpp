@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/model/model_family.h"
 #include "core/tokenize/tokenizer.h"
 #include "core/util/error.h"
 #include "tests/core/tokenize_test_files.h"
@@ -125,6 +126,12 @@ TEST_P(TokenizeNpmFamily, MatchesTokenReference) {
 INSTANTIATE_TEST_SUITE_P(NpmTokenizers, TokenizeNpmFamily, testing::Values("llama3.2", "gemma3"),
                          tokenizerCaseName);
 
+// What the family of a model_type says of its tokenizer, as a model's folder is opened with.
+TokenizerHints hintsOf(const std::string& modelType) {
+    const ModelFamily* family = findFamily(modelType);
+    return family ? family->tokenizer : TokenizerHints{};
+}
+
 // OPT's tokenizer is GPT-2's vocab.json + merges.txt with </s> put before the text; any GPT-2
 // tokenizer whose tokenizer_config.json sets add_bos_token puts its bos_token there.
 TEST(TokenizeFamily, BosAddingGpt2Tokenizers) {
@@ -133,43 +140,44 @@ TEST(TokenizeFamily, BosAddingGpt2Tokenizers) {
     nlohmann::json vocab = nlohmann::json::parse(in);
     vocab["</s>"] = 11;
     struct Case {
-        const char* config;
+        const char* modelType;
         const char* tokenizerConfig;
         std::vector<int> ids;
     };
     for (const Case& c :
-         {Case{R"({"model_type": "opt"})", nullptr, {11, 5, 6}},
-          Case{nullptr,
+         {Case{"opt", nullptr, {11, 5, 6}},
+          Case{"",
                R"({"add_bos_token": true, "bos_token": {"content": "<|endoftext|>"}})",
                {10, 5, 6}},
-          Case{R"({"model_type": "gpt2"})", nullptr, {5, 6}}}) {
+          Case{"gpt2", nullptr, {5, 6}}}) {
         ScratchDir dir;
         dir.write("vocab.json", vocab.dump());
         std::filesystem::copy_file(tiny / "merges.txt", dir.path() / "merges.txt");
-        if (c.config) dir.write("config.json", c.config);
         if (c.tokenizerConfig) dir.write("tokenizer_config.json", c.tokenizerConfig);
-        const std::vector<Token> tokens = loadTokenizer(dir.path())->encode("ab a");
+        const std::vector<Token> tokens =
+            loadTokenizer(dir.path(), hintsOf(c.modelType))->encode("ab a");
         EXPECT_EQ(idsOf(tokens), c.ids);
         EXPECT_EQ(tokens.front().special, c.ids.size() == 3);
     }
 }
 
-// BART's tokenizer is RoBERTa's: vocab.json + merges.txt named BartTokenizer, or only a BART
-// config.json beside them, encode as RoBERTa's reference says (<s> … </s> included).
+// BART's tokenizer is RoBERTa's: vocab.json + merges.txt named BartTokenizer, or a BART model's
+// without a tokenizer class, encode as RoBERTa's reference says (<s> … </s> included).
 TEST(TokenizeFamily, BartFoldersUseRobertasTokenizer) {
     QKV_REQUIRE_SHARED(shared);
     const auto roberta = shared / "tokenizers" / "roberta";
     std::ifstream in(roberta / "token_reference.json");
     const nlohmann::json reference = nlohmann::json::parse(in);
-    for (const auto& [file, text] :
-         {std::pair{"tokenizer_config.json", R"({"tokenizer_class": "BartTokenizer"})"},
-          std::pair{"config.json", R"({"model_type": "bart"})"}}) {
-        SCOPED_TRACE(file);
+    for (const bool named : {true, false}) {
+        SCOPED_TRACE(named ? "BartTokenizer" : "a BART model's");
         ScratchDir dir;
         for (const char* name : {"vocab.json", "merges.txt"})
             std::filesystem::copy_file(roberta / name, dir.path() / name);
-        dir.write(file, text);
-        const auto tokenizer = loadTokenizer(dir.path());
+        if (named) dir.write("tokenizer_config.json", R"({"tokenizer_class": "BartTokenizer"})");
+        // Told from the family, not from the vocabulary: GPT-2's style would not add <s> … </s>.
+        const auto tokenizer =
+            loadTokenizer(dir.path(), named ? TokenizerHints{.style = TokenizerHints::Style::Gpt2}
+                                            : hintsOf("bart"));
         for (const auto& sentence : reference.at("sentences"))
             EXPECT_EQ(idsOf(tokenizer->encode(sentence.at("text").get<std::string>())),
                       sentence.at("ids").get<std::vector<int>>());

@@ -31,6 +31,12 @@ ModelWeights bindBart(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily bart() { return {"bart", {"bart"}, {"model.", ""}, readBart, bindBart}; }
+// Its vocab.json + merges.txt are RoBERTa's (transformers converts both with one converter).
+ModelFamily bart() {
+    ModelFamily f{"bart", {"bart"}, {"model.", ""}, readBart, bindBart};
+    f.tokenizer.style = TokenizerHints::Style::Roberta;
+    f.transformers = {.modelClass = HfModelClass::Seq2SeqLm};
+    return f;
+}
 
 }  // namespace qkv::families

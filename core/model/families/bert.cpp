@@ -74,14 +74,25 @@ ModelWeights bindRoberta(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily bert() { return {"bert", {"bert"}, {"bert.", ""}, readEncoder, bindBert}; }
+// transformers' BertSelfAttention, which RoBERTa's modules share.
+constexpr HfAttentionLayout kBertAttention{
+    .modelClass = HfModelClass::Encoder, .query = "query", .key = "key", .value = "value"};
+
+ModelFamily bert() {
+    ModelFamily f{"bert", {"bert"}, {"bert.", ""}, readEncoder, bindBert};
+    f.transformers = kBertAttention;
+    return f;
+}
 
 ModelFamily roberta() {
-    return {"roberta",
-            {"roberta", "xlm-roberta", "camembert"},
-            {"roberta.", ""},
-            readRoberta,
-            bindRoberta};
+    ModelFamily f{"roberta",
+                  {"roberta", "xlm-roberta", "camembert"},
+                  {"roberta.", ""},
+                  readRoberta,
+                  bindRoberta};
+    f.tokenizer.style = TokenizerHints::Style::Roberta;
+    f.transformers = kBertAttention;
+    return f;
 }
 
 }  // namespace qkv::families

@@ -73,6 +73,12 @@ ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBi
 // pre_feedforward, post_feedforward) and q_norm/k_norm where the architecture has QK-norm
 // (Gemma 3).
 ModelWeights bindGemmaDecoder(TensorBinder& b, const Architecture& c);
+// Gemma 2's and 3's GGUF keys beyond a decoder's (gemma2.cpp): `largeLayers` tells the 27B
+// model, which llama.cpp scales by d_model / heads.
+void readGemmaGguf(const GgufModelReader& r, nlohmann::json& c, std::int64_t largeLayers);
+// Mixtral's config from a GGUF file, which the converter writes as Llama with experts
+// (mixtral.cpp).
+nlohmann::json mixtralGgufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied);
 // gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), without biases.
 void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer);

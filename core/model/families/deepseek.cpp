@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -163,10 +164,58 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return w;
 }
 
+// DeepSeek-V2 and -V3 ("deepseek2"). llama.cpp's converter frames latent attention as one key
+// head shared by all (head_count_kv 1, key_length kv_lora_rank + rotary) and keeps the heads'
+// widths as key_length_mla and value_length_mla; files converted before it split kv_b into k_b
+// and v_b have neither, their key_length and value_length are the heads'. The router's gating
+// function tells V3 (sigmoid, with exp_probs_b) from V2 (softmax; absent in V2's older files).
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c =
+        ggufDecoderConfig(r, vocab, tied, "deepseek_v2", {.yarnLogMultiplierIsMscale = true});
+    const std::int64_t rotary = r.required("rope.dimension_count");
+    const bool mla = r.integer("attention.key_length_mla").has_value();
+    const std::int64_t key = r.required(mla ? "attention.key_length_mla" : "attention.key_length");
+    const std::int64_t value =
+        r.required(mla ? "attention.value_length_mla" : "attention.value_length");
+    if (key <= rotary)
+        r.fail("GGUF metadata: a key head " + std::to_string(key) + " wide has no room beside " +
+               std::to_string(rotary) + " rotary dimensions");
+    constexpr std::int64_t kSigmoid = 2;  // llama.cpp's expert_gating_func: 1 softmax, 2 sigmoid
+    const bool v3 = r.integer("expert_gating_func").value_or(1) == kSigmoid;
+    c["model_type"] = v3 ? "deepseek_v3" : "deepseek_v2";
+    c["num_key_value_heads"] = c["num_attention_heads"];  // every head has its own key
+    c["head_dim"] = rotary;
+    c["qk_rope_head_dim"] = rotary;
+    c["qk_nope_head_dim"] = key - rotary;
+    c["v_head_dim"] = value;
+    c["kv_lora_rank"] = r.required("attention.kv_lora_rank");
+    if (const auto queryRank = r.integer("attention.q_lora_rank")) c["q_lora_rank"] = *queryRank;
+    // The file keeps the checkpoint's rotary pairs (2i, 2i+1), which ggml turns as they are.
+    c["rope_interleave"] = true;
+    const auto experts = r.integer("expert_count");
+    if (!experts) return c;
+    const std::int64_t groups = r.integer("expert_group_count").value_or(1);
+    c["n_routed_experts"] = *experts;
+    c["num_experts_per_tok"] = r.required("expert_used_count");
+    c["moe_intermediate_size"] = r.required("expert_feed_forward_length");
+    c["n_shared_experts"] = r.integer("expert_shared_count").value_or(0);
+    c["first_k_dense_replace"] = r.integer("leading_dense_block_count").value_or(0);
+    c["routed_scaling_factor"] = r.number("expert_weights_scale").value_or(1.0);
+    c["norm_topk_prob"] = r.file.boolean(r.arch + ".expert_weights_norm").value_or(false);
+    c["n_group"] = groups;
+    c["topk_group"] = r.integer("expert_group_used_count").value_or(groups);
+    c["scoring_func"] = v3 ? "sigmoid" : "softmax";
+    c["topk_method"] = v3 ? "noaux_tc" : groups > 1 ? "group_limited_greedy" : "greedy";
+    return c;
+}
+
 }  // namespace
 
 ModelFamily deepseek() {
-    return {"deepseek", {"deepseek_v2", "deepseek_v3"}, {"model.", ""}, read, bind};
+    ModelFamily f{"deepseek", {"deepseek_v2", "deepseek_v3"}, {"model.", ""}, read, bind};
+    f.gguf = {.architectures = {"deepseek2"}, .config = ggufConfig};
+    f.transformers = {.query = "kv_b_proj", .key = "", .value = ""};  // learned only (no tying)
+    return f;
 }
 
 }  // namespace qkv::families

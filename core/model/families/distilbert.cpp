@@ -44,6 +44,11 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily distilbert() { return {"distilbert", {"distilbert"}, {"distilbert.", ""}, read, bind}; }
+ModelFamily distilbert() {
+    ModelFamily f{"distilbert", {"distilbert"}, {"distilbert.", ""}, read, bind};
+    f.transformers = {
+        .modelClass = HfModelClass::Encoder, .query = "q_lin", .key = "k_lin", .value = "v_lin"};
+    return f;
+}
 
 }  // namespace qkv::families

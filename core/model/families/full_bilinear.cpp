@@ -47,8 +47,11 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
+// No transformers class computes it.
 ModelFamily fullBilinear() {
-    return {"qkvlab-full-bilinear", {"qkvlab-full-bilinear"}, {""}, read, bind};
+    ModelFamily f{"qkvlab-full-bilinear", {"qkvlab-full-bilinear"}, {""}, read, bind};
+    f.transformers = std::nullopt;
+    return f;
 }
 
 }  // namespace qkv::families

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -36,6 +37,13 @@ void read(const ConfigReader& r, Architecture& c) {
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) { return bindGemmaDecoder(b, c); }
 
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "gemma2");
+    readGemmaGguf(r, c, 46);
+    c["attn_logit_softcapping"] = r.number("attn_logit_softcapping").value_or(0.0);
+    return c;
+}
+
 }  // namespace
 
 ModelWeights bindGemmaDecoder(TensorBinder& b, const Architecture& c) {
@@ -59,6 +67,26 @@ ModelWeights bindGemmaDecoder(TensorBinder& b, const Architecture& c) {
     return w;
 }
 
-ModelFamily gemma2() { return {"gemma2", {"gemma2"}, {"model.", ""}, read, bind}; }
+ModelFamily gemma2() {
+    ModelFamily f{"gemma2", {"gemma2"}, {"model.", ""}, read, bind};
+    f.gguf = {.architectures = {"gemma2"},
+              .config = ggufConfig,
+              .layerNames = {{"ffn_norm", "pre_feedforward_layernorm"}},
+              .normsStoredPlusOne = true};
+    return f;
+}
+
+// transformers scales queries by query_pre_attn_scalar, which the file does not keep; llama.cpp
+// by 1/sqrt(key_length), except for the 27B models (46 layers of Gemma 2, 62 of Gemma 3), which
+// it tells apart by their layer count and scales by d_model / heads.
+void readGemmaGguf(const GgufModelReader& r, nlohmann::json& c, std::int64_t largeLayers) {
+    const std::int64_t d = c["hidden_size"], heads = c["num_attention_heads"],
+                       layers = c["num_hidden_layers"];
+    c["query_pre_attn_scalar"] =
+        layers == largeLayers ? d / heads : r.integer("attention.key_length").value_or(d / heads);
+    c["final_logit_softcapping"] = r.number("final_logit_softcapping").value_or(0.0);
+    c["sliding_window"] = r.integer("attention.sliding_window").value_or(4096);
+    c["hidden_activation"] = "gelu_pytorch_tanh";
+}
 
 }  // namespace qkv::families

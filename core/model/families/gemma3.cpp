@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -63,10 +64,25 @@ void readMultimodal(const ConfigReader& r, Architecture& c) {
     c.notShown = "image inputs are not shown: QKV Lab reads Gemma 3's text model";
 }
 
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "gemma3_text");
+    readGemmaGguf(r, c, 62);
+    // Fixed in llama.cpp for Gemma 3, as in transformers' defaults: five local layers per global
+    // one, and local layers turning at base 10000, unscaled.
+    c["sliding_window_pattern"] = 6;
+    c["rope_local_base_freq"] = 10000.0;
+    return c;
+}
+
 }  // namespace
 
 ModelFamily gemma3() {
-    return {"gemma3_text", {"gemma3_text"}, {"model.", ""}, readText, bindGemmaDecoder};
+    ModelFamily f{"gemma3_text", {"gemma3_text"}, {"model.", ""}, readText, bindGemmaDecoder};
+    f.gguf = {.architectures = {"gemma3"},
+              .config = ggufConfig,
+              .layerNames = {{"ffn_norm", "pre_feedforward_layernorm"}},
+              .normsStoredPlusOne = true};
+    return f;
 }
 
 // The Hub's original layout (language_model.model.*) and transformers 5's module layout.

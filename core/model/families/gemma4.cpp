@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -135,9 +136,123 @@ ModelWeights bind(TensorBinder& b, const Architecture& model) {
     return w;
 }
 
+// Gemma 4 ("gemma4"), whose layers differ by kind: attention.sliding_window_pattern marks the
+// local ones, whose widths and rotary are key_length_swa, rope.freq_base_swa and
+// rope.dimension_count_swa (key_length and rope.freq_base are the global layers'), and
+// head_count_kv lists each layer's key/value heads. Global layers without attn_v take their
+// values from the key projection (attention_k_eq_v). Their proportional rotary is the
+// rope_freqs tensor: divisor 1 for the pairs that turn, 1e30 for those that keep still. Norms
+// are stored as they are (no 1 + w).
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied,
+                          GgufTensors& tensors) {
+    const std::int64_t layers = r.required("block_count");
+    const std::string patternKey = r.arch + ".attention.sliding_window_pattern";
+    const GgufArray* pattern = r.file.array(patternKey);
+    if (!pattern || static_cast<std::int64_t>(pattern->size()) != layers)
+        r.fail("GGUF metadata " + patternKey + " must mark each of the " + std::to_string(layers) +
+               " layers local or global");
+    std::vector<bool> local;
+    for (const GgufValue& v : *pattern) {
+        const bool* isLocal = std::get_if<bool>(&v.value);
+        if (!isLocal) r.fail("GGUF metadata " + patternKey + " must hold booleans");
+        local.push_back(*isLocal);
+    }
+    // Each kind's key/value heads: one count for all layers, or one per layer.
+    std::optional<std::int64_t> kvHeads[2];  // [local, global]
+    const std::string kvKey = r.arch + ".attention.head_count_kv";
+    const GgufArray* perLayer = ggufArrayOrNull(r, "attention.head_count_kv");
+    for (std::int64_t l = 0; l < layers; ++l) {
+        const std::optional<std::int64_t> count =
+            perLayer
+                ? (l < static_cast<std::int64_t>(perLayer->size()) ? ggufInteger((*perLayer)[l])
+                                                                   : std::nullopt)
+                : r.integer("attention.head_count_kv");
+        auto& kind = kvHeads[local[l] ? 0 : 1];
+        if (!count || (kind && *kind != *count))
+            r.fail("GGUF metadata " + kvKey + " must give every " +
+                   (local[l] ? "local" : "global") + " layer the same key/value heads");
+        kind = count;
+    }
+    const std::int64_t heads = r.required("attention.head_count");
+    const std::int64_t globalHeadDim = r.required("attention.key_length"),
+                       localHeadDim = r.required("attention.key_length_swa");
+    nlohmann::json layerTypes = nlohmann::json::array();
+    std::optional<std::int64_t> firstGlobal;
+    for (std::int64_t l = 0; l < layers; ++l) {
+        layerTypes.push_back(local[l] ? "sliding_attention" : "full_attention");
+        if (!local[l] && !firstGlobal) firstGlobal = l;
+    }
+    const bool keyIsValue =
+        firstGlobal && !tensors.count("blk." + std::to_string(*firstGlobal) + ".attn_v.weight");
+    nlohmann::json full = {{"rope_type", "default"},
+                           {"rope_theta", r.number("rope.freq_base").value_or(1e6)}};
+    if (const auto factors = tensors.find("rope_freqs.weight"); factors != tensors.end()) {
+        const GgufTensor& t = *factors->second;
+        const std::vector<double> divisors = ggufFactorRow(r, t);
+        if (divisors.size() != static_cast<std::size_t>(globalHeadDim / 2))
+            r.fail("tensor " + t.describe() + ": Gemma 4's rotary divisors must be one per pair " +
+                   "of a global head");
+        std::int64_t turning = 0;
+        for (std::size_t i = 0; i < divisors.size(); ++i) {
+            if (divisors[i] == 1.0 && turning == static_cast<std::int64_t>(i))
+                ++turning;
+            else if (divisors[i] < 1e29)
+                r.fail("tensor " + t.describe() + ": divisor " + std::to_string(divisors[i]) +
+                       " of pair " + std::to_string(i) +
+                       " is neither 1 (turning) nor 1e30 (still)");
+        }
+        full["rope_type"] = "proportional";
+        full["partial_rotary_factor"] = 2.0 * static_cast<double>(turning) / globalHeadDim;
+        tensors.erase(factors);
+    }
+    nlohmann::json sliding = {{"rope_type", "default"},
+                              {"rope_theta", r.number("rope.freq_base_swa").value_or(1e4)}};
+    if (const auto rotated = r.integer("rope.dimension_count_swa");
+        rotated && *rotated != localHeadDim)
+        sliding["partial_rotary_factor"] = static_cast<double>(*rotated) / localHeadDim;
+    const auto feedForward =
+        ggufArrayOrNull(r, "feed_forward_length") ? std::nullopt : r.integer("feed_forward_length");
+    if (!feedForward)
+        r.fail("GGUF metadata " + r.arch +
+               ".feed_forward_length per layer (Gemma 4's double-wide MLPs of shared key/value "
+               "layers) is not supported yet");
+    return {
+        {"model_type", "gemma4_text"},
+        {"hidden_size", r.required("embedding_length")},
+        {"num_hidden_layers", layers},
+        {"intermediate_size", *feedForward},
+        {"num_attention_heads", heads},
+        {"num_key_value_heads", kvHeads[0].value_or(heads)},
+        {"num_global_key_value_heads", kvHeads[1].value_or(heads)},
+        {"head_dim", localHeadDim},
+        {"global_head_dim", globalHeadDim},
+        {"attention_k_eq_v", keyIsValue},
+        {"vocab_size", vocab},
+        {"max_position_embeddings", r.integer("context_length").value_or(131072)},
+        {"rms_norm_eps", r.number("attention.layer_norm_rms_epsilon").value_or(1e-6)},
+        {"tie_word_embeddings", tied},
+        {"sliding_window", r.required("attention.sliding_window")},
+        {"final_logit_softcapping", r.number("final_logit_softcapping").value_or(0.0)},
+        {"hidden_activation", "gelu_pytorch_tanh"},
+        {"layer_types", layerTypes},
+        {"rope_parameters", {{"full_attention", full}, {"sliding_attention", sliding}}},
+        // What the Gemma 4 reader refuses by name, as the file says it.
+        {"hidden_size_per_layer_input", r.integer("embedding_length_per_layer_input").value_or(0)},
+        {"num_kv_shared_layers", r.integer("attention.shared_kv_layers").value_or(0)},
+        {"enable_moe_block", r.integer("expert_count").value_or(0) > 0},
+    };
+}
+
 }  // namespace
 
-ModelFamily gemma4() { return {"gemma4_text", {"gemma4_text"}, {"model.", ""}, readText, bind}; }
+// transformers' global layers have no v_proj: any copy is refused (python_tying.cpp).
+ModelFamily gemma4() {
+    ModelFamily f{"gemma4_text", {"gemma4_text"}, {"model.", ""}, readText, bind};
+    f.gguf = {.architectures = {"gemma4"},
+              .config = ggufConfig,
+              .layerNames = {{"ffn_norm", "pre_feedforward_layernorm"}}};
+    return f;
+}
 
 // transformers 5's module layout, and the original one.
 ModelFamily gemma4Multimodal() {

@@ -61,6 +61,11 @@ ModelWeights bindGpt2Stack(TensorBinder& b, const Architecture& c,
     return w;
 }
 
-ModelFamily gpt2() { return {"gpt2", {"gpt2"}, {"", "transformer."}, read, bind}; }
+ModelFamily gpt2() {
+    ModelFamily f{"gpt2", {"gpt2"}, {"", "transformer."}, read, bind};
+    f.transformers = {
+        .layout = HfProjectionLayout::FusedColumns, .query = "c_attn", .key = "", .value = ""};
+    return f;
+}
 
 }  // namespace qkv::families

@@ -64,6 +64,13 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily gptNeox() { return {"gpt_neox", {"gpt_neox"}, {"gpt_neox.", ""}, read, bind}; }
+ModelFamily gptNeox() {
+    ModelFamily f{"gpt_neox", {"gpt_neox"}, {"gpt_neox.", ""}, read, bind};
+    f.transformers = {.layout = HfProjectionLayout::FusedPerHead,
+                      .query = "query_key_value",
+                      .key = "",
+                      .value = ""};
+    return f;
+}
 
 }  // namespace qkv::families

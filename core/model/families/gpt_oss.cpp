@@ -9,6 +9,7 @@
 // and down_proj_blocks/_scales), viewed as they are mapped and decoded block by block where a
 // product reads them (TensorBinder::stackedMatrix). A GGUF file keeps gate, up and down apart.
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -60,8 +61,27 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     });
 }
 
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "gpt_oss");
+    c["num_local_experts"] = r.required("expert_count");
+    c["num_experts_per_tok"] = r.required("expert_used_count");
+    c["intermediate_size"] = r.required("expert_feed_forward_length");
+    c["sliding_window"] = r.required("attention.sliding_window");
+    // gpt-oss's config turns YaRN's ramp without rounding its ends (truncate false), which the
+    // file does not keep.
+    if (c.contains("rope_scaling") && c["rope_scaling"]["rope_type"] == "yarn")
+        c["rope_scaling"]["truncate"] = false;
+    return c;
+}
+
 }  // namespace
 
-ModelFamily gptOss() { return {"gpt_oss", {"gpt_oss"}, {"model.", ""}, read, bind, {"mxfp4"}}; }
+ModelFamily gptOss() {
+    ModelFamily f{"gpt_oss", {"gpt_oss"}, {"model.", ""}, read, bind, {"mxfp4"}};
+    f.gguf = {.architectures = {"gpt-oss"},
+              .config = ggufConfig,
+              .layerNames = {{"ffn_gate_inp", "mlp.router"}}};
+    return f;
+}
 
 }  // namespace qkv::families

@@ -3,6 +3,7 @@
 // transformers defines (Llama 3.x: llama3), SwiGLU, grouped-query attention. Mistral's
 // sliding_window applies in every layer. Qwen2 is the same with q/k/v biases.
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -25,6 +26,16 @@ ModelWeights bindLlama(TensorBinder& b, const Architecture& c) {
 }
 ModelWeights bindQwen2(TensorBinder& b, const Architecture& c) {
     return bindLlamaDecoder(b, c, true);
+}
+
+// llama.cpp writes Mixtral as "llama" with experts.
+nlohmann::json llamaGguf(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    if (r.integer("expert_count").value_or(0) > 0) return mixtralGgufConfig(r, vocab, tied);
+    return ggufDecoderConfig(r, vocab, tied, "llama");
+}
+
+nlohmann::json qwen2Gguf(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    return ggufDecoderConfig(r, vocab, tied, "qwen2");
 }
 
 }  // namespace
@@ -52,8 +63,15 @@ ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBi
 }
 
 ModelFamily llama() {
-    return {"llama", {"llama", "mistral"}, {"model.", ""}, readLlama, bindLlama};
+    ModelFamily f{"llama", {"llama", "mistral"}, {"model.", ""}, readLlama, bindLlama};
+    f.gguf = {.architectures = {"llama"}, .config = llamaGguf, .interleavedQk = true};
+    return f;
 }
-ModelFamily qwen2() { return {"qwen2", {"qwen2"}, {"model.", ""}, readQwen2, bindQwen2}; }
+ModelFamily qwen2() {
+    ModelFamily f{"qwen2", {"qwen2"}, {"model.", ""}, readQwen2, bindQwen2};
+    f.gguf = {.architectures = {"qwen2"}, .config = qwen2Gguf};
+    f.tokenizer.style = TokenizerHints::Style::Qwen2;
+    return f;
+}
 
 }  // namespace qkv::families

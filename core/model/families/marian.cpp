@@ -43,6 +43,10 @@ ModelWeights bindMarian(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily marian() { return {"marian", {"marian"}, {"model.", ""}, readMarian, bindMarian}; }
+ModelFamily marian() {
+    ModelFamily f{"marian", {"marian"}, {"model.", ""}, readMarian, bindMarian};
+    f.transformers = {.modelClass = HfModelClass::Seq2SeqLm};
+    return f;
+}
 
 }  // namespace qkv::families

@@ -3,6 +3,7 @@
 // — and QK-norm over the whole projection: q_norm (heads·d_k wide) and k_norm (kv·d_k) norm a
 // token's full query and key vectors before they are split into heads and rotated.
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -29,8 +30,16 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return w;
 }
 
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    return ggufDecoderConfig(r, vocab, tied, "olmo2");
+}
+
 }  // namespace
 
-ModelFamily olmo2() { return {"olmo2", {"olmo2"}, {"model.", ""}, read, bind}; }
+ModelFamily olmo2() {
+    ModelFamily f{"olmo2", {"olmo2"}, {"model.", ""}, read, bind};
+    f.gguf = {.architectures = {"olmo2"}, .config = ggufConfig};
+    return f;
+}
 
 }  // namespace qkv::families

@@ -52,6 +52,11 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily opt() { return {"opt", {"opt"}, {"model.decoder.", "decoder.", ""}, read, bind}; }
+// Its GPT-2 tokenizer prepends </s> whatever add_bos_token says.
+ModelFamily opt() {
+    ModelFamily f{"opt", {"opt"}, {"model.decoder.", "decoder.", ""}, read, bind};
+    f.tokenizer.alwaysAddsBos = true;
+    return f;
+}
 
 }  // namespace qkv::families

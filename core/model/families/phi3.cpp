@@ -4,6 +4,7 @@
 // LongRoPE (rope_scaling longrope: short or long factors by the input's length against
 // original_max_position_embeddings); sliding_window, when set, applies in every layer.
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -39,8 +40,31 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return w;
 }
 
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "phi3");
+    const std::int64_t headDim =
+        r.required("embedding_length") / r.required("attention.head_count");
+    if (const auto rotated = r.integer("rope.dimension_count"))
+        c["partial_rotary_factor"] = static_cast<double>(*rotated) / headDim;
+    if (const auto original = r.integer("rope.scaling.original_context_length"))
+        c["original_max_position_embeddings"] = *original;
+    if (const auto window = r.integer("attention.sliding_window"); window && *window > 0)
+        c["sliding_window"] = *window;
+    else
+        c["sliding_window"] = nullptr;
+    return c;
+}
+
 }  // namespace
 
-ModelFamily phi3() { return {"phi3", {"phi3"}, {"model.", ""}, read, bind}; }
+ModelFamily phi3() {
+    ModelFamily f{"phi3", {"phi3"}, {"model.", ""}, read, bind};
+    f.gguf = {.architectures = {"phi3"},
+              .config = ggufConfig,
+              .layerNames = {{"ffn_up", "mlp.gate_up_proj"}}};
+    f.transformers = {
+        .layout = HfProjectionLayout::FusedRowBlocks, .query = "qkv_proj", .key = "", .value = ""};
+    return f;
+}
 
 }  // namespace qkv::families

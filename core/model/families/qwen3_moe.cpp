@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -37,8 +38,23 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
         });
 }
 
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "qwen3_moe");
+    c["num_experts"] = r.required("expert_count");
+    c["num_experts_per_tok"] = r.required("expert_used_count");
+    c["moe_intermediate_size"] = r.required("expert_feed_forward_length");
+    c["norm_topk_prob"] = true;  // llama.cpp always renormalises Qwen3-MoE's top-k weights
+    c["decoder_sparse_step"] = 1;
+    c["mlp_only_layers"] = nlohmann::json::array();
+    return c;
+}
+
 }  // namespace
 
-ModelFamily qwen3Moe() { return {"qwen3_moe", {"qwen3_moe"}, {"model.", ""}, read, bind}; }
+ModelFamily qwen3Moe() {
+    ModelFamily f{"qwen3_moe", {"qwen3_moe"}, {"model.", ""}, read, bind};
+    f.gguf = {.architectures = {"qwen3moe"}, .config = ggufConfig};
+    return f;
+}
 
 }  // namespace qkv::families

@@ -2,6 +2,7 @@
 // layer l rotates its queries and keys and 0 where it does not (every no_rope_layer_interval-th
 // layer when the list is absent). Sliding windows only with use_sliding_window.
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -31,8 +32,20 @@ void read(const ConfigReader& r, Architecture& c) {
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) { return bindLlamaDecoder(b, c, false); }
 
+// llama.cpp leaves every fourth SmolLM3 layer without rotary, as transformers' default does.
+nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "smollm3");
+    c["no_rope_layer_interval"] = 4;
+    return c;
+}
+
 }  // namespace
 
-ModelFamily smollm3() { return {"smollm3", {"smollm3"}, {"model.", ""}, read, bind}; }
+// Its converter is Llama's: W_Q and W_K rows are interleaved too.
+ModelFamily smollm3() {
+    ModelFamily f{"smollm3", {"smollm3"}, {"model.", ""}, read, bind};
+    f.gguf = {.architectures = {"smollm3"}, .config = ggufConfig, .interleavedQk = true};
+    return f;
+}
 
 }  // namespace qkv::families

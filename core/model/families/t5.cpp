@@ -109,6 +109,11 @@ ModelWeights bindT5(TensorBinder& b, const Architecture& c) {
 
 }  // namespace
 
-ModelFamily t5() { return {"t5", {"t5", "mt5"}, {""}, readT5, bindT5}; }
+ModelFamily t5() {
+    ModelFamily f{"t5", {"t5", "mt5"}, {""}, readT5, bindT5};
+    f.transformers = {
+        .modelClass = HfModelClass::Seq2SeqLm, .query = "q", .key = "k", .value = "v"};
+    return f;
+}
 
 }  // namespace qkv::families
