@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 #include "core/io/gguf.h"
 #include "core/util/error.h"
 

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/backend/op_shapes.h"
 #include "core/util/error.h"
 #include "gpu/attention_params.h"
 #include "gpu/vulkan_gemm.h"
@@ -24,10 +25,6 @@
 namespace qkv {
 namespace gpu {
 namespace {
-
-void requireShape(bool ok, const char* op) {
-    if (!ok) throw Error(std::string("internal error: shape mismatch in vulkan ") + op);
-}
 
 class VulkanBackend final : public Backend {
   public:
@@ -99,9 +96,7 @@ class VulkanBackend final : public Backend {
     void synchronize() override { m_recorder.flush(); }
 
     void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) override {
-        requireShape(x.cols() == w.rows() && y.rows() == x.rows() && y.cols() == w.cols() &&
-                         (!bias || static_cast<int>(elements(*bias)) == w.cols()),
-                     "linear");
+        m_shapes.linear(x, w, bias, y);
         const VulkanTensor& weights = vulkan(w);
         const uint32_t m = x.rows(), n = w.cols(), k = x.cols();
         for (const TensorPart& part : weights.parts()) {  // each writes its columns of y
@@ -128,33 +123,24 @@ class VulkanBackend final : public Backend {
 
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
                    Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() &&
-                         static_cast<int>(elements(gamma)) == x.cols() &&
-                         (!beta || static_cast<int>(elements(*beta)) == x.cols()),
-                     "layerNorm");
+        m_shapes.layerNorm(x, gamma, beta, y);
         norm(x, x.rows(), x.cols(), &gamma, beta, eps, norm::kLayer, y);
     }
 
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() &&
-                         static_cast<int>(elements(gamma)) == x.cols(),
-                     "rmsNorm");
+        m_shapes.rmsNorm(x, gamma, y);
         norm(x, x.rows(), x.cols(), &gamma, nullptr, eps, norm::kRms, y);
     }
 
     // Row-major heads side by side are rows * heads rows of headDim: the norm kernel's layout.
     void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
                       Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
-                         x.cols() % headDim == 0 && static_cast<int>(elements(gamma)) == headDim,
-                     "rmsNormHeads");
+        m_shapes.rmsNormHeads(x, headDim, gamma, y);
         norm(x, x.rows() * (x.cols() / headDim), headDim, &gamma, nullptr, eps, norm::kRms, y);
     }
 
     void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
-        requireShape(
-            x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
-            "normalizeHeads");
+        m_shapes.normalizeHeads(x, headDim, y);
         norm(x, x.rows() * (x.cols() / headDim), headDim, nullptr, nullptr, kNormalizeHeadsEps,
              norm::kUnit, y);
     }
@@ -184,9 +170,7 @@ class VulkanBackend final : public Backend {
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
-        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() &&
-                         (isGated(gated) || gated == Activation::ClampedSwiGlu),
-                     "glu");
+        m_shapes.glu(gate, up, gated);
         elementwise(up, &gate,
                     gated == Activation::SwiGlu          ? eltwise::kSwiGlu
                     : gated == Activation::GeluGlu       ? eltwise::kGeluGlu
@@ -196,23 +180,19 @@ class VulkanBackend final : public Backend {
     }
 
     void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override {
-        requireShape(gateUp.cols() == 2 * out.cols() && gateUp.rows() == out.rows(),
-                     "clampedSwiGlu");
+        m_shapes.clampedSwiGlu(gateUp, out);
         elementwise(out, &gateUp, eltwise::kClampedSwiGlu, "clampedSwiGlu");
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {
-        requireShape(accumulator.rows() == x.rows() && accumulator.cols() == x.cols(), "add");
+        m_shapes.add(accumulator, x);
         elementwise(accumulator, &x, eltwise::kAdd, "add");
     }
 
     void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override {
         const int rotaryDims = frequencies.rotaryDims();
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
-                         rotaryDims > 0 && rotaryDims <= headDim && x.cols() % headDim == 0 &&
-                         firstPosition >= 0,
-                     "rope");
+        m_shapes.rope(x, headDim, rotaryDims, firstPosition, y);
         const BufferRegion& table = m_ropeTables.table(firstPosition + x.rows(), frequencies);
         RopeParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
                      static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims),
@@ -227,10 +207,7 @@ class VulkanBackend final : public Backend {
 
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                   int destinationFirst) override {
-        requireShape(first >= 0 && count >= 0 && first + count <= source.rows() &&
-                         destinationFirst >= 0 && destinationFirst + count <= destination.rows() &&
-                         destination.cols() == source.cols(),
-                     "copyRows");
+        m_shapes.copyRows(source, first, count, destination, destinationFirst);
         if (count == 0) return;
         const VkDeviceSize rowBytes = sizeof(float) * source.cols();
         m_recorder.copy(
@@ -241,20 +218,19 @@ class VulkanBackend final : public Backend {
 
     void gatherRows(const Tensor& source, const std::vector<int>& rows,
                     Tensor& destination) override {
-        requireShape(rowMoveAllowed(rows, source, destination), "gatherRows");
+        m_shapes.gatherRows(source, rows, destination);
         moveRows(source, rows, nullptr, destination, rows::kGather);
     }
 
     void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
                          const std::vector<float>& weights, Tensor& destination) override {
-        requireShape(weights.size() == rows.size() && rowMoveAllowed(rows, destination, source),
-                     "addWeightedRows");
+        m_shapes.addWeightedRows(source, rows, weights, destination);
         moveRows(source, rows, &weights, destination, rows::kAddWeighted);
     }
 
     void gatherColumns(const Tensor& first, const Tensor* second, const std::vector<int>& columns,
                        Tensor& destination) override {
-        requireShape(columnGatherAllowed(first, second, columns, destination), "gatherColumns");
+        m_shapes.gatherColumns(first, second, columns, destination);
         const int rows = destination.rows(), cols = destination.cols();
         if (rows == 0 || cols == 0) return;
         std::vector<float> bits(columns.size());
@@ -280,7 +256,7 @@ class VulkanBackend final : public Backend {
         if (options.firstQuery > 0) {
             // The kernels have no query offset: every query's rows are computed and the later
             // ones kept (prefix reuse saves this backend its linear layers, not its attention).
-            requireShape(out.rows() == q.rows() - options.firstQuery, "attention");
+            m_shapes.require(out.rows() == q.rows() - options.firstQuery, "attention");
             AttentionOptions whole = options;
             whole.firstQuery = 0;
             auto all = create(q.rows(), out.cols());
@@ -294,14 +270,14 @@ class VulkanBackend final : public Backend {
         auto columnsNeeded = [&](int group, int width) {
             return ((heads - 1) / group + 1) * width;
         };
-        requireShape(heads > 0 && layout.headDim > 0 && dv > 0 && layout.queryGroup > 0 &&
-                         layout.keyGroup > 0 && layout.valueGroup > 0 && v.rows() == keys &&
-                         attentionShapeAllowed(options, n, keys, heads) && out.rows() == n &&
-                         out.cols() == heads * dv &&
-                         q.cols() >= columnsNeeded(layout.queryGroup, layout.headDim) &&
-                         k.cols() >= columnsNeeded(layout.keyGroup, layout.headDim) &&
-                         v.cols() >= columnsNeeded(layout.valueGroup, dv),
-                     "attention");
+        m_shapes.require(heads > 0 && layout.headDim > 0 && dv > 0 && layout.queryGroup > 0 &&
+                             layout.keyGroup > 0 && layout.valueGroup > 0 && v.rows() == keys &&
+                             attentionShapeAllowed(options, n, keys, heads) && out.rows() == n &&
+                             out.cols() == heads * dv &&
+                             q.cols() >= columnsNeeded(layout.queryGroup, layout.headDim) &&
+                             k.cols() >= columnsNeeded(layout.keyGroup, layout.headDim) &&
+                             v.cols() >= columnsNeeded(layout.valueGroup, dv),
+                         "attention");
         if (std::max(n, keys) > 65535)
             throw Error("the Vulkan backend handles at most 65535 tokens");
         const AttentionOperands shape{static_cast<uint32_t>(n),
@@ -421,6 +397,7 @@ class VulkanBackend final : public Backend {
     }
 
     // Declared first: everything below uses the device and is destroyed before it.
+    const OpShapes m_shapes{"vulkan"};
     std::shared_ptr<Context> m_context;
     std::shared_ptr<DeviceAllocator> m_allocator;
     CommandRecorder m_recorder;

@@ -16,22 +16,9 @@
 #include <vector>
 
 #include "core/backend/backend.h"
+#include "gpu/vulkan_options.h"
 
 namespace qkv {
-
-struct VulkanDeviceInfo {
-    std::string name;  // e.g. "NVIDIA H100 80GB HBM3", "llvmpipe (LLVM 15.0.6, 256 bits)"
-    std::string type;  // "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other"
-    bool gpu = false;  // real graphics hardware (not a CPU implementation)
-};
-
-struct VulkanOptions {
-    std::string device;    // index or name substring; empty: $QKV_VULKAN_DEVICE, else the best
-    bool gpuOnly = false;  // refuse CPU implementations (for "auto" selection)
-    // Caps the bytes one shader may address (0: the device's maxStorageBufferRange). Weights
-    // larger than that are stored in several parts; tests use a small cap to exercise that.
-    std::uint64_t maxBufferRange = 0;
-};
 
 // The devices the Vulkan loader reports, in its order; empty (never throws) when there is no
 // loader, no driver or no device.

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/vulkan_backend.h"
+#include "gpu/vulkan_options.h"
 
 namespace qkv::gpu {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 #include "gpu/vulkan_recorder.h"
 
 namespace qkv::gpu {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 #include "gpu/shaders/push_constants.h"
 #include "gpu/vulkan_context.h"
 

@@ -421,17 +421,6 @@ void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace) {
     }
 }
 
-std::vector<double> sinkShares(const RowMatrixXf& probabilities) {
-    std::vector<double> shares(probabilities.rows());
-    for (Eigen::Index i = 0; i < probabilities.rows(); ++i)
-        shares[i] = sinkShareOfRow(probabilities, static_cast<int>(i));
-    return shares;
-}
-
-double sinkShareOfRow(const RowMatrixXf& probabilities, int row) {
-    return 1.0 - probabilities.row(row).cast<double>().sum();
-}
-
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
                         const AttentionTrace* trace, const AnalysisOptions& options) {
     checkTrace(architectureOf(model, options.kind), trace);
@@ -440,23 +429,6 @@ HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int la
     const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options);
     LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
     return headMetrics(factors, layer, head, trace);
-}
-
-TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,
-                                        int j) {
-    const int n = trace.keyTokens();
-    if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount() ||
-        i < 0 || i >= n || j < 0 || j >= n)
-        throw Error("token pair (" + std::to_string(i) + ", " + std::to_string(j) + ") of layer " +
-                    std::to_string(layer) + " head " + std::to_string(head) +
-                    " is outside the trace (" + std::to_string(n) + " tokens)");
-    auto cosine = [&](const ConstMatrixMap& m) {
-        const Eigen::VectorXd a = m.row(i).transpose().cast<double>();
-        const Eigen::VectorXd b = m.row(j).transpose().cast<double>();
-        const double norms = a.norm() * b.norm();
-        return norms > 0 ? a.dot(b) / norms : 0.0;
-    };
-    return {cosine(trace.key(layer, head)), cosine(trace.value(layer, head))};
 }
 
 BilinearParameterCount bilinearParameterCount(const Architecture& config,

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/analysis/trace_rows.h"
 #include "core/model/attention_trace.h"
 #include "core/model/model.h"
 #include "core/model/w_configuration.h"
@@ -133,25 +134,9 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
 // may cache per configuration).
 void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace);
 
-// What attention sinks take of each query row of a head's probabilities: 1 - sum_j A_ij,
-// summed in double; of one row.
-std::vector<double> sinkShares(const RowMatrixXf& probabilities);
-double sinkShareOfRow(const RowMatrixXf& probabilities, int row);
-
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,
                         const AttentionTrace* trace = nullptr, const AnalysisOptions& options = {});
-
-// For a token pair (i, j) in one head: cosine of their keys and of their values (the
-// "neural network" / "social network" case: keys can agree while values differ); 0 for a zero
-// vector. i and j index the keys' tokens (the source's in cross-attention). Throws qkv::Error
-// outside the trace.
-struct TokenPairSimilarity {
-    double keyCosine = 0;
-    double valueCosine = 0;
-};
-TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,
-                                        int j);
 
 // Parameter counts of a head's bilinear form: factored 2 * d_model * d_k versus a full
 // d_model x d_model matrix. Where the configuration fills the Q and K slots from one matrix

@@ -1,9 +1,6 @@
 // CPU backend: row-major host tensors; GEMMs through OpenBLAS (cblas_sgemm) run single-threaded
 // per block on the backend's own thread pool, which also takes the per-head attention and the
 // element-wise work (OpenBLAS's threads would spin between calls and take the pool's cores).
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
@@ -21,6 +18,8 @@
 #include "core/backend/compact_gemm.h"
 #include "core/backend/cpu_attention.h"
 #include "core/backend/gemm.h"
+#include "core/backend/op_shapes.h"
+#include "core/backend/read_ahead.h"
 #include "core/util/aligned_floats.h"
 #include "core/util/error.h"
 #include "core/util/thread_pool.h"
@@ -64,59 +63,6 @@ class CpuTensor final : public Tensor {
 
 const CpuTensor& cpu(const Tensor& t) { return static_cast<const CpuTensor&>(t); }
 CpuTensor& cpu(Tensor& t) { return static_cast<CpuTensor&>(t); }
-
-// Asks the kernel to read [begin, begin + bytes) ahead, whole pages; a range that is not a
-// file's pages is left as it is.
-void readAhead(const void* begin, std::size_t bytes) {
-    static const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto first = reinterpret_cast<std::uintptr_t>(begin) / page * page;
-    const auto end = reinterpret_cast<std::uintptr_t>(begin) + bytes;
-    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_WILLNEED);
-}
-
-// The bytes a weight view's elements are stored in, from its first element to its last.
-void readAheadStorage(const MatrixView& v) {
-    if (v.empty() || v.rows == 0 || v.cols == 0) return;
-    const auto last =
-        static_cast<std::size_t>((v.rows - 1) * v.rowStride + (v.cols - 1) * v.colStride);
-    if (const BlockFormat f = blockFormat(v.type); f.elements > 0) {
-        readAhead(v.data,
-                  (static_cast<std::size_t>(v.origin) + last) / f.elements * f.bytes + f.bytes);
-    } else if (v.type == ElementType::Mxfp4) {
-        readAhead(v.data, last / 2 + 1);
-        readAhead(v.scales, last / kMxfp4BlockElements + 1);
-    } else {
-        readAhead(v.data, (last + 1) * elementBytes(v.type));
-    }
-}
-
-void requireShape(bool ok, const char* op) {
-    if (!ok) throw Error(std::string("internal error: shape mismatch in cpu ") + op);
-}
-
-// A view as a BLAS operand: a column-major view is the transpose of a row-major one.
-void blasOperand(const MatrixView& v, bool& transposed, int& ld) {
-    transposed = v.colStride != 1;
-    ld = static_cast<int>(transposed ? std::max<std::ptrdiff_t>(v.colStride, v.rows)
-                                     : std::max<std::ptrdiff_t>(v.rowStride, v.cols));
-}
-
-// C (m x n, row-major, ldc) = alpha * A (m x k) * B (k x n) + beta * C for arbitrary-layout
-// views; on the pool's threads when one is given.
-void gemm(ThreadPool* pool, const MatrixView& a, const MatrixView& b, float alpha, float beta,
-          float* c, int ldc) {
-    GemmArgs args;
-    int lda, ldb;
-    blasOperand(a, args.transA, lda);
-    blasOperand(b, args.transB, ldb);
-    args.m = a.rows;
-    args.n = b.cols;
-    args.k = a.cols;
-    if (pool)
-        parallelGemm(*pool, args, alpha, a.floats(), lda, b.floats(), ldb, beta, c, ldc);
-    else
-        gemm(args, alpha, a.floats(), lda, b.floats(), ldb, beta, c, ldc);
-}
 
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
@@ -187,8 +133,7 @@ class CpuBackend final : public Backend {
     void synchronize() override {}
 
     void linear(const Tensor& x, const Tensor& w, const Tensor* bias, Tensor& y) override {
-        requireShape(x.cols() == w.rows() && y.rows() == x.rows() && y.cols() == w.cols(),
-                     "linear");
+        m_shapes.linear(x, w, bias, y);
         float* out = cpu(y).data();
         const int cols = y.cols();
         float beta = 0.0f;
@@ -202,14 +147,14 @@ class CpuBackend final : public Backend {
         }
         const MatrixView& weight = cpu(w).view();
         if (weight.isFloat32())
-            gemm(&m_pool, cpu(x).view(), weight, 1.0f, beta, out, cols);
+            gemmOfViews(&m_pool, cpu(x).view(), weight, 1.0f, beta, out, cols);
         else  // F16, BF16, MXFP4: widened panel by panel
             compactGemm(m_pool, cpu(x).data(), x.cols(), x.rows(), weight, beta, out, cols);
     }
 
     void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
                    Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols(), "layerNorm");
+        m_shapes.layerNorm(x, gamma, beta, y);
         const int n = x.cols();
         const float* g = cpu(gamma).data();
         const float* b = beta ? cpu(*beta).data() : nullptr;
@@ -231,15 +176,13 @@ class CpuBackend final : public Backend {
     }
 
     void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) override {
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols(), "rmsNorm");
+        m_shapes.rmsNorm(x, gamma, y);
         rmsNormBlocks(x, x.cols(), gamma, eps, y);
     }
 
     void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
                       Tensor& y) override {
-        requireShape(
-            x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
-            "rmsNormHeads");
+        m_shapes.rmsNormHeads(x, headDim, gamma, y);
         rmsNormBlocks(x, headDim, gamma, eps, y);
     }
 
@@ -291,9 +234,7 @@ class CpuBackend final : public Backend {
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
-        requireShape(gate.rows() == up.rows() && gate.cols() == up.cols() &&
-                         (isGated(gated) || gated == Activation::ClampedSwiGlu),
-                     "glu");
+        m_shapes.glu(gate, up, gated);
         const float* g = cpu(gate).data();
         splitElements(up, [&](ArrayMap u) {
             ConstArrayMap gs(g + (u.data() - cpu(up).data()), u.size());
@@ -314,8 +255,7 @@ class CpuBackend final : public Backend {
     }
 
     void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override {
-        requireShape(gateUp.cols() == 2 * out.cols() && gateUp.rows() == out.rows(),
-                     "clampedSwiGlu");
+        m_shapes.clampedSwiGlu(gateUp, out);
         const float* pairs = cpu(gateUp).data();
         split(out.rows(), kElementGrain / std::max(out.cols(), 1) + 1, [&](int first, int last) {
             const size_t begin = static_cast<size_t>(first) * out.cols();
@@ -327,7 +267,7 @@ class CpuBackend final : public Backend {
     }
 
     void add(Tensor& accumulator, const Tensor& x) override {
-        requireShape(accumulator.rows() == x.rows() && accumulator.cols() == x.cols(), "add");
+        m_shapes.add(accumulator, x);
         const float* in = cpu(x).data();
         splitElements(accumulator, [&](ArrayMap a) {
             a += ConstArrayMap(in + (a.data() - cpu(accumulator).data()), a.size());
@@ -337,10 +277,7 @@ class CpuBackend final : public Backend {
     void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override {
         const int rotaryDims = frequencies.rotaryDims();
-        requireShape(x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 &&
-                         x.cols() % headDim == 0 && rotaryDims > 0 && rotaryDims <= headDim &&
-                         firstPosition >= 0,
-                     "rope");
+        m_shapes.rope(x, headDim, rotaryDims, firstPosition, y);
         const int half = rotaryDims / 2;
         const int cols = x.cols();
         for (int row = 0; row < x.rows(); ++row) {
@@ -364,9 +301,7 @@ class CpuBackend final : public Backend {
     }
 
     void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
-        requireShape(
-            x.rows() == y.rows() && x.cols() == y.cols() && headDim > 0 && x.cols() % headDim == 0,
-            "normalizeHeads");
+        m_shapes.normalizeHeads(x, headDim, y);
         const int cols = x.cols();
         split(x.rows(), kRowGrain, [&](int first, int last) {
             for (int r = first; r < last; ++r)
@@ -385,10 +320,7 @@ class CpuBackend final : public Backend {
 
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                   int destinationFirst) override {
-        requireShape(first >= 0 && count >= 0 && first + count <= source.rows() &&
-                         destinationFirst >= 0 && destinationFirst + count <= destination.rows() &&
-                         destination.cols() == source.cols(),
-                     "copyRows");
+        m_shapes.copyRows(source, first, count, destination, destinationFirst);
         const size_t cols = source.cols();
         std::memcpy(cpu(destination).data() + destinationFirst * cols,
                     cpu(source).data() + first * cols, sizeof(float) * count * cols);
@@ -396,7 +328,7 @@ class CpuBackend final : public Backend {
 
     void gatherRows(const Tensor& source, const std::vector<int>& rows,
                     Tensor& destination) override {
-        requireShape(rowMoveAllowed(rows, source, destination), "gatherRows");
+        m_shapes.gatherRows(source, rows, destination);
         const size_t cols = source.cols();
         for (size_t i = 0; i < rows.size(); ++i)
             std::memcpy(cpu(destination).data() + i * cols, cpu(source).data() + rows[i] * cols,
@@ -405,8 +337,7 @@ class CpuBackend final : public Backend {
 
     void addWeightedRows(const Tensor& source, const std::vector<int>& rows,
                          const std::vector<float>& weights, Tensor& destination) override {
-        requireShape(weights.size() == rows.size() && rowMoveAllowed(rows, destination, source),
-                     "addWeightedRows");
+        m_shapes.addWeightedRows(source, rows, weights, destination);
         const size_t cols = source.cols();
         for (size_t i = 0; i < rows.size(); ++i) {
             float* to = cpu(destination).data() + rows[i] * cols;
@@ -417,7 +348,7 @@ class CpuBackend final : public Backend {
 
     void gatherColumns(const Tensor& first, const Tensor* second, const std::vector<int>& columns,
                        Tensor& destination) override {
-        requireShape(columnGatherAllowed(first, second, columns, destination), "gatherColumns");
+        m_shapes.gatherColumns(first, second, columns, destination);
         const int rows = first.rows(), width = first.cols(), cols = destination.cols();
         for (int r = 0; r < rows; ++r) {
             float* to = cpu(destination).data() + static_cast<size_t>(r) * cols;
@@ -435,10 +366,10 @@ class CpuBackend final : public Backend {
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override {
         const int n = q.rows(), keys = k.rows();
-        requireShape(v.rows() == keys && out.rows() == n - options.firstQuery &&
-                         out.cols() == layout.heads * layout.valueWidth() &&
-                         attentionShapeAllowed(options, n, keys, layout.heads),
-                     "attention");
+        m_shapes.require(v.rows() == keys && out.rows() == n - options.firstQuery &&
+                             out.cols() == layout.heads * layout.valueWidth() &&
+                             attentionShapeAllowed(options, n, keys, layout.heads),
+                         "attention");
         const CpuAttentionOperands operands{
             cpu(q).data(),
             q.cols(),
@@ -480,6 +411,7 @@ class CpuBackend final : public Backend {
         });
     }
 
+    const OpShapes m_shapes{"cpu"};
     ThreadPool m_pool;
     std::vector<std::unique_ptr<CpuBackend>> m_itemBackends;  // one per thread of m_pool
 };

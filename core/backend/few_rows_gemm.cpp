@@ -4,7 +4,7 @@
 #include <array>
 #include <utility>
 
-#include "core/backend/block_registers.h"
+#include "core/format/block_registers.h"
 #include "core/util/aligned_floats.h"
 
 namespace qkv {

@@ -104,4 +104,30 @@ void useSingleThreadedBlas() {
     std::call_once(once, [] { openblas_set_num_threads(1); });
 }
 
+namespace {
+
+// A view as a BLAS operand: a column-major view is the transpose of a row-major one.
+void blasOperand(const MatrixView& v, bool& transposed, int& ld) {
+    transposed = v.colStride != 1;
+    ld = static_cast<int>(transposed ? std::max<std::ptrdiff_t>(v.colStride, v.rows)
+                                     : std::max<std::ptrdiff_t>(v.rowStride, v.cols));
+}
+
+}  // namespace
+
+void gemmOfViews(ThreadPool* pool, const MatrixView& a, const MatrixView& b, float alpha,
+                 float beta, float* c, int ldc) {
+    GemmArgs args;
+    int lda, ldb;
+    blasOperand(a, args.transA, lda);
+    blasOperand(b, args.transB, ldb);
+    args.m = a.rows;
+    args.n = b.cols;
+    args.k = a.cols;
+    if (pool)
+        parallelGemm(*pool, args, alpha, a.floats(), lda, b.floats(), ldb, beta, c, ldc);
+    else
+        gemm(args, alpha, a.floats(), lda, b.floats(), ldb, beta, c, ldc);
+}
+
 }  // namespace qkv

@@ -3,6 +3,7 @@
 //   C (m x n) = alpha * op(A) op(B) + beta * C,  op(X) = X or X^T,
 // with leading dimensions (row strides) as in BLAS. Both go to OpenBLAS; parallelGemm splits C
 // into one block per pool thread and runs each block single-threaded (see BlasThreadsGuard).
+#include "core/backend/matrix_view.h"
 #include "core/util/thread_pool.h"
 
 namespace qkv {
@@ -25,5 +26,10 @@ void parallelGemm(ThreadPool& pool, const GemmArgs& g, T alpha, const T* a, int 
 // pools are the only workers: OpenBLAS's own threads spin for a while after every call and
 // would take the cores from a pool's per-head or element-wise work that follows.
 void useSingleThreadedBlas();
+
+// C (m x n, row-major, ldc) = alpha * A (m x k) * B (k x n) + beta * C for arbitrary-layout
+// views; on the pool's threads when one is given.
+void gemmOfViews(ThreadPool* pool, const MatrixView& a, const MatrixView& b, float alpha,
+                 float beta, float* c, int ldc);
 
 }  // namespace qkv

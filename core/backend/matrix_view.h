@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/backend/element_type.h"
-#include "core/backend/ggml_blocks.h"
-#include "core/backend/mxfp4.h"
+#include "core/format/element_type.h"
+#include "core/format/ggml_blocks.h"
+#include "core/format/mxfp4.h"
 #include "core/util/error.h"
 
 namespace qkv {

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 #include "core/util/error.h"
 #include "core/util/mapped_file.h"
 

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 
 namespace qkv {
 

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 #include "core/util/error.h"
 #include "core/util/half.h"
 #include "core/util/mapped_file.h"

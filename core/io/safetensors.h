@@ -27,7 +27,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 
 namespace qkv {
 

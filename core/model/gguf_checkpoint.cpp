@@ -9,7 +9,7 @@
 #include <regex>
 #include <utility>
 
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 #include "core/io/gguf.h"
 #include "core/model/gguf_config.h"
 #include "core/model/gguf_model_reader.h"

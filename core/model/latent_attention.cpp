@@ -1,6 +1,6 @@
 #include "core/model/latent_attention.h"
 
-#include "core/model/mixture_of_experts.h"
+#include "core/model/dense_layers.h"
 
 namespace qkv {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/backend/mxfp4.h"
+#include "core/format/mxfp4.h"
 #include "core/util/error.h"
 
 namespace qkv {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 
 namespace qkv {
 

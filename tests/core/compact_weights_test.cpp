@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/backend/backend.h"
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 #include "core/util/half.h"
 
 namespace qkv {

@@ -3,7 +3,7 @@
 // worked out by hand here, so a code, scale or bit read from the wrong place shows. The types in
 // shared/gguf are also checked end to end against Hugging Face on their decoded weights
 // (gguf_test.cpp).
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // values they stand for; views split on whole blocks; the CPU's linear on an MXFP4 weight equals
 // the one on the same values in BF16; and a gpt-oss checkpoint with MXFP4 experts computes the
 // attention of its dequantised float32 twin.
-#include "core/backend/mxfp4.h"
+#include "core/format/mxfp4.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 #include "core/io/gguf.h"
 #include "core/model/gguf_checkpoint.h"
 #include "tests/fuzz/fuzz_support.h"

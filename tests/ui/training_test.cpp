@@ -18,7 +18,7 @@
 #include "ui/views/sentence_bar.h"
 #include "ui/views/training_table.h"
 #include "ui/views/training_view.h"
-#include "ui/window/model_locator.h"
+#include "ui/support/model_locator.h"
 
 namespace qkv::ui::test {
 namespace {

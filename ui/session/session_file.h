@@ -29,6 +29,10 @@ namespace qkv::ui {
 inline constexpr int kSessionVersion = 1;
 inline const QString kSessionFormat = QStringLiteral("qkvlab-session");
 inline const QString kSessionSuffix = QStringLiteral("qkvlab");
+// Whether a path names a session file (by its suffix).
+inline bool isSessionFile(const QString& path) {
+    return path.endsWith(u'.' + kSessionSuffix, Qt::CaseInsensitive);
+}
 
 // The model as the app opened it: its folder, and for a snapshot of the Hugging Face cache also
 // its Hub id and revision (the snapshot's commit), so that another machine's cache can find it.

@@ -19,7 +19,7 @@
 #include "ui/views/experiment_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/training_table.h"
-#include "ui/window/model_locator.h"
+#include "ui/support/model_locator.h"
 
 namespace qkv::ui {
 namespace {

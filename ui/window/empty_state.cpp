@@ -5,7 +5,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include "ui/window/model_locator.h"
+#include "ui/support/model_locator.h"
 #include "ui/window/recent_models.h"
 
 namespace qkv::ui {

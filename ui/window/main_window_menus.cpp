@@ -16,10 +16,10 @@
 #include "ui/export/export_all_job.h"
 #include "ui/plot/head_figures.h"
 #include "ui/support/message_sink.h"
+#include "ui/support/model_locator.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/overview_view.h"
 #include "ui/window/main_window.h"
-#include "ui/window/model_locator.h"
 #include "ui/window/recent_models.h"
 #include "ui/window/window_settings.h"
 

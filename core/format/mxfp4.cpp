@@ -1,10 +1,10 @@
-#include "core/backend/mxfp4.h"
+#include "core/format/mxfp4.h"
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
 
-#include "core/backend/block_registers.h"
+#include "core/format/block_registers.h"
 
 namespace qkv {
 namespace {

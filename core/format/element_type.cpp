@@ -1,4 +1,4 @@
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 
 namespace qkv {
 namespace {

@@ -1,9 +1,9 @@
-#include "core/backend/ggml_blocks.h"
+#include "core/format/ggml_blocks.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "core/backend/block_registers.h"
+#include "core/format/block_registers.h"
 #include "core/util/half.h"
 
 namespace qkv {

@@ -1,4 +1,4 @@
-#include "ui/window/model_locator.h"
+#include "ui/support/model_locator.h"
 
 #include <QCoreApplication>
 #include <QDir>

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/backend/element_type.h"
+#include "core/format/element_type.h"
 
 namespace qkv {
 

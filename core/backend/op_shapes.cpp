@@ -1,0 +1,91 @@
+#include "core/backend/op_shapes.h"
+
+#include <string>
+
+#include "core/util/error.h"
+
+namespace qkv {
+namespace {
+
+int elements(const Tensor& t) { return t.rows() * t.cols(); }
+bool sameShape(const Tensor& a, const Tensor& b) {
+    return a.rows() == b.rows() && a.cols() == b.cols();
+}
+bool inHeads(const Tensor& x, int headDim) { return headDim > 0 && x.cols() % headDim == 0; }
+
+}  // namespace
+
+void OpShapes::require(bool ok, const char* op) const {
+    if (!ok) throw Error(std::string("internal error: shape mismatch in ") + m_backend + " " + op);
+}
+
+void OpShapes::linear(const Tensor& x, const Tensor& w, const Tensor* bias, const Tensor& y) const {
+    require(x.cols() == w.rows() && y.rows() == x.rows() && y.cols() == w.cols() &&
+                (!bias || elements(*bias) == w.cols()),
+            "linear");
+}
+
+void OpShapes::layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta,
+                         const Tensor& y) const {
+    require(
+        sameShape(x, y) && elements(gamma) == x.cols() && (!beta || elements(*beta) == x.cols()),
+        "layerNorm");
+}
+
+void OpShapes::rmsNorm(const Tensor& x, const Tensor& gamma, const Tensor& y) const {
+    require(sameShape(x, y) && elements(gamma) == x.cols(), "rmsNorm");
+}
+
+void OpShapes::rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma,
+                            const Tensor& y) const {
+    require(sameShape(x, y) && inHeads(x, headDim) && elements(gamma) == headDim, "rmsNormHeads");
+}
+
+void OpShapes::normalizeHeads(const Tensor& x, int headDim, const Tensor& y) const {
+    require(sameShape(x, y) && inHeads(x, headDim), "normalizeHeads");
+}
+
+void OpShapes::rope(const Tensor& x, int headDim, int rotaryDims, int firstPosition,
+                    const Tensor& y) const {
+    require(sameShape(x, y) && inHeads(x, headDim) && rotaryDims > 0 && rotaryDims <= headDim &&
+                firstPosition >= 0,
+            "rope");
+}
+
+void OpShapes::glu(const Tensor& gate, const Tensor& up, Activation gated) const {
+    require(sameShape(gate, up) && (isGated(gated) || gated == Activation::ClampedSwiGlu), "glu");
+}
+
+void OpShapes::clampedSwiGlu(const Tensor& gateUp, const Tensor& out) const {
+    require(gateUp.cols() == 2 * out.cols() && gateUp.rows() == out.rows(), "clampedSwiGlu");
+}
+
+void OpShapes::add(const Tensor& accumulator, const Tensor& x) const {
+    require(sameShape(accumulator, x), "add");
+}
+
+void OpShapes::copyRows(const Tensor& source, int first, int count, const Tensor& destination,
+                        int destinationFirst) const {
+    require(first >= 0 && count >= 0 && first + count <= source.rows() && destinationFirst >= 0 &&
+                destinationFirst + count <= destination.rows() &&
+                destination.cols() == source.cols(),
+            "copyRows");
+}
+
+void OpShapes::gatherRows(const Tensor& source, const std::vector<int>& rows,
+                          const Tensor& destination) const {
+    require(rowMoveAllowed(rows, source, destination), "gatherRows");
+}
+
+void OpShapes::addWeightedRows(const Tensor& source, const std::vector<int>& rows,
+                               const std::vector<float>& weights, const Tensor& destination) const {
+    require(weights.size() == rows.size() && rowMoveAllowed(rows, destination, source),
+            "addWeightedRows");
+}
+
+void OpShapes::gatherColumns(const Tensor& first, const Tensor* second,
+                             const std::vector<int>& columns, const Tensor& destination) const {
+    require(columnGatherAllowed(first, second, columns, destination), "gatherColumns");
+}
+
+}  // namespace qkv

@@ -1,0 +1,31 @@
+#include "core/model/dense_layers.h"
+
+namespace qkv {
+
+std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
+    auto y = backend.create(x.rows(), l.weight->cols());
+    backend.linear(x, *l.weight, l.bias.get(), *y);
+    if (l.outputOrder.empty()) return y;
+    auto ordered = backend.create(x.rows(), y->cols());
+    backend.gatherColumns(*y, nullptr, l.outputOrder, *ordered);
+    return ordered;
+}
+
+std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
+                                    const DeviceLinear& gate, const DeviceLinear& out,
+                                    const Tensor& x) {
+    auto hidden = applyLinear(backend, in, x);
+    // `in` gives gate and up interleaved, or up alone beside `gate` (a GGUF file's gpt-oss).
+    if (activation == Activation::ClampedSwiGlu && !gate.weight) {
+        auto glu = backend.create(hidden->rows(), hidden->cols() / 2);
+        backend.clampedSwiGlu(*hidden, *glu);
+        return applyLinear(backend, out, *glu);
+    }
+    if (isGated(activation) || activation == Activation::ClampedSwiGlu)
+        backend.glu(*applyLinear(backend, gate, x), *hidden, activation);
+    else
+        backend.activate(*hidden, activation);
+    return applyLinear(backend, out, *hidden);
+}
+
+}  // namespace qkv

@@ -1,0 +1,23 @@
+#pragma once
+// The dense layers every block runs on a backend: a bound linear layer, and an MLP (a mixture
+// of experts runs one per expert, mixture_of_experts.h).
+#include <memory>
+
+#include "core/backend/backend.h"
+#include "core/backend/activation.h"
+#include "core/model/device_model.h"
+
+namespace qkv {
+
+// y = x W (+ b) for a bound linear layer, in a new tensor, its columns in the order the model
+// uses them (DeviceLinear::outputOrder).
+std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x);
+
+// An MLP: out(act(gate x) · in x) for a gated activation, out(ClampedSwiGlu(in x)) where `in`
+// interleaves gate and up (gpt-oss; with `gate` bound, ClampedSwiGlu(gate x, in x)), else
+// out(act(in x)).
+std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
+                                    const DeviceLinear& gate, const DeviceLinear& out,
+                                    const Tensor& x);
+
+}  // namespace qkv
