@@ -20,6 +20,7 @@
 #include "core/hub/model_location.h"
 #include "core/model/forward.h"
 #include "core/model/model.h"
+#include "core/model/model_input.h"
 #include "core/report/json_report.h"
 #include "core/util/error.h"
 #include "gpu/backend_factory.h"
@@ -179,10 +180,7 @@ AttentionResult attention(NativeModel& native, std::vector<int> ids, std::vector
         py::gil_scoped_release release;
         progress.guard([&] {
             if (request.ids.empty()) throw Error("no tokens: give a sentence or ids");
-            const std::size_t context = static_cast<std::size_t>(c.contextLength);
-            if (request.ids.size() > context)
-                throw Error("the input has " + std::to_string(request.ids.size()) + " tokens but " +
-                            model.name() + " accepts at most " + std::to_string(context));
+            inputFromIds(model, request.ids, OverContext::Refuse);  // within the context
             validateIds(c, request.ids);
             auto backend = createBackend(native.backend);
             ForwardResult result = ForwardPass(model, *backend).run(request);

@@ -7,6 +7,7 @@
 #include "app/cli/terminal_progress.h"
 #include "core/hub/model_location.h"
 #include "core/model/forward.h"
+#include "core/model/model_input.h"
 #include "core/tokenize/token_label.h"
 #include "core/util/error.h"
 #include "gpu/backend_factory.h"
@@ -147,32 +148,29 @@ Input readInput(const Model& model, const Arguments& args) {
     if (args.has("text") == args.has("ids"))
         throw UsageError("give exactly one of --text or --ids");
     Input input;
-    if (auto text = args.value("text")) {
-        if (text->find_first_not_of(" \t\r\n") == std::string::npos)
-            throw Error("--text is empty: type a sentence");
-        if (!model.tokenizer())
-            throw Error(model.name() + ": cannot tokenize text without a tokenizer (" +
-                        model.tokenizerError() + "); give token ids with --ids instead");
-        for (const Token& token : model.tokenize(*text)) {
-            input.ids.push_back(token.id);
-            input.pieces.push_back(token.piece);
-        }
-    } else {
-        input.ids = parseIds(*args.value("ids"));
-        for (int id : input.ids) input.pieces.push_back(model.pieceOrNumber(id));
+    const auto text = args.value("text");
+    if (text && text->find_first_not_of(" \t\r\n") == std::string::npos)
+        throw Error("--text is empty: type a sentence");
+    if (text && !model.tokenizer())
+        throw Error(model.name() + ": cannot tokenize text without a tokenizer (" +
+                    model.tokenizerError() + "); give token ids with --ids instead");
+    // Cut to the context here only when asked: else the error says how to ask.
+    const ModelInput read =
+        text ? inputFromText(model, *text, OverContext::Truncate)
+             : inputFromIds(model, parseIds(*args.value("ids")), OverContext::Truncate);
+    const std::size_t context = read.tokens.size();
+    if (read.truncatedFrom && !args.flag("truncate"))
+        throw Error("the input has " + std::to_string(*read.truncatedFrom) + " tokens but " +
+                    model.name() + " accepts at most " + std::to_string(context) +
+                    " (use --truncate to keep the first " + std::to_string(context) + ")");
+    for (const Token& token : read.tokens) {
+        input.ids.push_back(token.id);
+        input.pieces.push_back(token.piece);
     }
-    const size_t context = static_cast<size_t>(model.architecture().contextLength);
-    if (input.ids.size() > context) {
-        if (!args.flag("truncate"))
-            throw Error("the input has " + std::to_string(input.ids.size()) + " tokens but " +
-                        model.name() + " accepts at most " + std::to_string(context) +
-                        " (use --truncate to keep the first " + std::to_string(context) + ")");
-        input.truncatedFrom = input.ids.size();
-        input.ids.resize(context);
-        input.pieces.resize(context);
-        std::cerr << "note: input truncated from " << *input.truncatedFrom << " to " << context
-                  << " tokens (the model's context)\n";
-    }
+    input.truncatedFrom = read.truncatedFrom;
+    if (input.truncatedFrom)
+        std::cerr << "note: input truncated from " << *input.truncatedFrom << " to "
+                  << input.ids.size() << " tokens (the model's context)\n";
     validateIds(model.architecture(), input.ids);
     readTarget(model, args, input);
     auto labels = [&](const std::vector<int>& ids, const std::vector<std::string>& pieces) {

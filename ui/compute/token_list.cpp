@@ -2,6 +2,7 @@
 
 #include <QRegularExpression>
 
+#include "core/model/model_input.h"
 #include "core/tokenize/token_label.h"
 #include "core/util/error.h"
 
@@ -38,19 +39,14 @@ std::optional<std::vector<int>> typedTokenIds(const QString& text) {
 
 TokenizedText tokenizeForModel(const Model& model, const QString& text) {
     TokenizedText out;
-    std::vector<Token> tokens;
-    if (const auto ids = typedTokenIds(text)) {
-        for (int id : *ids) tokens.push_back({id, model.pieceOrNumber(id), 0, 0, false});
-    } else {
-        tokens = model.tokenize(text.toStdString());
-    }
-    const int context = model.architecture().contextLength;
-    const int kept = context > 0 ? std::min<int>(context, static_cast<int>(tokens.size()))
-                                 : static_cast<int>(tokens.size());
-    if (kept < static_cast<int>(tokens.size())) out.truncatedFrom = static_cast<int>(tokens.size());
-    out.tokens.reserve(kept);
-    for (int i = 0; i < kept; ++i)
-        out.tokens.push_back(shownToken(model, tokens[i].id, tokens[i].piece, tokens[i].special));
+    if (text.trimmed().isEmpty()) return out;  // nothing to read
+    const auto ids = typedTokenIds(text);
+    const ModelInput input = ids ? inputFromIds(model, *ids, OverContext::Truncate)
+                                 : inputFromText(model, text.toStdString(), OverContext::Truncate);
+    if (input.truncatedFrom) out.truncatedFrom = static_cast<int>(*input.truncatedFrom);
+    out.tokens.reserve(input.tokens.size());
+    for (const Token& t : input.tokens)
+        out.tokens.push_back(shownToken(model, t.id, t.piece, t.special));
     return out;
 }
 
