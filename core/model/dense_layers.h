@@ -3,8 +3,8 @@
 // of experts runs one per expert, mixture_of_experts.h).
 #include <memory>
 
-#include "core/backend/backend.h"
 #include "core/backend/activation.h"
+#include "core/backend/backend.h"
 #include "core/model/device_model.h"
 
 namespace qkv {

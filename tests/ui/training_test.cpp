@@ -13,12 +13,12 @@
 #include "tests/support/fixture_writer.h"
 #include "tests/ui/training_fixture.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/support/model_locator.h"
 #include "ui/training/training_lab.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/sentence_bar.h"
 #include "ui/views/training_table.h"
 #include "ui/views/training_view.h"
-#include "ui/support/model_locator.h"
 
 namespace qkv::ui::test {
 namespace {

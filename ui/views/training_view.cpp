@@ -13,13 +13,13 @@
 #include "ui/document/lab_document.h"
 #include "ui/plot/loss_plot.h"
 #include "ui/plot/variant_figure.h"
+#include "ui/support/model_locator.h"
 #include "ui/support/wrapping_label.h"
 #include "ui/training/training_lab.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/experiment_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/training_table.h"
-#include "ui/support/model_locator.h"
 
 namespace qkv::ui {
 namespace {
