@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <functional>
+#include <memory>
 #include <numbers>
 #include <string>
 #include <utility>
@@ -11,13 +11,13 @@
 
 #include "core/format/ggml_blocks.h"
 #include "core/io/gguf.h"
+#include "core/io/gguf_writer.h"
 #include "core/util/error.h"
 
 namespace qkv::bench {
 namespace {
 
 constexpr std::uint32_t kF32 = 0, kQ8_0 = 8, kQ4K = 12, kQ6K = 14;  // ggml types
-constexpr std::uint64_t kAlignment = 32;
 
 // A block type's elements and bytes per block, as the reader decodes them.
 BlockFormat formatOf(std::uint32_t ggmlType) { return blockFormat(*elementTypeOfGgml(ggmlType)); }
@@ -33,30 +33,6 @@ struct Tensor {
         const BlockFormat f = formatOf(type);
         return n / f.elements * f.bytes;
     }
-};
-
-class Bytes {
-  public:
-    template <typename T>
-    void put(T v) {
-        const auto* p = reinterpret_cast<const char*>(&v);
-        m_data.insert(m_data.end(), p, p + sizeof v);
-    }
-    void string(const std::string& s) {
-        put<std::uint64_t>(s.size());
-        m_data.insert(m_data.end(), s.begin(), s.end());
-    }
-    void key(const std::string& name, std::uint32_t type) {
-        string(name);
-        put(type);
-        ++m_keys;
-    }
-    const std::vector<char>& data() const { return m_data; }
-    std::uint64_t keys() const { return m_keys; }
-
-  private:
-    std::vector<char> m_data;
-    std::uint64_t m_keys = 0;
 };
 
 // llama-quantize's Q4_K_M gives attn_v and ffn_down of these layers six bits (use_more_bits).
@@ -124,75 +100,50 @@ void randomBlock(std::uint32_t type, RandomBytes& random, std::uint8_t* block) {
     }
 }
 
-// Metadata keys under the architecture's prefix.
+// Metadata keys under the architecture's prefix, in a GGUF writer: first the file type
+// (llama.cpp's LLAMA_FTYPE_*) and the shape every decoder has.
 class Metadata {
   public:
-    explicit Metadata(std::string arch) : m_arch(std::move(arch)) {
-        m_bytes.key("general.architecture", 8);
-        m_bytes.string(m_arch);
+    Metadata(std::string arch, std::uint32_t fileType, const Architecture& c)
+        : m_arch(std::move(arch)) {
+        m_writer.addString("general.architecture", m_arch);
+        u32("general.file_type", fileType, true);
+        u32("block_count", c.layers);
+        u32("context_length", c.contextLength);
+        u32("embedding_length", c.dModel);
+        u32("feed_forward_length", c.dFF);
     }
     void u32(const std::string& key, std::uint32_t v, bool global = false) {
-        m_bytes.key(global ? key : m_arch + "." + key, 4);
-        m_bytes.put(v);
+        m_writer.addUint32(global ? key : m_arch + "." + key, v);
     }
-    void f32(const std::string& key, float v) {
-        m_bytes.key(m_arch + "." + key, 6);
-        m_bytes.put(v);
-    }
-    const Bytes& bytes() const { return m_bytes; }
+    void f32(const std::string& key, float v) { m_writer.addFloat32(m_arch + "." + key, v); }
+    GgufWriter& writer() { return m_writer; }
 
   private:
     std::string m_arch;
-    Bytes m_bytes;
+    GgufWriter m_writer;
 };
 
 // Writes the file tensor by tensor: blocks of random codes, F32 tensors from `f32Values` (the
 // tensor's name and its element count give its values).
 void writeGguf(const std::filesystem::path& file, const std::vector<Tensor>& tensors,
-               const Metadata& metadata, unsigned seed,
+               Metadata& metadata, unsigned seed,
                const std::function<std::vector<float>(const Tensor&, std::size_t)>& f32Values) {
-    const Bytes& meta = metadata.bytes();
-    Bytes header;
-    header.put<std::uint32_t>(0x46554747);  // "GGUF"
-    header.put<std::uint32_t>(3);
-    header.put<std::uint64_t>(tensors.size());
-    header.put<std::uint64_t>(meta.keys());
-    std::uint64_t offset = 0;
-    Bytes infos;
-    for (const Tensor& t : tensors) {
-        infos.string(t.name);
-        infos.put<std::uint32_t>(static_cast<std::uint32_t>(t.ne.size()));
-        for (auto n : t.ne) infos.put<std::uint64_t>(n);
-        infos.put(t.type);
-        infos.put(offset);
-        offset += (t.bytes() + kAlignment - 1) / kAlignment * kAlignment;
-    }
-
+    GgufWriter& writer = metadata.writer();
+    auto random = std::make_shared<RandomBytes>(seed);  // one stream, in the tensors' order
+    for (const Tensor& t : tensors)
+        writer.addTensor(t.name, t.ne, t.type, t.bytes(),
+                         [&t, &f32Values, random](std::uint8_t* out, std::size_t size) {
+                             if (t.type == kF32) {
+                                 const std::vector<float> values = f32Values(t, size / 4);
+                                 std::memcpy(out, values.data(), size);
+                                 return;
+                             }
+                             for (std::size_t i = 0; i < size; i += formatOf(t.type).bytes)
+                                 randomBlock(t.type, *random, out + i);
+                         });
     std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(file, std::ios::binary);
-    for (const Bytes* part : std::initializer_list<const Bytes*>{&header, &meta, &infos})
-        out.write(part->data().data(), static_cast<std::streamsize>(part->data().size()));
-    const std::vector<char> padding(kAlignment, 0);
-    out.write(padding.data(),
-              static_cast<std::streamsize>((kAlignment - out.tellp() % kAlignment) % kAlignment));
-    RandomBytes random(seed);
-    std::vector<std::uint8_t> chunk;
-    for (const Tensor& t : tensors) {
-        chunk.assign(t.bytes(), 0);
-        if (t.type == kF32) {
-            const std::vector<float> values = f32Values(t, chunk.size() / 4);
-            std::memcpy(chunk.data(), values.data(), chunk.size());
-        } else {
-            for (std::size_t i = 0; i < chunk.size(); i += formatOf(t.type).bytes)
-                randomBlock(t.type, random, chunk.data() + i);
-        }
-        out.write(reinterpret_cast<const char*>(chunk.data()),
-                  static_cast<std::streamsize>(chunk.size()));
-        out.write(padding.data(), static_cast<std::streamsize>(
-                                      (kAlignment - chunk.size() % kAlignment) % kAlignment));
-    }
-    out.close();
-    if (!out) throw Error(file.string() + ": cannot write the benchmark GGUF file");
+    writer.write(file);
 }
 
 std::vector<float> ones(const Tensor&, std::size_t count) {
@@ -223,12 +174,7 @@ void writeRandomLlamaGguf(const std::filesystem::path& file, const Architecture&
         tensors.push_back({blk + "ffn_up.weight", {d, ff}, kQ4K});
         tensors.push_back({blk + "ffn_down.weight", {ff, d}, more});
     }
-    Metadata meta("llama");
-    meta.u32("general.file_type", 15, true);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
-    meta.u32("block_count", c.layers);
-    meta.u32("context_length", c.contextLength);
-    meta.u32("embedding_length", c.dModel);
-    meta.u32("feed_forward_length", c.dFF);
+    Metadata meta("llama", 15, c);  // LLAMA_FTYPE_MOSTLY_Q4_K_M
     meta.u32("attention.head_count", c.heads);
     meta.u32("attention.head_count_kv", c.kvHeads);
     meta.u32("rope.dimension_count", c.headDim);
@@ -267,12 +213,7 @@ void writeRandomQwen3MoeGguf(const std::filesystem::path& file, const Architectu
         tensors.push_back({blk + "ffn_up_exps.weight", {d, width, experts}, kQ8_0});
         tensors.push_back({blk + "ffn_down_exps.weight", {width, d, experts}, kQ8_0});
     }
-    Metadata meta("qwen3moe");
-    meta.u32("general.file_type", 7, true);  // LLAMA_FTYPE_MOSTLY_Q8_0
-    meta.u32("block_count", c.layers);
-    meta.u32("context_length", c.contextLength);
-    meta.u32("embedding_length", c.dModel);
-    meta.u32("feed_forward_length", c.dFF);
+    Metadata meta("qwen3moe", 7, c);  // LLAMA_FTYPE_MOSTLY_Q8_0
     meta.u32("expert_feed_forward_length", c.moe.width);
     meta.u32("expert_count", c.moe.experts);
     meta.u32("expert_used_count", c.moe.perToken);

@@ -63,19 +63,15 @@ void expectSameBits(const ForwardResult& a, const ForwardResult& b) {
 TEST(Determinism, ForwardAndAnalysisGiveTheSameBitsUnderABusyNeighbour) {
     // Wide enough that every GEMM is split over the pool (tiles of the longer side of C).
     test::TempDir dir;
-    test::TinyModelSpec spec;
-    spec.layers = 2;
-    spec.heads = 8;
-    spec.kvHeads = 4;
-    spec.dModel = 256;
-    spec.vocab = 700;
-    spec.context = 128;
-    test::writeTinyLlama(dir.path(), spec);
+    test::writeTinyLlama(
+        dir.path(),
+        {.layers = 2, .heads = 8, .kvHeads = 4, .dModel = 256, .vocab = 700, .context = 128});
     const auto model = Model::open(dir.path());
     auto backend = createCpuBackend();
     const ForwardPass pass(*model, *backend);
     ForwardRequest request;
-    for (int i = 0; i < 96; ++i) request.ids.push_back((i * 37 + 11) % spec.vocab);
+    for (int i = 0; i < 96; ++i)
+        request.ids.push_back((i * 37 + 11) % model->architecture().vocabSize);
     request.logits = LogitsMode::AllPositions;
     const ForwardResult quiet = pass.run(request);
     const ModelMetrics quietMetrics = analyzeModel(*model, WConfiguration{});

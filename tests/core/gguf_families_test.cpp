@@ -24,7 +24,7 @@
 #include "core/model/forward.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 
@@ -170,7 +170,7 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
     constexpr int kLayers = 2, kExperts = 8;
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "qwen3moe", .layers = kLayers, .ropeBase = 1e6f});
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addUint32("qwen3moe.attention.key_length", 16);
     gguf.addUint32("qwen3moe.expert_count", kExperts);
     gguf.addUint32("qwen3moe.expert_used_count", 2);
@@ -210,7 +210,7 @@ TEST(GgufMixtral, ComputesAsTransformersDoes) {
                         .feedForward = 96,
                         .ropeBase = 1e6f,
                         .normEps = 1e-5f});
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addUint32("llama.expert_count", kExperts);
     gguf.addUint32("llama.expert_used_count", 2);
     converted.addEmbeddingsAndHead(true);
@@ -237,7 +237,7 @@ test::GgufFromFolder deepseekV3AsGguf(const std::filesystem::path& folder, bool 
     constexpr int kLayers = 3, kHeads = 4, kRank = 16, kRotary = 8, kNope = 16, kValue = 16;
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "deepseek2", .layers = kLayers, .heads = kHeads, .kvHeads = 1});
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     const std::string a = "deepseek2.";
     gguf.addUint32(a + "rope.dimension_count", kRotary);
     gguf.addUint32(a + "attention.q_lora_rank", 32);
@@ -326,7 +326,7 @@ TEST(GgufDeepseek, ReadsYarnsLogMultiplierAsMscaleAllDim) {
     const auto folder = shared / "models" / "deepseek_v3-random-tiny";
     constexpr double kMscale = 0.707;  // DeepSeek-V2's
     test::GgufFromFolder converted = deepseekV3AsGguf(folder, true);
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addString("deepseek2.rope.scaling.type", "yarn");
     gguf.addFloat32("deepseek2.rope.scaling.factor", 4.0f);
     gguf.addUint32("deepseek2.rope.scaling.original_context_length", 32);

@@ -30,7 +30,7 @@ constexpr int kLayers = 6, kHeads = 4, kKvHeads = 2, kHeadDim = 32;
 
 void writeGemma3(const std::filesystem::path& folder, const std::filesystem::path& file) {
     test::GgufFromFolder converted(folder);
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addString("general.architecture", "gemma3");
     gguf.addUint32("gemma3.block_count", kLayers);
     gguf.addUint32("gemma3.context_length", 128);
@@ -111,7 +111,7 @@ TEST(GgufGemma3, ComputesAsTheFolderDoesWithLlamaCppsQueryScale) {
 TEST(GgufGemma3, The27BModelsScaleQueriesByDModelOverHeads) {
     auto scalar = [](const char* arch, int layers) {
         const test::TempDir dir;
-        test::GgufWriter gguf;
+        GgufWriter gguf;
         const std::string a = arch;
         gguf.addString("general.architecture", a);
         gguf.addUint32(a + ".block_count", layers);

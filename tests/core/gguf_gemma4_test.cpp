@@ -10,7 +10,7 @@
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 
@@ -27,7 +27,7 @@ test::GgufFromFolder gemma4AsGguf(const std::filesystem::path& folder,
                                   const std::vector<std::int32_t>& kvHeads = {2, 1, 2, 1}) {
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "gemma4", .layers = kLayers, .kvHeads = 0, .ropeBase = 1e6f});
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     const std::string a = "gemma4.";
     gguf.addBools(a + "attention.sliding_window_pattern", {true, false, true, false});
     gguf.addInt32s(a + "attention.head_count_kv", kvHeads);

@@ -11,7 +11,7 @@
 #include "core/model/w_configuration.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 
@@ -30,7 +30,7 @@ test::GgufFromFolder modernBertAsGguf(const std::filesystem::path& folder) {
                         .feedForward = 96,
                         .kvHeads = 4,
                         .ropeBase = 160000.0f});
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     const std::string a = "modern-bert.";
     gguf.addFloat32(a + "attention.layer_norm_epsilon", 1e-5f);
     gguf.addUint32(a + "attention.sliding_window", 4);

@@ -17,7 +17,7 @@
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 
@@ -56,7 +56,7 @@ constexpr int kLayers = 2, kHeads = 4, kKvHeads = 2, kHeadDim = 16;
 
 // llama3rope's tensors and shape as llama.cpp's converter writes a Llama, without its scaling.
 void convertLlama(test::GgufFromFolder& converted) {
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addString("general.architecture", "llama");
     gguf.addUint32("llama.block_count", kLayers);
     gguf.addUint32("llama.context_length", 128);
@@ -88,7 +88,7 @@ TEST(GgufRope, Llama3FrequencyFactorsComputeAsTransformersDoes) {
     const auto folder = shared / "models" / "llama3rope-random-tiny";
     test::GgufFromFolder converted(folder);
     convertLlama(converted);
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addTensor("rope_freqs.weight", {kHeadDim / 2},
                    llama3Factors(10000.0, kHeadDim, 8.0, 1.0, 4.0, 32.0));
     const test::TempDir dir;
@@ -110,7 +110,7 @@ TEST(GgufRope, YarnComputesAsTheConfigItCameFrom) {
     const test::TempDir dir;
     test::GgufFromFolder converted(folder);
     convertLlama(converted);
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addString("llama.rope.scaling.type", "yarn");
     gguf.addFloat32("llama.rope.scaling.factor", 4.0f);
     gguf.addUint32("llama.rope.scaling.original_context_length", 32);
@@ -148,7 +148,7 @@ TEST(GgufRope, LongRopeComputesAsTransformersDoes) {
     constexpr int kPhiLayers = 2;  // its config.json: d_model 64, 4 heads, 2 key/value heads
     test::GgufFromFolder converted(folder);
     converted.describe({.arch = "phi3", .layers = kPhiLayers, .normEps = 1e-5f, .context = 64});
-    test::GgufWriter& gguf = converted.gguf();
+    GgufWriter& gguf = converted.gguf();
     gguf.addUint32("phi3.rope.dimension_count", 12);
     gguf.addUint32("phi3.rope.scaling.original_context_length", 16);
     gguf.addFloat32("phi3.rope.scaling.attn_factor",
@@ -179,8 +179,8 @@ TEST(GgufRope, LongRopeComputesAsTransformersDoes) {
 }
 
 // The metadata of a one-layer Llama of two heads of 4 (zero weights: only opening is tried).
-test::GgufWriter tinyLlama() {
-    test::GgufWriter gguf;
+GgufWriter tinyLlama() {
+    GgufWriter gguf;
     gguf.addString("general.architecture", "llama");
     gguf.addUint32("llama.block_count", 1);
     gguf.addUint32("llama.embedding_length", 8);
@@ -190,7 +190,7 @@ test::GgufWriter tinyLlama() {
     return gguf;
 }
 
-std::string openingError(const test::GgufWriter& gguf) {
+std::string openingError(const GgufWriter& gguf) {
     const test::TempDir dir;
     gguf.write(dir.path() / "m.gguf");
     try {
@@ -202,14 +202,14 @@ std::string openingError(const test::GgufWriter& gguf) {
 }
 
 TEST(GgufRope, FactorsOfAnotherWidthAreRefused) {
-    test::GgufWriter gguf = tinyLlama();
+    GgufWriter gguf = tinyLlama();
     gguf.addTensor("rope_freqs.weight", {3}, {1.0f, 2.0f, 4.0f});  // heads of 4 turn 2 pairs
     EXPECT_NE(openingError(gguf).find("\"factors\" has 3 factors"), std::string::npos)
         << openingError(gguf);
 }
 
 TEST(GgufRope, LinearScalingIsReadAndUnknownOnesAreRefusedByName) {
-    test::GgufWriter linear = tinyLlama();
+    GgufWriter linear = tinyLlama();
     linear.addString("llama.rope.scaling.type", "linear");
     linear.addFloat32("llama.rope.scaling.factor", 4.0f);
     const test::TempDir dir;
@@ -217,12 +217,12 @@ TEST(GgufRope, LinearScalingIsReadAndUnknownOnesAreRefusedByName) {
     const nlohmann::json config =
         nlohmann::json::parse(openGgufCheckpoint(dir.path() / "linear.gguf").configJson);
     EXPECT_EQ(config["rope_scaling"], nlohmann::json({{"rope_type", "linear"}, {"factor", 4.0}}));
-    test::GgufWriter longrope = tinyLlama();
+    GgufWriter longrope = tinyLlama();
     longrope.addString("llama.rope.scaling.type", "longrope");
     EXPECT_NE(openingError(longrope).find("GGUF rotary scaling \"longrope\""), std::string::npos)
         << openingError(longrope);
     // llama.cpp's own extrapolation factor has no transformers counterpart.
-    test::GgufWriter extrapolated = tinyLlama();
+    GgufWriter extrapolated = tinyLlama();
     extrapolated.addString("llama.rope.scaling.type", "yarn");
     extrapolated.addFloat32("llama.rope.scaling.factor", 4.0f);
     extrapolated.addFloat32("llama.rope.scaling.yarn_ext_factor", 0.5f);

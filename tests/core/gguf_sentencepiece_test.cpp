@@ -12,7 +12,7 @@
 #include "core/model/gguf_tokenizer.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 
 namespace qkv {
 namespace {
@@ -38,7 +38,7 @@ constexpr const char* kCorpus[] = {
 
 // tokenizer.ggml.* as llama.cpp's converter writes it from a SentencePiece model: every piece
 // with its score and type (SentencePiece's piece types are llama.cpp's token types).
-void writeVocabulary(const sentencepiece::SentencePieceProcessor& sp, test::GgufWriter& gguf) {
+void writeVocabulary(const sentencepiece::SentencePieceProcessor& sp, GgufWriter& gguf) {
     std::vector<std::string> tokens;
     std::vector<float> scores;
     std::vector<std::int32_t> types;
@@ -82,7 +82,7 @@ class GgufSentencePiece : public testing::Test {
         ASSERT_TRUE(m_sp.LoadFromSerializedProto(model).ok());
     }
 
-    std::vector<int> ours(const test::GgufWriter& gguf) const {
+    std::vector<int> ours(const GgufWriter& gguf) const {
         gguf.write(m_dir.path() / "t.gguf");
         std::vector<int> ids;
         for (const Token& t : ggufTokenizer(GgufFile(m_dir.path() / "t.gguf"))->encode(m_text))
@@ -110,7 +110,7 @@ constexpr const char* kSentences[] = {
 };
 
 TEST_F(GgufSentencePiece, EncodesAsSentencePieceDoesWithTheModelItCameFrom) {
-    test::GgufWriter gguf;
+    GgufWriter gguf;
     writeVocabulary(m_sp, gguf);
     gguf.addBool("tokenizer.ggml.add_bos_token", false);
     for (const char* sentence : kSentences) {
@@ -122,7 +122,7 @@ TEST_F(GgufSentencePiece, EncodesAsSentencePieceDoesWithTheModelItCameFrom) {
 }
 
 TEST_F(GgufSentencePiece, AddsBosAsLlamaCppDoesWhenTheFileDoesNotSay) {
-    test::GgufWriter gguf;
+    GgufWriter gguf;
     writeVocabulary(m_sp, gguf);  // no add_bos_token: llama.cpp adds BOS to SentencePiece text
     m_text = "Attention lets every token look.";
     std::vector<int> expected;
@@ -132,7 +132,7 @@ TEST_F(GgufSentencePiece, AddsBosAsLlamaCppDoesWhenTheFileDoesNotSay) {
 }
 
 TEST_F(GgufSentencePiece, WithoutASpacePrefixTheFirstWordHasNone) {
-    test::GgufWriter gguf;
+    GgufWriter gguf;
     writeVocabulary(m_sp, gguf);
     gguf.addBool("tokenizer.ggml.add_bos_token", false);
     gguf.addBool("tokenizer.ggml.add_space_prefix", false);  // as Gemma's files say
@@ -150,7 +150,7 @@ TEST_F(GgufSentencePiece, WithoutASpacePrefixTheFirstWordHasNone) {
 }
 
 TEST_F(GgufSentencePiece, AVocabularyWithoutScoresIsRefused) {
-    test::GgufWriter gguf;
+    GgufWriter gguf;
     gguf.addString("tokenizer.ggml.model", "llama");
     gguf.addStrings("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "a"});
     gguf.write(m_dir.path() / "t.gguf");

@@ -14,7 +14,7 @@
 #include "core/model/gguf_checkpoint.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 #include "tests/support/shared_models.h"
@@ -200,7 +200,7 @@ TEST(GgufOpen, AnArchitectureNotReadIsRefusedByName) {
 // had spun through every head for 16 s).
 TEST(GgufOpen, QueryRowsThatAreNotWholeHeadsAreRefused) {
     const test::TempDir dir;
-    test::GgufWriter gguf;
+    GgufWriter gguf;
     gguf.addString("general.architecture", "llama");
     gguf.addUint32("llama.block_count", 1);
     gguf.addUint32("llama.embedding_length", 8);
@@ -233,7 +233,7 @@ TEST(GgufSplit, AnyShardOpensTheWholeModel) {
     QKV_REQUIRE_SHARED_GGUF(shared);
     const auto source = shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-F32.gguf";
     const GgufFile file(source);
-    test::GgufWriter first, second;
+    GgufWriter first, second;
     for (const auto& [key, value] : file.table().metadata) {
         if (key.rfind("tokenizer.", 0) == 0) continue;  // not needed here
         if (const auto* s = std::get_if<std::string>(&value.value)) first.addString(key, *s);

@@ -11,7 +11,7 @@
 
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/shared_assets.h"
 
 namespace qkv {
@@ -25,7 +25,7 @@ nlohmann::json readJson(const std::filesystem::path& file) {
 // tokenizer.ggml.* as llama.cpp's converter writes it for a byte-level BPE tokenizer.json: every
 // id's piece (gaps as unused pieces), control tokens type 3, other added tokens type 4.
 void writeTokenizerMetadata(const nlohmann::json& tokenizer, const std::string& pre,
-                            test::GgufWriter& gguf) {
+                            GgufWriter& gguf) {
     std::vector<std::string> tokens;
     std::vector<std::int32_t> types;
     auto place = [&](std::size_t id, const std::string& piece, std::int32_t type) {
@@ -59,7 +59,7 @@ TEST_P(GgufTokenizer, EncodesAsTheTokenizerItWasWrittenFrom) {
     QKV_REQUIRE_SHARED(shared);
     const auto folder = shared / "tokenizers" / GetParam().first;
     const test::TempDir dir;
-    test::GgufWriter gguf;
+    GgufWriter gguf;
     gguf.addString("general.architecture", "qwen3");
     writeTokenizerMetadata(readJson(folder / "tokenizer.json"), GetParam().second, gguf);
     gguf.write(dir.path() / "t.gguf");
@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, GgufTokenizer,
 
 TEST(GgufTokenizerKinds, ThoseNotReadAreRefusedWithTheReason) {
     const test::TempDir dir;
-    auto refusal = [&](const test::GgufWriter& gguf) {
+    auto refusal = [&](const GgufWriter& gguf) {
         gguf.write(dir.path() / "t.gguf");
         try {
             ggufTokenizer(GgufFile(dir.path() / "t.gguf"));
@@ -99,13 +99,13 @@ TEST(GgufTokenizerKinds, ThoseNotReadAreRefusedWithTheReason) {
             return std::string(e.what());
         }
     };
-    test::GgufWriter none;
+    GgufWriter none;
     EXPECT_NE(refusal(none).find("no tokenizer"), std::string::npos);
-    test::GgufWriter unigram;
+    GgufWriter unigram;
     unigram.addString("tokenizer.ggml.model", "t5");
     EXPECT_NE(refusal(unigram).find("\"t5\" (tokenizer.ggml.model) are not read yet"),
               std::string::npos);
-    test::GgufWriter unknown;
+    GgufWriter unknown;
     unknown.addString("tokenizer.ggml.model", "gpt2");
     unknown.addString("tokenizer.ggml.pre", "no-such-pre");
     EXPECT_NE(refusal(unknown).find("\"no-such-pre\""), std::string::npos);

@@ -18,13 +18,12 @@ namespace {
 class TrainGradient : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(TrainGradient, BackwardMatchesFiniteDifferences) {
-    ModelShape shape;
-    shape.layers = 2;
-    shape.heads = 2;
-    shape.dModel = 8;
-    shape.context = 6;
-    shape.vocab = 11;
-    shape.tying = AttentionTying::parse(GetParam());
+    ModelShape shape{.layers = 2,
+                     .heads = 2,
+                     .dModel = 8,
+                     .context = 6,
+                     .vocab = 11,
+                     .tying = AttentionTying::parse(GetParam())};
     ThreadPool pool(2);
     Gpt2Network<double> network(shape, pool);
     const ParameterLayout& layout = network.layout();

@@ -17,14 +17,12 @@ namespace qkv::train {
 namespace {
 
 ModelShape smallShape(const char* variant) {
-    ModelShape shape;
-    shape.layers = 2;
-    shape.heads = 2;
-    shape.dModel = 8;
-    shape.context = 6;
-    shape.vocab = 13;
-    shape.tying = AttentionTying::parse(variant);
-    return shape;
+    return {.layers = 2,
+            .heads = 2,
+            .dModel = 8,
+            .context = 6,
+            .vocab = 13,
+            .tying = AttentionTying::parse(variant)};
 }
 
 std::vector<double> randomParameters(const ParameterLayout& layout, Random& random) {

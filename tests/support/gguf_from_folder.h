@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/io/safetensors.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 
 namespace qkv::test {
 

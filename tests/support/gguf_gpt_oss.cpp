@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "tests/support/gguf_from_folder.h"
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 #include "tests/support/mxfp4_fixture.h"
 
 namespace qkv::test {

@@ -14,14 +14,12 @@ inline auto allTyings() { return ::testing::ValuesIn(train::AttentionTying::name
 // The smallest lab shape a test opens as a model: 2 layers of 2 heads, d_model 32 (d_k 16),
 // context 16, a vocabulary of 50.
 inline train::ModelShape tinyLabShape(const std::string& tying) {
-    train::ModelShape shape;
-    shape.layers = 2;
-    shape.heads = 2;
-    shape.dModel = 32;
-    shape.context = 16;
-    shape.vocab = 50;
-    shape.tying = train::AttentionTying::parse(tying);
-    return shape;
+    return {.layers = 2,
+            .heads = 2,
+            .dModel = 32,
+            .context = 16,
+            .vocab = 50,
+            .tying = train::AttentionTying::parse(tying)};
 }
 
 inline std::string tyingTestName(const ::testing::TestParamInfo<const char*>& info) {

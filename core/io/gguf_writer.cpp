@@ -1,10 +1,12 @@
-#include "tests/support/gguf_writer.h"
+#include "core/io/gguf_writer.h"
 
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
+#include <memory>
 
-namespace qkv::test {
+#include "core/util/error.h"
+
+namespace qkv {
 namespace {
 
 template <typename T>
@@ -20,6 +22,9 @@ void putString(std::vector<std::uint8_t>& out, const std::string& s) {
 
 // GGUF value types.
 constexpr std::uint32_t kUint32 = 4, kInt32 = 5, kFloat32 = 6, kBool = 7, kString = 8, kArray = 9;
+constexpr std::uint64_t kAlignment = 32;
+
+std::uint64_t aligned(std::uint64_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
 
 }  // namespace
 
@@ -78,43 +83,55 @@ void GgufWriter::addFloat32s(const std::string& name, const std::vector<float>& 
 }
 
 void GgufWriter::addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
+                           std::uint32_t ggmlType, std::uint64_t bytes, Fill fill) {
+    m_tensors.push_back({name, ne, ggmlType, bytes, std::move(fill)});
+}
+
+void GgufWriter::addTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
                            const std::vector<float>& values) {
-    std::vector<std::uint8_t> bytes(values.size() * sizeof(float));
-    std::memcpy(bytes.data(), values.data(), bytes.size());
-    m_tensors.push_back({name, ne, 0, std::move(bytes)});  // ggml type 0: F32
+    addTensor(
+        name, ne, 0, values.size() * sizeof(float),  // ggml type 0: F32
+        [values](std::uint8_t* out, std::size_t size) { std::memcpy(out, values.data(), size); });
 }
 
 void GgufWriter::addRawTensor(const std::string& name, const std::vector<std::uint64_t>& ne,
                               std::uint32_t ggmlType, std::vector<std::uint8_t> bytes) {
-    m_tensors.push_back({name, ne, ggmlType, std::move(bytes)});
+    const std::uint64_t size = bytes.size();
+    addTensor(name, ne, ggmlType, size,
+              [stored = std::move(bytes)](std::uint8_t* out, std::size_t n) {
+                  std::memcpy(out, stored.data(), n);
+              });
 }
 
 void GgufWriter::write(const std::filesystem::path& file) const {
-    std::vector<std::uint8_t> out;
-    put<std::uint32_t>(out, 0x46554747);
-    put<std::uint32_t>(out, 3);
-    put<std::uint64_t>(out, m_tensors.size());
-    put<std::uint64_t>(out, m_count);
-    out.insert(out.end(), m_metadata.begin(), m_metadata.end());
+    std::vector<std::uint8_t> header;
+    put<std::uint32_t>(header, 0x46554747);  // "GGUF"
+    put<std::uint32_t>(header, 3);
+    put<std::uint64_t>(header, m_tensors.size());
+    put<std::uint64_t>(header, m_count);
+    header.insert(header.end(), m_metadata.begin(), m_metadata.end());
     std::uint64_t offset = 0;
     for (const Tensor& t : m_tensors) {
-        putString(out, t.name);
-        put<std::uint32_t>(out, static_cast<std::uint32_t>(t.ne.size()));
-        for (std::uint64_t d : t.ne) put(out, d);
-        put<std::uint32_t>(out, t.ggmlType);
-        put(out, offset);
-        offset += (t.bytes.size() + 31) / 32 * 32;
+        putString(header, t.name);
+        put<std::uint32_t>(header, static_cast<std::uint32_t>(t.ne.size()));
+        for (std::uint64_t d : t.ne) put(header, d);
+        put<std::uint32_t>(header, t.ggmlType);
+        put(header, offset);
+        offset += aligned(t.bytes);
     }
-    out.resize((out.size() + 31) / 32 * 32);
-    for (const Tensor& t : m_tensors) {
-        const std::size_t start = out.size();
-        out.resize(start + (t.bytes.size() + 31) / 32 * 32);
-        std::memcpy(out.data() + start, t.bytes.data(), t.bytes.size());
-    }
+    header.resize(aligned(header.size()));
     std::ofstream stream(file, std::ios::binary);
-    stream.write(reinterpret_cast<const char*>(out.data()),
-                 static_cast<std::streamsize>(out.size()));
-    if (!stream) throw std::runtime_error("cannot write " + file.string());
+    stream.write(reinterpret_cast<const char*>(header.data()),
+                 static_cast<std::streamsize>(header.size()));
+    std::vector<std::uint8_t> chunk;
+    for (const Tensor& t : m_tensors) {
+        chunk.assign(aligned(t.bytes), 0);
+        t.fill(chunk.data(), t.bytes);
+        stream.write(reinterpret_cast<const char*>(chunk.data()),
+                     static_cast<std::streamsize>(chunk.size()));
+    }
+    stream.close();
+    if (!stream) throw Error(file.string() + ": cannot write the GGUF file");
 }
 
-}  // namespace qkv::test
+}  // namespace qkv
