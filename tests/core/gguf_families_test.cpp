@@ -20,11 +20,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/head_metrics.h"
+#include "core/io/gguf_writer.h"
 #include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 

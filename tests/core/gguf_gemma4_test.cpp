@@ -6,11 +6,11 @@
 // Written from the shared reference it must compute as transformers does.
 #include <gtest/gtest.h>
 
+#include "core/io/gguf_writer.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 

@@ -7,11 +7,11 @@
 // head under every configuration must be transformers' own; the model has no logits.
 #include <gtest/gtest.h>
 
+#include "core/io/gguf_writer.h"
 #include "core/model/forward.h"
 #include "core/model/w_configuration.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 

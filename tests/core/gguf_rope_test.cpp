@@ -12,12 +12,12 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 
+#include "core/io/gguf_writer.h"
 #include "core/model/forward.h"
 #include "core/model/gguf_checkpoint.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/gguf_from_folder.h"
-#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 

@@ -9,10 +9,10 @@
 
 #include <fstream>
 
+#include "core/io/gguf_writer.h"
 #include "core/model/gguf_tokenizer.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
-#include "core/io/gguf_writer.h"
 
 namespace qkv {
 namespace {

@@ -10,11 +10,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/io/gguf_writer.h"
 #include "core/model/forward.h"
 #include "core/model/gguf_checkpoint.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
-#include "core/io/gguf_writer.h"
 #include "tests/support/reference.h"
 #include "tests/support/shared_assets.h"
 #include "tests/support/shared_models.h"

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/io/gguf_writer.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
-#include "core/io/gguf_writer.h"
 #include "tests/support/shared_assets.h"
 
 namespace qkv {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/io/safetensors.h"
 #include "core/io/gguf_writer.h"
+#include "core/io/safetensors.h"
 
 namespace qkv::test {
 

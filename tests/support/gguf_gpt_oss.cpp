@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "tests/support/gguf_from_folder.h"
 #include "core/io/gguf_writer.h"
+#include "tests/support/gguf_from_folder.h"
 #include "tests/support/mxfp4_fixture.h"
 
 namespace qkv::test {
