@@ -155,7 +155,8 @@ nlohmann::json configFromGguf(const GgufModelReader& r, std::int64_t vocab, bool
         r.fail("GGUF architecture \"" + r.arch + "\" is not supported (QKV Lab reads " + list +
                ")");
     }
-    nlohmann::json config = family->gguf.config(r, vocab, tied, tensors);
+    nlohmann::json config = family->gguf.config ? family->gguf.config(r, vocab, tied, tensors)
+                                                : ggufDecoderConfig(r, vocab, tied, family->name);
     // Rotary factors the family did not read itself: Llama 3.1's, Phi-3's.
     if (const auto factors = tensors.find("rope_freqs.weight"); factors != tensors.end()) {
         readFrequencyFactors(r, *factors->second, config);

@@ -27,7 +27,8 @@ namespace qkv {
 struct GgufLayout {
     std::vector<std::string> architectures = {};  // general.architecture values it reads
     // config.json from the metadata (`vocab`: the embedding's rows; `tied`: no output matrix);
-    // rotary factor tensors it reads itself it takes out of `tensors`.
+    // rotary factor tensors it reads itself it takes out of `tensors`. Null: the keys every
+    // decoder shares (ggufDecoderConfig) under the family's name as model_type.
     nlohmann::json (*config)(const GgufModelReader& r, std::int64_t vocab, bool tied,
                              GgufTensors& tensors) = nullptr;
     // Hugging Face's names of layer tensors ("ffn_norm": "pre_feedforward_layernorm") where the

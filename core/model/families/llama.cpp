@@ -34,10 +34,6 @@ nlohmann::json llamaGguf(const GgufModelReader& r, std::int64_t vocab, bool tied
     return ggufDecoderConfig(r, vocab, tied, "llama");
 }
 
-nlohmann::json qwen2Gguf(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
-    return ggufDecoderConfig(r, vocab, tied, "qwen2");
-}
-
 }  // namespace
 
 ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias, bool outputBias,
@@ -69,7 +65,7 @@ ModelFamily llama() {
 }
 ModelFamily qwen2() {
     ModelFamily f{"qwen2", {"qwen2"}, {"model.", ""}, readQwen2, bindQwen2};
-    f.gguf = {.architectures = {"qwen2"}, .config = qwen2Gguf};
+    f.gguf = {.architectures = {"qwen2"}};
     f.tokenizer.style = TokenizerHints::Style::Qwen2;
     return f;
 }

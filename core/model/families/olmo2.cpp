@@ -3,7 +3,6 @@
 // — and QK-norm over the whole projection: q_norm (heads·d_k wide) and k_norm (kv·d_k) norm a
 // token's full query and key vectors before they are split into heads and rotated.
 #include "core/model/families/binding.h"
-#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -30,15 +29,11 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return w;
 }
 
-nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
-    return ggufDecoderConfig(r, vocab, tied, "olmo2");
-}
-
 }  // namespace
 
 ModelFamily olmo2() {
     ModelFamily f{"olmo2", {"olmo2"}, {"model.", ""}, read, bind};
-    f.gguf = {.architectures = {"olmo2"}, .config = ggufConfig};
+    f.gguf = {.architectures = {"olmo2"}};
     return f;
 }
 

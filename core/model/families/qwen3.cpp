@@ -4,7 +4,6 @@
 // above max_window_layers use sliding_window when use_sliding_window is set (layer_types says
 // which, as transformers >= 4.53 writes it).
 #include "core/model/families/binding.h"
-#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -27,15 +26,11 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return bindLlamaDecoder(b, c, bias, bias);
 }
 
-nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
-    return ggufDecoderConfig(r, vocab, tied, "qwen3");
-}
-
 }  // namespace
 
 ModelFamily qwen3() {
     ModelFamily f{"qwen3", {"qwen3"}, {"model.", ""}, read, bind};
-    f.gguf = {.architectures = {"qwen3"}, .config = ggufConfig};
+    f.gguf = {.architectures = {"qwen3"}};
     return f;
 }
 
