@@ -20,33 +20,17 @@ struct DeviceNorm {
     std::unique_ptr<Tensor> beta;  // null for RMSNorm
 };
 
-struct DeviceExpert {
-    DeviceLinear in, gate, out;
+// The backend's storage: weights and sink logits as backend tensors; the router's choice
+// bias stays on the host, where routing is decided.
+struct DeviceParts {
+    using Linear = DeviceLinear;
+    using Norm = DeviceNorm;
+    using Vector = std::unique_ptr<Tensor>;
+    using HostVector = std::vector<float>;
 };
-
-struct DeviceLatentAttention {
-    DeviceLinear queryDown;
-    DeviceNorm queryNorm;
-    DeviceLinear queryUp, latent, rotaryKey;
-    DeviceNorm latentNorm;
-    DeviceLinear keyValueUp;
-};
-
-struct DeviceLayer {
-    DeviceNorm attentionNorm, attentionOutputNorm;
-    DeviceLinear query, key, value, output;
-    DeviceNorm queryNorm, keyNorm, valueNorm;
-    std::unique_ptr<Tensor> attentionSinks;  // null where the family has none
-    DeviceLatentAttention latent;            // empty unless latent attention
-    DeviceNorm mlpNorm, mlpOutputNorm;
-    DeviceLinear mlpIn, mlpGate, mlpOut;
-    DeviceLinear router;  // a mixture-of-experts layer's, with its experts; else empty
-    std::vector<float> routerChoiceBias;  // on the host, where routing is decided
-    std::vector<DeviceExpert> experts;
-    DeviceNorm crossNorm;
-    DeviceLinear crossQuery, crossKey, crossValue, crossOutput;
-    float outputScale = 1.0f;
-};
+using DeviceExpert = ExpertOf<DeviceParts>;
+using DeviceLatentAttention = LatentAttentionOf<DeviceParts>;
+using DeviceLayer = LayerOf<DeviceParts>;
 
 struct DeviceModel {
     DeviceModel(const ModelWeights& weights, Backend& backend);

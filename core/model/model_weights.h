@@ -22,55 +22,120 @@ struct NormWeights {
     VectorView beta;  // empty for RMSNorm
 };
 
+// A layer's parts are declared once, over the storage P gives them (P::Linear, P::Norm, a
+// P::Vector the forward reads on the backend and a P::HostVector it reads on the host): the
+// checkpoint's views here (HostParts), the backend's tensors in device_model.h (DeviceParts).
+// forEachPart walks two layers of any storage side by side, so a binding never lists fields.
+
 // One expert of a mixture: a gated MLP, out(act(gate x) · in x); with ClampedSwiGlu, `in`
 // holds gate and up interleaved and `gate` is empty (gpt-oss), or, as a GGUF file keeps them,
 // `in` the up projection and `gate` the gate.
-struct ExpertWeights {
-    LinearWeights in, gate, out;
+template <class P>
+struct ExpertOf {
+    typename P::Linear in, gate, out;
 };
 
 // Multi-head latent attention's projections (Architecture::latent), as the checkpoint stores
 // them: the query's optional bottleneck (queryDown, its norm, then queryUp; or queryUp alone),
 // the shared latent and rotary key (keyValueDown's first keyValueRank columns and the rest),
 // the latent's norm, and keyValueUp giving each head's [key | value] from the normed latent.
-struct LatentAttentionWeights {
-    LinearWeights queryDown;
-    NormWeights queryNorm;
-    LinearWeights queryUp;  // heads x [nope | rope] columns
-    LinearWeights latent, rotaryKey;
-    NormWeights latentNorm;
-    LinearWeights keyValueUp;  // heads x [key nope | value] columns
+template <class P>
+struct LatentAttentionOf {
+    typename P::Linear queryDown;
+    typename P::Norm queryNorm;
+    typename P::Linear queryUp;  // heads x [nope | rope] columns
+    typename P::Linear latent, rotaryKey;
+    typename P::Norm latentNorm;
+    typename P::Linear keyValueUp;  // heads x [key nope | value] columns
 };
 
-struct LayerWeights {
-    NormWeights attentionNorm;        // pre-norm: input of attention; post-norm: after its residual
-    NormWeights attentionOutputNorm;  // Gemma-2: on the attention output, before the residual
-    LinearWeights query;              // d_model x heads*d_k
-    LinearWeights key;                // d_model x kvHeads*d_k
-    LinearWeights value;              // d_model x kvHeads*d_k
-    LinearWeights output;             // heads*d_k x d_model
-    NormWeights queryNorm, keyNorm;   // QK-norm (Qwen3, Gemma-3, OLMo 2); empty otherwise
-    NormWeights valueNorm;            // Gemma 4: an RMSNorm of each value head (gamma all ones)
-    VectorView attentionSinks;        // gpt-oss: a logit per query head (AttentionOptions::sinks)
-    LatentAttentionWeights latent;    // DeepSeek: instead of query, key and value
-    NormWeights mlpNorm;
-    NormWeights mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
-    LinearWeights mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
-    LinearWeights mlpGate;      // gated MLPs' gate_proj (empty otherwise)
-    LinearWeights mlpOut;
+template <class P>
+struct LayerOf {
+    using Linear = typename P::Linear;
+    using Norm = typename P::Norm;
+    Norm attentionNorm;        // pre-norm: input of attention; post-norm: after its residual
+    Norm attentionOutputNorm;  // Gemma-2: on the attention output, before the residual
+    Linear query;              // d_model x heads*d_k
+    Linear key;                // d_model x kvHeads*d_k
+    Linear value;              // d_model x kvHeads*d_k
+    Linear output;             // heads*d_k x d_model
+    Norm queryNorm, keyNorm;   // QK-norm (Qwen3, Gemma-3, OLMo 2); empty otherwise
+    Norm valueNorm;            // Gemma 4: an RMSNorm of each value head (gamma all ones)
+    typename P::Vector attentionSinks;  // gpt-oss: a logit per query head (AttentionOptions::sinks)
+    LatentAttentionOf<P> latent;        // DeepSeek: instead of query, key and value
+    Norm mlpNorm;
+    Norm mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
+    Linear mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
+    Linear mlpGate;      // gated MLPs' gate_proj (empty otherwise)
+    Linear mlpOut;
     // A mixture-of-experts layer (Architecture::moe) instead of the MLP above (which then holds
     // the shared experts where the family has them): the router (d_model x experts), its
     // choice bias (DeepSeek-V3's e_score_correction_bias, only for choosing) and every expert.
-    LinearWeights router;
-    VectorView routerChoiceBias;
-    std::vector<ExpertWeights> experts;
+    Linear router;
+    typename P::HostVector routerChoiceBias;
+    std::vector<ExpertOf<P>> experts;
     // Decoder layers of encoder-decoder models: cross-attention between self-attention and the
     // MLP. Its query reads the decoder's stream, its key and value the encoder's output.
-    NormWeights crossNorm;
-    LinearWeights crossQuery, crossKey, crossValue, crossOutput;
+    Norm crossNorm;
+    Linear crossQuery, crossKey, crossValue, crossOutput;
     // Gemma 4's layer_scalar: the layer's output (the residual stream) is multiplied by it.
     float outputScale = 1.0f;
 };
+
+// Calls part(from.x, to.x) for every linear, norm and vector of two layers, in declaration
+// order; `to` gets as many experts as `from` has, and its output scale.
+template <class From, class To, class Visit>
+void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
+    part(from.attentionNorm, to.attentionNorm);
+    part(from.attentionOutputNorm, to.attentionOutputNorm);
+    part(from.query, to.query);
+    part(from.key, to.key);
+    part(from.value, to.value);
+    part(from.output, to.output);
+    part(from.queryNorm, to.queryNorm);
+    part(from.keyNorm, to.keyNorm);
+    part(from.valueNorm, to.valueNorm);
+    part(from.attentionSinks, to.attentionSinks);
+    const LatentAttentionOf<From>& fl = from.latent;
+    LatentAttentionOf<To>& tl = to.latent;
+    part(fl.queryDown, tl.queryDown);
+    part(fl.queryNorm, tl.queryNorm);
+    part(fl.queryUp, tl.queryUp);
+    part(fl.latent, tl.latent);
+    part(fl.rotaryKey, tl.rotaryKey);
+    part(fl.latentNorm, tl.latentNorm);
+    part(fl.keyValueUp, tl.keyValueUp);
+    part(from.mlpNorm, to.mlpNorm);
+    part(from.mlpOutputNorm, to.mlpOutputNorm);
+    part(from.mlpIn, to.mlpIn);
+    part(from.mlpGate, to.mlpGate);
+    part(from.mlpOut, to.mlpOut);
+    part(from.router, to.router);
+    part(from.routerChoiceBias, to.routerChoiceBias);
+    to.experts.resize(from.experts.size());
+    for (size_t e = 0; e < from.experts.size(); ++e) {
+        part(from.experts[e].in, to.experts[e].in);
+        part(from.experts[e].gate, to.experts[e].gate);
+        part(from.experts[e].out, to.experts[e].out);
+    }
+    part(from.crossNorm, to.crossNorm);
+    part(from.crossQuery, to.crossQuery);
+    part(from.crossKey, to.crossKey);
+    part(from.crossValue, to.crossValue);
+    part(from.crossOutput, to.crossOutput);
+    to.outputScale = from.outputScale;
+}
+
+// The checkpoint's storage: views into the mapped tensors.
+struct HostParts {
+    using Linear = LinearWeights;
+    using Norm = NormWeights;
+    using Vector = VectorView;
+    using HostVector = VectorView;
+};
+using ExpertWeights = ExpertOf<HostParts>;
+using LatentAttentionWeights = LatentAttentionOf<HostParts>;
+using LayerWeights = LayerOf<HostParts>;
 
 struct ModelWeights {
     MatrixView tokenEmbedding;  // vocab x token width (d_model unless projected), row-major
