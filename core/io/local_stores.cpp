@@ -84,6 +84,21 @@ std::filesystem::path modelBlob(const std::filesystem::path& manifest,
     throw Error(manifest.string() + ": the manifest names no model layer (" + kModelLayer + ")");
 }
 
+// Every regular file `depth` folders below `root` (none when it cannot be read).
+template <class Visit>
+void forEachFileAtDepth(const std::filesystem::path& root, int depth, Visit&& visit) {
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (it.depth() == depth && it->is_regular_file(ec)) visit(it->path());
+}
+
+std::vector<LocalModel> sortedByName(std::vector<LocalModel> models) {
+    std::sort(models.begin(), models.end(),
+              [](const LocalModel& a, const LocalModel& b) { return a.name < b.name; });
+    return models;
+}
+
 }  // namespace
 
 std::filesystem::path ollamaModelsFolder() {
@@ -129,13 +144,10 @@ std::optional<std::filesystem::path> resolveLmStudioModel(const std::string& loc
 }
 
 std::vector<LocalModel> listOllamaModels(const std::filesystem::path& store) {
-    std::vector<LocalModel> models;
     const std::filesystem::path root = store / "manifests";
-    std::error_code ec;
-    for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-        if (it.depth() != 3 || !it->is_regular_file(ec)) continue;
-        const std::filesystem::path relative = it->path().lexically_relative(root);
+    std::vector<LocalModel> models;
+    forEachFileAtDepth(root, 3, [&](const std::filesystem::path& manifest) {
+        const std::filesystem::path relative = manifest.lexically_relative(root);
         auto part = relative.begin();
         const std::string host = (part++)->string(), space = (part++)->string(),
                           model = (part++)->string(), tag = part->string();
@@ -143,31 +155,25 @@ std::vector<LocalModel> listOllamaModels(const std::filesystem::path& store) {
         if (space != "library" || host != "registry.ollama.ai") name = space + "/" + name;
         if (host != "registry.ollama.ai") name = host + "/" + name;
         try {
-            const std::filesystem::path blob = modelBlob(it->path(), store);
+            const std::filesystem::path blob = modelBlob(manifest, store);
             models.push_back({kPrefix + name, blob, std::filesystem::file_size(blob)});
         } catch (const Error&) {
             // A manifest without a model (an embedding's, a damaged one) is not listed.
         }
-    }
-    std::sort(models.begin(), models.end(),
-              [](const LocalModel& a, const LocalModel& b) { return a.name < b.name; });
-    return models;
+    });
+    return sortedByName(std::move(models));
 }
 
 std::vector<LocalModel> listLmStudioModels(const std::filesystem::path& lmHome) {
-    std::vector<LocalModel> models;
     const std::filesystem::path root = lmHome / "models";
-    std::error_code ec;
-    for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-        if (it.depth() != 2 || it->path().extension() != ".gguf" || !it->is_regular_file(ec))
-            continue;
-        models.push_back({"lmstudio:" + it->path().lexically_relative(root).generic_string(),
-                          it->path(), it->file_size(ec)});
-    }
-    std::sort(models.begin(), models.end(),
-              [](const LocalModel& a, const LocalModel& b) { return a.name < b.name; });
-    return models;
+    std::vector<LocalModel> models;
+    forEachFileAtDepth(root, 2, [&](const std::filesystem::path& file) {
+        std::error_code ec;
+        if (file.extension() == ".gguf")
+            models.push_back({"lmstudio:" + file.lexically_relative(root).generic_string(), file,
+                              std::filesystem::file_size(file, ec)});
+    });
+    return sortedByName(std::move(models));
 }
 
 }  // namespace qkv

@@ -1,7 +1,10 @@
 #pragma once
 // Runs the built qkvlab-cli through /bin/sh and captures its exit code, stdout and stderr.
+#include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qkv::test {
@@ -23,6 +26,9 @@ CliRun cliOnTerminal(const std::vector<std::string>& args);
 // The peak resident memory of the command (with `args`; its output discarded), in KiB, or -1
 // when it failed.
 long peakResidentKb(const std::vector<std::string>& args);
+
+// Width and height of a PNG, from its IHDR chunk.
+std::pair<uint32_t, uint32_t> pngSize(const std::filesystem::path& file);
 
 // Quotes an argument for /bin/sh.
 std::string shellQuote(const std::string& arg);

@@ -14,6 +14,7 @@ namespace {
 
 using test::cli;
 using test::CliRun;
+using test::pngSize;
 
 class CliSessionTest : public testing::Test {
   protected:
@@ -43,17 +44,6 @@ class CliSessionTest : public testing::Test {
     }
     test::TempDir m_dir;
 };
-
-std::pair<uint32_t, uint32_t> pngSize(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    unsigned char header[24] = {};
-    in.read(reinterpret_cast<char*>(header), sizeof header);
-    auto be32 = [&](int at) {
-        return uint32_t(header[at]) << 24 | uint32_t(header[at + 1]) << 16 |
-               uint32_t(header[at + 2]) << 8 | uint32_t(header[at + 3]);
-    };
-    return {be32(16), be32(20)};
-}
 
 std::string readText(const std::filesystem::path& file) {
     std::ifstream in(file);

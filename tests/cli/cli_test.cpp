@@ -21,6 +21,7 @@ namespace {
 
 using test::cli;
 using test::CliRun;
+using test::pngSize;
 
 class CliFixture : public testing::Test {
   protected:
@@ -140,18 +141,6 @@ TEST_F(CliFixture, InputLongerThanTheContext) {
     EXPECT_EQ(r.json()["truncated_from"], 21);
     EXPECT_EQ(r.json()["ids"].size(), 16u);
     EXPECT_NE(r.err.find("truncated from 21 to 16"), std::string::npos);
-}
-
-// Width and height of a PNG, from its IHDR chunk.
-std::pair<uint32_t, uint32_t> pngSize(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    unsigned char header[24] = {};
-    in.read(reinterpret_cast<char*>(header), sizeof header);
-    auto be32 = [&](int at) {
-        return uint32_t(header[at]) << 24 | uint32_t(header[at + 1]) << 16 |
-               uint32_t(header[at + 2]) << 8 | uint32_t(header[at + 3]);
-    };
-    return {be32(16), be32(20)};
 }
 
 TEST_F(CliFixture, RenderOfAHugeViewSaysItsReducedScaleOrRefuses) {

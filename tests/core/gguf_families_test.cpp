@@ -43,6 +43,22 @@ void expectTransformersResults(const std::filesystem::path& file,
                                 kAttentionTolerance, kLogitTolerance);
 }
 
+// Layer `l`'s tensors: each (ours, theirs) is llama.cpp's blk.L.ours.weight made from the
+// folder's model.layers.L.theirs.weight.
+using NamePairs = std::vector<std::pair<std::string, std::string>>;
+void addLayerWeights(test::GgufFromFolder& converted, int l, const NamePairs& names) {
+    const std::string blk = "blk." + std::to_string(l) + ".";
+    const std::string hf = "model.layers." + std::to_string(l) + ".";
+    for (const auto& [ours, theirs] : names)
+        converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+}
+
+// Attention with QK-norm (OLMo 2, Qwen3), stored as transformers stores it.
+const NamePairs kQkNormAttention = {
+    {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},
+    {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
+    {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"}};
+
 // Layer `l`'s attention and its two norms as Llama's converter writes them (the shared models'
 // 4 query heads and 2 key/value heads): W_Q's and W_K's rows interleaved per head.
 void addLlamaAttention(test::GgufFromFolder& converted, int l) {
@@ -50,11 +66,11 @@ void addLlamaAttention(test::GgufFromFolder& converted, int l) {
     const std::string hf = "model.layers." + std::to_string(l) + ".";
     converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
     converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
-    for (const auto& [ours, theirs] : {std::pair{"attn_v", "self_attn.v_proj"},
-                                       {"attn_output", "self_attn.o_proj"},
-                                       {"attn_norm", "input_layernorm"},
-                                       {"ffn_norm", "post_attention_layernorm"}})
-        converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+    addLayerWeights(converted, l,
+                    {{"attn_v", "self_attn.v_proj"},
+                     {"attn_output", "self_attn.o_proj"},
+                     {"attn_norm", "input_layernorm"},
+                     {"ffn_norm", "post_attention_layernorm"}});
 }
 
 TEST(GgufOlmo2, ComputesAsTransformersDoes) {
@@ -65,20 +81,13 @@ TEST(GgufOlmo2, ComputesAsTransformersDoes) {
     converted.describe({.arch = "olmo2", .layers = kLayers, .ropeBase = 500000.0f});
     converted.addEmbeddingsAndHead(true);
     for (int l = 0; l < kLayers; ++l) {
-        const std::string blk = "blk." + std::to_string(l) + ".";
-        const std::string hf = "model.layers." + std::to_string(l) + ".";
-        for (const auto& [ours, theirs] : {std::pair{"attn_q", "self_attn.q_proj"},
-                                           {"attn_k", "self_attn.k_proj"},
-                                           {"attn_v", "self_attn.v_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"attn_q_norm", "self_attn.q_norm"},
-                                           {"attn_k_norm", "self_attn.k_norm"},
-                                           {"post_attention_norm", "post_attention_layernorm"},
-                                           {"post_ffw_norm", "post_feedforward_layernorm"},
-                                           {"ffn_gate", "mlp.gate_proj"},
-                                           {"ffn_up", "mlp.up_proj"},
-                                           {"ffn_down", "mlp.down_proj"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        addLayerWeights(converted, l, kQkNormAttention);
+        addLayerWeights(converted, l,
+                        {{"post_attention_norm", "post_attention_layernorm"},
+                         {"post_ffw_norm", "post_feedforward_layernorm"},
+                         {"ffn_gate", "mlp.gate_proj"},
+                         {"ffn_up", "mlp.up_proj"},
+                         {"ffn_down", "mlp.down_proj"}});
     }
     const test::TempDir dir;
     converted.write(dir.path() / "olmo2.gguf");
@@ -94,13 +103,11 @@ void writeSmolLM3(const std::filesystem::path& folder, const std::filesystem::pa
     converted.describe({.arch = "smollm3", .layers = kLayers, .ropeBase = 2e6f});
     converted.addEmbeddingsAndHead(false);
     for (int l = 0; l < kLayers; ++l) {
-        const std::string blk = "blk." + std::to_string(l) + ".";
-        const std::string hf = "model.layers." + std::to_string(l) + ".";
         addLlamaAttention(converted, l);
-        for (const auto& [ours, theirs] : {std::pair{"ffn_gate", "mlp.gate_proj"},
-                                           {"ffn_up", "mlp.up_proj"},
-                                           {"ffn_down", "mlp.down_proj"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        addLayerWeights(converted, l,
+                        {{"ffn_gate", "mlp.gate_proj"},
+                         {"ffn_up", "mlp.up_proj"},
+                         {"ffn_down", "mlp.down_proj"}});
     }
     converted.write(file);
 }
@@ -179,16 +186,11 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        for (const auto& [ours, theirs] : {std::pair{"attn_q", "self_attn.q_proj"},
-                                           {"attn_k", "self_attn.k_proj"},
-                                           {"attn_v", "self_attn.v_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"attn_q_norm", "self_attn.q_norm"},
-                                           {"attn_k_norm", "self_attn.k_norm"},
-                                           {"attn_norm", "input_layernorm"},
-                                           {"ffn_norm", "post_attention_layernorm"},
-                                           {"ffn_gate_inp", "mlp.gate"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        addLayerWeights(converted, l, kQkNormAttention);
+        addLayerWeights(converted, l,
+                        {{"attn_norm", "input_layernorm"},
+                         {"ffn_norm", "post_attention_layernorm"},
+                         {"ffn_gate_inp", "mlp.gate"}});
         for (const std::string projection : {"gate", "up", "down"})
             converted.addExperts(blk + "ffn_" + projection + "_exps.weight", hf + "mlp.experts.",
                                  "." + projection + "_proj.weight", kExperts);
@@ -265,15 +267,15 @@ test::GgufFromFolder deepseekV3AsGguf(const std::filesystem::path& folder, bool 
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        for (const auto& [ours, theirs] : {std::pair{"attn_norm", "input_layernorm"},
-                                           {"attn_q_a", "self_attn.q_a_proj"},
-                                           {"attn_q_a_norm", "self_attn.q_a_layernorm"},
-                                           {"attn_q_b", "self_attn.q_b_proj"},
-                                           {"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
-                                           {"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"ffn_norm", "post_attention_layernorm"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        addLayerWeights(converted, l,
+                        {{"attn_norm", "input_layernorm"},
+                         {"attn_q_a", "self_attn.q_a_proj"},
+                         {"attn_q_a_norm", "self_attn.q_a_layernorm"},
+                         {"attn_q_b", "self_attn.q_b_proj"},
+                         {"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
+                         {"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
+                         {"attn_output", "self_attn.o_proj"},
+                         {"ffn_norm", "post_attention_layernorm"}});
         if (splitKeyValue)
             converted.addLatentKeyValueUp(blk, hf + "self_attn.kv_b_proj.weight", kHeads, kNope);
         else
