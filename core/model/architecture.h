@@ -114,6 +114,10 @@ struct Architecture {
     Activation activation = Activation::GeluTanh;
     Activation headActivation = Activation::GeluExact;  // masked-LM head transform
     MixtureOfExperts moe;                               // the layers whose kind has experts
+    // Biases a config switches on (Llama's attention_bias: q, k, v and o; mlp_bias: the gated
+    // MLP's gate, up and down). Families whose biases are fixed bind them without asking.
+    bool attentionBias = false;
+    bool mlpBias = false;
 
     // Attention.
     bool causal = true;

@@ -41,6 +41,12 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
     auto backend = createCpuBackend();
     ForwardPass pass(*model, *backend);
     const std::string& configuration = GetParam().configuration;
+    ASSERT_FALSE(reference.sentences.empty());
+    if (!reference.sentences[0].results.count(configuration)) {
+        ASSERT_NE(configuration, "original") << "every reference gives the learned attention";
+        GTEST_SKIP() << "the reference gives no " << configuration << ": "
+                     << reference.configurationsNote;
+    }
 
     for (const auto& sentence : reference.sentences) {
         SCOPED_TRACE(sentence.text);
@@ -85,26 +91,16 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
     }
 }
 
+// Every shared model QKV Lab opens, under each of the four configurations (from the folder
+// names alone: this runs while every test process registers its tests). A reference that does
+// not give a configuration says why in its note, and that case is skipped with it.
 std::vector<Case> allCases() {
+    const auto shared = test::sharedDir();
+    if (!shared) return {{"(none)", "original"}};
     std::vector<Case> cases;
-    for (const char* model :
-         {"gpt2-random-tiny",         "gpt-nano-sort",       "bert-random-tiny",
-          "llama-random-gqa",         "stories260K",         "gpt_neox-random-tiny",
-          "qwen2-random-tiny",        "gemma2-random-tiny",  "phi3-random-tiny",
-          "opt-random-tiny",          "roberta-random-tiny", "distilbert-random-tiny",
-          "marian-random-tiny",       "t5-random-tiny",      "llama3rope-random-tiny",
-          "phi3longrope-random-tiny", "qwen3-random-tiny",   "gemma3-random-tiny",
-          "gemma3mm-random-tiny",     "olmo2-random-tiny",   "smollm3-random-tiny",
-          "modernbert-random-tiny",   "mixtral-random-tiny", "qwen3_moe-random-tiny",
-          "gpt_oss-random-tiny"})
+    for (const std::string& model : test::supportedSharedModelNames(*shared))
         for (const char* configuration : {"original", "shared-qk", "tied-kv", "single-w"})
             cases.push_back({model, configuration});
-    // Latent attention's references give the learned configuration only (the others do not
-    // keep its shapes; LatentAttention tests what QKV Lab defines for it).
-    cases.push_back({"deepseek_v3-random-tiny", "original"});
-    // Gemma 4's reference gives the learned configuration only; GemmaFourKeyIsValue tests what
-    // QKV Lab defines for the others.
-    cases.push_back({"gemma4-random-tiny", "original"});
     return cases;
 }
 

@@ -43,6 +43,8 @@ ModelReference parseReference(const nlohmann::json& doc) {
     ModelReference ref;
     ref.model = doc.at("model").get<std::string>();
     ref.tokenizer = doc.value("tokenizer", std::string());
+    if (doc.contains("configurations") && doc["configurations"].is_object())
+        ref.configurationsNote = doc["configurations"].value("note", std::string());
     for (const auto& s : doc.at("sentences")) {
         ReferenceSentence sentence;
         sentence.text = s.at("text").get<std::string>();

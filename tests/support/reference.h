@@ -45,6 +45,8 @@ struct ModelReference {
     std::string model;
     std::string tokenizer;  // how the ids were made: a tokenizer, or "no tokenizer file: ..."
     bool hasTokenizerFiles() const { return tokenizer.rfind("no tokenizer file", 0) != 0; }
+    // Why the reference gives only some configurations ("" when it gives all four).
+    std::string configurationsNote;
     std::vector<ReferenceSentence> sentences;
 };
 

@@ -44,7 +44,6 @@ const std::vector<PendingFamily> kPendingFamilies = {
     {"ernie4_5", "unsupported architecture \"ernie4_5\""},
     {"apertus", "unsupported architecture \"apertus\""},
     {"gemma3n", "unsupported architecture \"gemma3n_text\""},
-    {"llamabias", "attention_bias / mlp_bias are not supported"},
     // Weights stored as float8 e4m3 with 128 x 128 block scales.
     {"deepseek_v3fp8", "quantised as \"fp8\""},
     {"qwen3fp8", "quantised as \"fp8\""},

@@ -121,9 +121,9 @@ void bindQkNorm(TensorBinder& b, const Architecture& c, const std::string& p, La
 
 void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer) {
-    layer.mlpGate = linearLayer(b, p + "gate_proj", c.dModel, c.dFF, false);
-    layer.mlpIn = linearLayer(b, p + "up_proj", c.dModel, c.dFF, false);
-    layer.mlpOut = linearLayer(b, p + "down_proj", c.dFF, c.dModel, false);
+    layer.mlpGate = linearLayer(b, p + "gate_proj", c.dModel, c.dFF, c.mlpBias);
+    layer.mlpIn = linearLayer(b, p + "up_proj", c.dModel, c.dFF, c.mlpBias);
+    layer.mlpOut = linearLayer(b, p + "down_proj", c.dFF, c.dModel, c.mlpBias);
 }
 
 MixtureOfExperts readExperts(const ConfigReader& r, const char* expertsKey, int width,

@@ -79,7 +79,7 @@ void readGemmaGguf(const GgufModelReader& r, nlohmann::json& c, std::int64_t lar
 // Mixtral's config from a GGUF file, which the converter writes as Llama with experts
 // (mixtral.cpp).
 nlohmann::json mixtralGgufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied);
-// gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), without biases.
+// gate_proj, up_proj, down_proj under `p` ("layers.N.mlp."), biased where c.mlpBias says.
 void bindGatedMlp(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer);
 // A mixture of experts' size: `expertsKey` experts (num_local_experts, num_experts) of `width`,

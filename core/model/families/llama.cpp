@@ -1,7 +1,7 @@
 // Llama and Mistral (keys under "model."): pre-RMSNorm, rotary positions in Hugging Face's
 // rotate_half order (q_proj/k_proj rows as HF's conversion permutes them) with any rope_scaling
 // transformers defines (Llama 3.x: llama3), SwiGLU, grouped-query attention. Mistral's
-// sliding_window applies in every layer. Qwen2 is the same with q/k/v biases.
+// sliding_window applies in every layer; attention_bias and mlp_bias add biases. Qwen2 is the same with q/k/v biases.
 #include "core/model/families/binding.h"
 #include "core/model/gguf_config.h"
 
@@ -10,8 +10,8 @@ namespace {
 
 void readLlama(const ConfigReader& r, Architecture& c) {
     readRotaryDecoder(r, c);
-    if (r.boolOr("attention_bias", false) || r.boolOr("mlp_bias", false))
-        r.fail("attention_bias / mlp_bias are not supported for Llama");
+    c.attentionBias = r.boolOr("attention_bias", false);
+    c.mlpBias = r.boolOr("mlp_bias", false);
     if (c.modelType == "mistral") c.slidingWindow = r.positiveIntOr("sliding_window", 0);
 }
 
@@ -22,7 +22,7 @@ void readQwen2(const ConfigReader& r, Architecture& c) {
 }
 
 ModelWeights bindLlama(TensorBinder& b, const Architecture& c) {
-    return bindLlamaDecoder(b, c, false);
+    return bindLlamaDecoder(b, c, c.attentionBias, c.attentionBias);
 }
 ModelWeights bindQwen2(TensorBinder& b, const Architecture& c) {
     return bindLlamaDecoder(b, c, true);
