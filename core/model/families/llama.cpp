@@ -1,7 +1,8 @@
 // Llama and Mistral (keys under "model."): pre-RMSNorm, rotary positions in Hugging Face's
 // rotate_half order (q_proj/k_proj rows as HF's conversion permutes them) with any rope_scaling
 // transformers defines (Llama 3.x: llama3), SwiGLU, grouped-query attention. Mistral's
-// sliding_window applies in every layer; attention_bias and mlp_bias add biases. Qwen2 is the same with q/k/v biases.
+// sliding_window applies in every layer; attention_bias and mlp_bias add biases. Qwen2 is the same
+// with q/k/v biases.
 #include "core/model/families/binding.h"
 #include "core/model/gguf_config.h"
 
