@@ -66,8 +66,11 @@ void TimingBackend::rope(const Tensor& x, int d, const RotaryFrequencies& freque
                          int firstPosition, Tensor& y) {
     timed("rope", [&] { m_inner->rope(x, d, frequencies, firstPosition, y); });
 }
-void TimingBackend::normalizeHeads(const Tensor& x, int headDim, Tensor& y) {
-    timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, y); });
+void TimingBackend::normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) {
+    timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, eps, y); });
+}
+void TimingBackend::causalConv(const Tensor& x, const Tensor& taps, Tensor& y) {
+    timed("causalConv", [&] { m_inner->causalConv(x, taps, y); });
 }
 void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d, int dFirst) {
     timed("copyRows", [&] { m_inner->copyRows(s, first, count, d, dFirst); });
@@ -87,6 +90,13 @@ void TimingBackend::attention(const Tensor& q, const Tensor& k, const Tensor& v,
                               const AttentionLayout& layout, const AttentionOptions& options,
                               Tensor& out, const AttentionCapture* capture) {
     timed("attention", [&] { m_inner->attention(q, k, v, layout, options, out, capture); });
+}
+void TimingBackend::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v,
+                                   const Tensor& b, const Tensor& a, const Tensor& aLog,
+                                   const Tensor& dtBias, const DeltaRuleLayout& layout, Tensor& out,
+                                   const AttentionCapture* capture) {
+    timed("gatedDeltaRule",
+          [&] { m_inner->gatedDeltaRule(q, k, v, b, a, aLog, dtBias, layout, out, capture); });
 }
 
 }  // namespace qkv::bench

@@ -36,7 +36,8 @@ class TimingBackend final : public Backend {
                       Tensor& y) override;
     void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override;
-    void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override;
+    void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) override;
+    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                   int destinationFirst) override;
     void gatherRows(const Tensor& source, const std::vector<int>& rows,
@@ -48,6 +49,10 @@ class TimingBackend final : public Backend {
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
                    const AttentionOptions& options, Tensor& out,
                    const AttentionCapture* capture) override;
+    void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
+                        const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
+                        const DeltaRuleLayout& layout, Tensor& out,
+                        const AttentionCapture* capture) override;
 
   private:
     template <typename F>

@@ -1,10 +1,8 @@
 // The Vulkan backend's ops. Recording and submission live in CommandRecorder, host transfers in
 // Staging, weight uploads in WeightUploader, products in GemmDispatcher, rotary tables in
-// RopeTables; this file turns each Backend op into dispatches.
+// RopeTables, the token mixers in Mixers; this file turns each Backend op into dispatches.
 //
-// Attention per layer is three dispatches over a chunk of heads at once: a batched GEMM for the
-// scaled scores, a masked softmax (with the score transform folded in) and a batched GEMM for
-// A V, plus one buffer copy per captured matrix into host-visible staging.
+// The token mixers (attention, Gated DeltaNet, the short convolution) are Mixers'.
 #include "gpu/vulkan_backend.h"
 
 #include <algorithm>
@@ -14,8 +12,8 @@
 
 #include "core/backend/op_shapes.h"
 #include "core/util/error.h"
-#include "gpu/attention_params.h"
 #include "gpu/vulkan_gemm.h"
+#include "gpu/vulkan_mixers.h"
 #include "gpu/vulkan_recorder.h"
 #include "gpu/vulkan_rope_tables.h"
 #include "gpu/vulkan_staging.h"
@@ -35,7 +33,8 @@ class VulkanBackend final : public Backend {
           m_staging(m_context, m_recorder),
           m_weights(m_allocator, m_staging, m_context->properties().limits.maxStorageBufferRange),
           m_gemm(m_recorder, m_allocator),
-          m_ropeTables(m_allocator, m_staging) {}
+          m_ropeTables(m_allocator, m_staging),
+          m_mixers(m_context, m_allocator, m_recorder, m_staging, m_gemm) {}
 
     std::string name() const override { return "vulkan (" + m_context->info().name + ")"; }
     VulkanCounters counters() const {
@@ -139,10 +138,9 @@ class VulkanBackend final : public Backend {
         norm(x, x.rows() * (x.cols() / headDim), headDim, &gamma, nullptr, eps, norm::kRms, y);
     }
 
-    void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
+    void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) override {
         m_shapes.normalizeHeads(x, headDim, y);
-        norm(x, x.rows() * (x.cols() / headDim), headDim, nullptr, nullptr, kNormalizeHeadsEps,
-             norm::kUnit, y);
+        norm(x, x.rows() * (x.cols() / headDim), headDim, nullptr, nullptr, eps, norm::kUnit, y);
     }
 
     void activate(Tensor& x, Activation activation) override {
@@ -164,6 +162,7 @@ class VulkanBackend final : public Backend {
             case Activation::GeluTanhGlu:
             case Activation::GeluGlu:
             case Activation::ClampedSwiGlu:
+            case Activation::SigmoidGlu:
                 throw Error("internal error: a gated activation is a two-input op (glu)");
         }
         elementwise(x, nullptr, op, "activate");
@@ -173,6 +172,7 @@ class VulkanBackend final : public Backend {
         m_shapes.glu(gate, up, gated);
         elementwise(up, &gate,
                     gated == Activation::SwiGlu          ? eltwise::kSwiGlu
+                    : gated == Activation::SigmoidGlu    ? eltwise::kSigmoidGlu
                     : gated == Activation::GeluGlu       ? eltwise::kGeluGlu
                     : gated == Activation::ClampedSwiGlu ? eltwise::kClampedSwiGluApart
                                                          : eltwise::kGeluTanhGlu,
@@ -264,67 +264,20 @@ class VulkanBackend final : public Backend {
             copyRows(*all, options.firstQuery, out.rows(), out, 0);
             return;
         }
-        const int n = q.rows(), keys = k.rows();
-        const int heads = layout.heads;
-        const int dv = layout.valueWidth();
-        auto columnsNeeded = [&](int group, int width) {
-            return ((heads - 1) / group + 1) * width;
-        };
-        m_shapes.require(heads > 0 && layout.headDim > 0 && dv > 0 && layout.queryGroup > 0 &&
-                             layout.keyGroup > 0 && layout.valueGroup > 0 && v.rows() == keys &&
-                             attentionShapeAllowed(options, n, keys, heads) && out.rows() == n &&
-                             out.cols() == heads * dv &&
-                             q.cols() >= columnsNeeded(layout.queryGroup, layout.headDim) &&
-                             k.cols() >= columnsNeeded(layout.keyGroup, layout.headDim) &&
-                             v.cols() >= columnsNeeded(layout.valueGroup, dv),
-                         "attention");
-        if (std::max(n, keys) > 65535)
-            throw Error("the Vulkan backend handles at most 65535 tokens");
-        const AttentionOperands shape{static_cast<uint32_t>(n),
-                                      static_cast<uint32_t>(keys),
-                                      static_cast<uint32_t>(q.cols()),
-                                      static_cast<uint32_t>(k.cols()),
-                                      static_cast<uint32_t>(v.cols()),
-                                      static_cast<uint32_t>(out.cols()),
-                                      layout};
-        const ScratchPlan plan =
-            planScratch(n, keys, heads,
-                        std::min<VkDeviceSize>(m_context->properties().limits.maxStorageBufferRange,
-                                               VkDeviceSize{256} << 20));
-        const BufferRegion& raw =
-            scratchBuffer(*m_allocator, m_rawScores, plan.floats(), "attention scores");
-        const BufferRegion& probabilities =
-            scratchBuffer(*m_allocator, m_probabilities, plan.floats(), "attention probabilities");
-        // Scores differ from the raw product when transformed or capped: they get their own buffer.
-        const bool transform = options.transform != ScoreTransform::None || options.softCap > 0.0f;
-        const BufferRegion* scores = transform
-                                         ? &scratchBuffer(*m_allocator, m_scores, plan.floats(),
-                                                          "transformed attention scores")
-                                         : &raw;
-        for (int base = 0; base < heads; base += plan.chunk) {
-            const int count = std::min(plan.chunk, heads - base);
-            m_gemm.run(true, scoreParams(shape, options, plan, base), count,
-                       rowMajor(q, "attention").region(), rowMajor(k, "attention").region(), raw,
-                       nullptr);
-            const BufferRegion* bias = options.positionBias
-                                           ? &rowMajor(*options.positionBias, "attention").region()
-                                           : nullptr;
-            const BufferRegion* sinks =
-                options.sinks ? &rowMajor(*options.sinks, "attention").region() : nullptr;
-            m_recorder.dispatch(Kernel::Softmax,
-                                {{&raw, false},
-                                 {transform ? scores : nullptr, true},
-                                 {&probabilities, true},
-                                 {bias, false},
-                                 {sinks, false}},
-                                softmaxParams(shape, options, plan, base), n, count, 1);
-            if (capture)
-                stageCapture(*capture, base, count, static_cast<size_t>(n) * keys, plan, *scores,
-                             probabilities);
-            m_gemm.run(false, valueParams(shape, options, plan, base), count, probabilities,
-                       rowMajor(v, "attention").region(), rowMajor(out, "attention").region(),
-                       nullptr);
-        }
+        m_mixers.attention(q, k, v, layout, options, out, capture);
+    }
+
+    void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
+                        const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
+                        const DeltaRuleLayout& layout, Tensor& out,
+                        const AttentionCapture* capture) override {
+        m_shapes.gatedDeltaRule(q, k, v, b, a, aLog, dtBias, layout, out);
+        m_mixers.gatedDeltaRule(q, k, v, b, a, aLog, dtBias, layout, out, capture);
+    }
+
+    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) override {
+        m_shapes.causalConv(x, taps, y);
+        m_mixers.causalConv(x, taps, y);
     }
 
   private:
@@ -348,21 +301,6 @@ class VulkanBackend final : public Backend {
                              {&rowMajor(*listed, "rows").region(), false},
                              {&rowMajor(weighed ? *weighed : *listed, "rows").region(), false}},
                             p, ceilDiv(source.cols(), workgroup), groupsY, ceilDiv(count, groupsY));
-    }
-
-    // Queues the captured heads of a chunk for download at the next flush.
-    void stageCapture(const AttentionCapture& capture, int base, int count, size_t values,
-                      const ScratchPlan& plan, const BufferRegion& scores,
-                      const BufferRegion& probabilities) {
-        for (int local = 0; local < count; ++local) {
-            const size_t h = base + local;
-            const VkDeviceSize offset = sizeof(float) * plan.headStride * local;
-            if (h < capture.scores.size() && capture.scores[h])
-                m_staging.download(scores, offset, values * sizeof(float), capture.scores[h]);
-            if (h < capture.probabilities.size() && capture.probabilities[h])
-                m_staging.download(probabilities, offset, values * sizeof(float),
-                                   capture.probabilities[h]);
-        }
     }
 
     std::shared_ptr<BufferRegion> allocate(int rows, int cols, const std::string& what) {
@@ -405,7 +343,7 @@ class VulkanBackend final : public Backend {
     WeightUploader m_weights;
     GemmDispatcher m_gemm;
     RopeTables m_ropeTables;
-    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities;
+    Mixers m_mixers;
 };
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include "core/util/error.h"
 #include "gpu/shaders/columns.h"
+#include "gpu/shaders/conv.h"
+#include "gpu/shaders/delta_rule.h"
 #include "gpu/shaders/eltwise.h"
 #include "gpu/shaders/gemm.h"
 #include "gpu/shaders/gemv.h"
@@ -51,6 +53,10 @@ KernelSpec spec(Kernel kernel) {
             return {"rows", spirv::rows, 4, sizeof(RowsParams), 256, {}};
         case Kernel::Columns:
             return {"columns", spirv::columns, 4, sizeof(ColumnsParams), 256, {}};
+        case Kernel::Conv:
+            return {"conv", spirv::conv, 3, sizeof(ConvParams), 256, {}};
+        case Kernel::DeltaRule:
+            return {"delta rule", spirv::delta_rule, 7, sizeof(DeltaRuleParams), 64, {}};
         case Kernel::Count:
             break;
     }

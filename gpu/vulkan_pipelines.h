@@ -21,8 +21,10 @@ enum class Kernel {
     Norm,
     Eltwise,
     Rope,
-    Rows,     // rows.comp: a mixture of experts' gather and weighted add
-    Columns,  // columns.comp: latent attention's column gather
+    Rows,       // rows.comp: a mixture of experts' gather and weighted add
+    Columns,    // columns.comp: latent attention's column gather
+    Conv,       // conv.comp: the short causal convolution
+    DeltaRule,  // delta_rule.comp: Gated DeltaNet's implicit attention
     Count
 };
 
@@ -65,7 +67,8 @@ constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_G
                    kRelu = QKV_ELTWISE_RELU, kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
                    kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU,
                    kGeluGlu = QKV_ELTWISE_GELU_GLU, kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU,
-                   kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART;
+                   kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART,
+                   kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU;
 }
 
 struct RopeParams {
@@ -79,6 +82,14 @@ struct RowsParams {
 struct ColumnsParams {
     QKV_COLUMNS_PARAMS
 };
+struct ConvParams {
+    QKV_CONV_PARAMS
+};
+
+struct DeltaRuleParams {
+    QKV_DELTA_RULE_PARAMS
+};
+
 namespace rows {
 constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHTED;
 }
@@ -87,7 +98,8 @@ constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHT
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
               sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 5 * 4 &&
               sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4 &&
-              sizeof(RowsParams) == 3 * 4 && sizeof(ColumnsParams) == 4 * 4);
+              sizeof(RowsParams) == 3 * 4 && sizeof(ColumnsParams) == 4 * 4 &&
+              sizeof(ConvParams) == 3 * 4 && sizeof(DeltaRuleParams) == 7 * 4);
 static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

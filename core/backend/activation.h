@@ -14,7 +14,8 @@ enum class Activation {
     SwiGlu,
     GeluTanhGlu,
     GeluGlu,
-    ClampedSwiGlu
+    ClampedSwiGlu,
+    SigmoidGlu  // σ(gate) · up: gated attention's output gate (Qwen3.5, Qwen3-Next)
 };
 
 // gpt-oss's expert activation (clamped_swiglu.h).

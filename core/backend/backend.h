@@ -55,6 +55,18 @@ struct AttentionLayout {
 // instead of 0 / 0; negligible unless the block itself is nearly zero.
 constexpr float kNormalizeHeadsEps = 1e-12f;
 
+// Gated DeltaNet's heads (Qwen3.5's and Qwen3-Next's linear layers): value head h reads key head
+// h / (valueHeads / keyHeads). q and k hold keyHeads heads keyDim wide (unit vectors: the caller
+// normalises them), v and the output valueHeads heads valueDim wide; queries are scaled by
+// queryScale (1/√keyDim).
+struct DeltaRuleLayout {
+    int keyHeads = 0;
+    int valueHeads = 0;
+    int keyDim = 0;
+    int valueDim = 0;
+    float queryScale = 1.0f;
+};
+
 struct AttentionOptions {
     bool causal = true;
     bool maskSelf = false;      // Reformer: a token may not attend to itself unless nothing else
@@ -168,7 +180,8 @@ class Backend {
                               Tensor& y) = 0;
     // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
     virtual void activate(Tensor& x, Activation activation) = 0;
-    // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu or GeluGlu (exact);
+    // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu, GeluGlu (exact) or
+    // SigmoidGlu;
     // with ClampedSwiGlu, up = ClampedSwiGlu(gate, up) (gpt-oss's gate and up kept apart).
     virtual void glu(const Tensor& gate, Tensor& up, Activation gated) = 0;
     // out (rows x cols/2) := ClampedSwiGlu of gateUp (rows x cols), whose columns alternate gate
@@ -181,9 +194,13 @@ class Backend {
     // p · inverse[j], with cos and sin multiplied by frequencies.scale.
     virtual void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies,
                       int firstPosition, Tensor& y) = 0;
-    // Each row's each headDim-wide block divided by its Euclidean norm (Reformer's unit keys);
-    // a zero block stays zero.
-    virtual void normalizeHeads(const Tensor& x, int headDim, Tensor& y) = 0;
+    // Each row's each headDim-wide block times 1/sqrt(its sum of squares + eps): Reformer's unit
+    // keys (eps kNormalizeHeadsEps, so a zero block stays zero), Gated DeltaNet's q and k.
+    virtual void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) = 0;
+    // Depthwise causal convolution along the tokens: y[t, c] = Σ_j taps[c·K + j] · x[t − K + 1 +
+    // j, c] with x zero before the first token; taps holds K values per column of x (the short
+    // convolutions of Gated DeltaNet, Mamba-2 and LFM2).
+    virtual void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) = 0;
     // destination rows [destinationFirst, + count) := source rows [first, + count).
     virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                           int destinationFirst) = 0;
@@ -209,6 +226,16 @@ class Backend {
     virtual void attention(const Tensor& q, const Tensor& k, const Tensor& v,
                            const AttentionLayout& layout, const AttentionOptions& options,
                            Tensor& out, const AttentionCapture* capture) = 0;
+    // Gated DeltaNet's core, per value head: β_t = σ(b_t), γ_t = exp(−exp(aLog)·softplus(a_t +
+    // dtBias)) (b and a: n x valueHeads; aLog and dtBias one value per value head), the state
+    // S_t = γ_t S_{t−1}(I − β_t k_t k_tᵀ) + β_t v_t k_tᵀ from S_0 = 0, and out_t = S_t q_t. The
+    // output is linear in v: out = A v with the head's implicit attention
+    // A_ts = β_s k_sᵀ [Π_{r=s+1..t} γ_r (I − β_r k_r k_rᵀ)] q_t (s ≤ t, the product in increasing
+    // r), which capture.probabilities receives per value head (n x n, zero above the diagonal).
+    virtual void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
+                                const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
+                                const DeltaRuleLayout& layout, Tensor& out,
+                                const AttentionCapture* capture) = 0;
 };
 
 // The CPU backend (Eigen + OpenBLAS). Always available.

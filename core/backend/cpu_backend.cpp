@@ -11,12 +11,13 @@
 #include <mutex>
 #include <new>
 #include <thread>
-#include <unsupported/Eigen/SpecialFunctions>
 #include <vector>
 
 #include "core/backend/backend.h"
 #include "core/backend/compact_gemm.h"
+#include "core/backend/cpu_activations.h"
 #include "core/backend/cpu_attention.h"
+#include "core/backend/cpu_mixers.h"
 #include "core/backend/gemm.h"
 #include "core/backend/op_shapes.h"
 #include "core/backend/read_ahead.h"
@@ -28,14 +29,6 @@ namespace qkv {
 namespace {
 
 std::atomic<int> g_threads{0};  // 0: every core
-
-// gpt-oss's expert activation of one gate and up value (activation.h).
-float clampedSwiGluOf(float gate, float up) {
-    using C = ClampedSwiGluConstants;
-    gate = std::min(gate, C::kLimit);
-    up = std::clamp(up, -C::kLimit, C::kLimit);
-    return (up + 1.0f) * (gate / (1.0f + std::exp(-C::kAlpha * gate)));
-}
 
 // Either owns row-major storage (activations) or views host memory with any layout (weights).
 // Owned storage is left uninitialised (every op overwrites its whole output) and starts on a
@@ -63,9 +56,6 @@ class CpuTensor final : public Tensor {
 
 const CpuTensor& cpu(const Tensor& t) { return static_cast<const CpuTensor&>(t); }
 CpuTensor& cpu(Tensor& t) { return static_cast<CpuTensor&>(t); }
-
-using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
-using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 
 // Below this many elements (or rows of a norm) waking the pool costs more than it saves.
 constexpr int kElementGrain = 16384;
@@ -204,53 +194,17 @@ class CpuBackend final : public Backend {
 
     // Element-wise work goes through Eigen arrays, whose tanh/exp/erf are vectorised.
     void activate(Tensor& x, Activation activation) override {
-        if (isGated(activation) || activation == Activation::ClampedSwiGlu)
+        if (isGated(activation) || activation == Activation::ClampedSwiGlu ||
+            activation == Activation::SigmoidGlu)
             throw Error("internal error: a gated activation is a two-input op (glu)");
-        splitElements(x, [&](ArrayMap a) { activateRange(a, activation); });
-    }
-
-    static void activateRange(ArrayMap a, Activation activation) {
-        switch (activation) {
-            case Activation::GeluTanh: {
-                constexpr float kSqrt2OverPi = 0.7978845608028654f;
-                a = 0.5f * a * (1.0f + (kSqrt2OverPi * (a + 0.044715f * a.cube())).tanh());
-                break;
-            }
-            case Activation::GeluExact:
-                a = 0.5f * a * (1.0f + (a * 0.7071067811865476f).erf());
-                break;
-            case Activation::Relu:
-                a = a.max(0.0f);
-                break;
-            case Activation::Silu:  // x·sigmoid(x), Marian's "swish"
-                a = a / (1.0f + (-a).exp());
-                break;
-            case Activation::SwiGlu:
-            case Activation::GeluTanhGlu:
-            case Activation::GeluGlu:
-            case Activation::ClampedSwiGlu:
-                break;
-        }
+        splitElements(x, [&](ArrayMap a) { activateInPlace(a, activation); });
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
         m_shapes.glu(gate, up, gated);
         const float* g = cpu(gate).data();
         splitElements(up, [&](ArrayMap u) {
-            ConstArrayMap gs(g + (u.data() - cpu(up).data()), u.size());
-            if (gated == Activation::SwiGlu) {
-                u *= gs / (1.0f + (-gs).exp());
-                return;
-            }
-            if (gated == Activation::ClampedSwiGlu) {
-                for (Eigen::Index i = 0; i < u.size(); ++i) u[i] = clampedSwiGluOf(gs[i], u[i]);
-                return;
-            }
-            Eigen::ArrayXf g = gs;
-            activateRange(ArrayMap(g.data(), g.size()), gated == Activation::GeluGlu
-                                                            ? Activation::GeluExact
-                                                            : Activation::GeluTanh);
-            u *= g;
+            gateInPlace(ConstArrayMap(g + (u.data() - cpu(up).data()), u.size()), u, gated);
         });
     }
 
@@ -300,7 +254,7 @@ class CpuBackend final : public Backend {
         }
     }
 
-    void normalizeHeads(const Tensor& x, int headDim, Tensor& y) override {
+    void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) override {
         m_shapes.normalizeHeads(x, headDim, y);
         const int cols = x.cols();
         split(x.rows(), kRowGrain, [&](int first, int last) {
@@ -311,8 +265,7 @@ class CpuBackend final : public Backend {
                     double sumSquares = 0.0;
                     for (int i = 0; i < headDim; ++i)
                         sumSquares += static_cast<double>(in[i]) * in[i];
-                    const float inv =
-                        static_cast<float>(1.0 / std::sqrt(sumSquares + kNormalizeHeadsEps));
+                    const float inv = static_cast<float>(1.0 / std::sqrt(sumSquares + eps));
                     for (int i = 0; i < headDim; ++i) out[i] = in[i] * inv;
                 }
         });
@@ -383,6 +336,24 @@ class CpuBackend final : public Backend {
             options.positionBias ? cpu(*options.positionBias).data() : nullptr,
             options.sinks ? cpu(*options.sinks).data() : nullptr};
         cpuAttention(m_pool, operands, layout, options, capture);
+    }
+
+    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) override {
+        m_shapes.causalConv(x, taps, y);
+        cpuCausalConv(m_pool, cpu(x).data(), x.rows(), x.cols(), cpu(taps).data(),
+                      taps.rows() * taps.cols() / x.cols(), cpu(y).data());
+    }
+
+    void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
+                        const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
+                        const DeltaRuleLayout& layout, Tensor& out,
+                        const AttentionCapture* capture) override {
+        m_shapes.gatedDeltaRule(q, k, v, b, a, aLog, dtBias, layout, out);
+        cpuGatedDeltaRule(
+            m_pool,
+            {cpu(q).data(), cpu(k).data(), cpu(v).data(), cpu(b).data(), cpu(a).data(),
+             cpu(aLog).data(), cpu(dtBias).data(), q.rows(), cpu(out).data()},
+            layout, capture);
     }
 
   private:

@@ -52,8 +52,28 @@ void OpShapes::rope(const Tensor& x, int headDim, int rotaryDims, int firstPosit
             "rope");
 }
 
+void OpShapes::causalConv(const Tensor& x, const Tensor& taps, const Tensor& y) const {
+    require(sameShape(x, y) && x.cols() > 0 && elements(taps) >= x.cols() &&
+                elements(taps) % x.cols() == 0,
+            "causalConv");
+}
+
+void OpShapes::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
+                              const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
+                              const DeltaRuleLayout& l, const Tensor& out) const {
+    const int n = q.rows();
+    require(l.keyHeads > 0 && l.valueHeads % l.keyHeads == 0 && l.keyDim > 0 && l.valueDim > 0 &&
+                sameShape(q, k) && q.cols() == l.keyHeads * l.keyDim && v.rows() == n &&
+                v.cols() == l.valueHeads * l.valueDim && sameShape(v, out) && b.rows() == n &&
+                b.cols() == l.valueHeads && sameShape(a, b) && elements(aLog) == l.valueHeads &&
+                elements(dtBias) == l.valueHeads,
+            "gatedDeltaRule");
+}
+
 void OpShapes::glu(const Tensor& gate, const Tensor& up, Activation gated) const {
-    require(sameShape(gate, up) && (isGated(gated) || gated == Activation::ClampedSwiGlu), "glu");
+    require(sameShape(gate, up) && (isGated(gated) || gated == Activation::ClampedSwiGlu ||
+                                    gated == Activation::SigmoidGlu),
+            "glu");
 }
 
 void OpShapes::clampedSwiGlu(const Tensor& gateUp, const Tensor& out) const {

@@ -20,6 +20,10 @@ class OpShapes {
     void normalizeHeads(const Tensor& x, int headDim, const Tensor& y) const;
     void rope(const Tensor& x, int headDim, int rotaryDims, int firstPosition,
               const Tensor& y) const;
+    void causalConv(const Tensor& x, const Tensor& taps, const Tensor& y) const;
+    void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
+                        const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
+                        const DeltaRuleLayout& layout, const Tensor& out) const;
     void glu(const Tensor& gate, const Tensor& up, Activation gated) const;
     void clampedSwiGlu(const Tensor& gateUp, const Tensor& out) const;
     void add(const Tensor& accumulator, const Tensor& x) const;

@@ -186,7 +186,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
     std::unique_ptr<Tensor> unitKeys;
     if (config.normalizeKeys) {
         unitKeys = m_be.create(positionedKeys.rows(), positionedKeys.cols());
-        m_be.normalizeHeads(positionedKeys, headDim, *unitKeys);
+        m_be.normalizeHeads(positionedKeys, headDim, kNormalizeHeadsEps, *unitKeys);
     }
     Tensor* k = unitKeys ? unitKeys.get() : &positionedKeys;  // traced as used
     std::unique_ptr<Tensor> whole[3];  // every token's q, k, v: kept rows, then the new ones

@@ -3,7 +3,7 @@
 #include "push_constants.h"
 #include "clamped_swiglu.h"
 // Element-wise ops in place on x (grid-stride loop): activations, the gated x *= silu(y) or
-// x *= gelu_tanh(y), gpt-oss's clamped SwiGLU of y's interleaved pairs (y twice x's size) or of
+// x *= gelu_tanh(y), x *= sigmoid(y), gpt-oss's clamped SwiGLU of y's interleaved pairs (y twice x's size) or of
 // gate y and up x, and
 // the residual x += y.
 layout(local_size_x_id = 0) in;
@@ -23,6 +23,7 @@ const uint kGeluGlu = QKV_ELTWISE_GELU_GLU;
 const uint kSilu = QKV_ELTWISE_SILU;
 const uint kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
 const uint kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART;
+const uint kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU;
 // gpt-oss's constants, shared with the CPU backend.
 const float kClampLimit = QKV_CLAMPED_SWIGLU_LIMIT;
 const float kClampAlpha = QKV_CLAMPED_SWIGLU_ALPHA;
@@ -87,6 +88,8 @@ float apply(float v, uint index) {
             return clampedSwiGlu(y[2u * index], y[2u * index + 1u]);
         case kClampedSwiGluApart:
             return clampedSwiGlu(y[index], v);
+        case kSigmoidGlu:
+            return v / (1.0 + exp(-y[index]));
         default:
             return v + y[index];
     }

@@ -81,6 +81,7 @@
 #define QKV_ELTWISE_CLAMPED_SWIGLU 8u
 /* x[i] := the same of y[i] (gate) and x[i] (up), kept apart (gpt-oss's GGUF files) */
 #define QKV_ELTWISE_CLAMPED_SWIGLU_APART 9u
+#define QKV_ELTWISE_SIGMOID_GLU 10u /* x *= sigmoid(y): gated attention's output gate */
 
 // rows.comp: a mixture of experts' row moves (gather, add weighted).
 #define QKV_ROWS_PARAMS \
@@ -105,3 +106,21 @@
     uint headDim;       \
     uint rotaryDims;    \
     uint firstPosition;
+
+// conv.comp: depthwise causal convolution along the rows (tokens), kernel taps per column.
+#define QKV_CONV_PARAMS \
+    uint rows;          \
+    uint cols;          \
+    uint kernel;
+
+// delta_rule.comp: Gated DeltaNet's implicit attention, one column (key token s) of one value
+// head per invocation, into per-head n x n matrices headStride floats apart.
+#define QKV_DELTA_RULE_PARAMS                                                 \
+    uint n;                                                                   \
+    uint keyHeads;                                                            \
+    uint valueHeads;                                                          \
+    uint keyDim;                                                              \
+    uint headStride;                                                          \
+    uint firstHead; /* the chunk's first value head (its scratch's head 0) */ \
+    float queryScale;
+#define QKV_DELTA_RULE_MAX_KEY_DIM 256u

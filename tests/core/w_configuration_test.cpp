@@ -80,7 +80,7 @@ TEST(NormalizeHeads, CpuScalesEachHeadToUnitLength) {
     auto backend = createCpuBackend();
     auto in = backend->upload(x.data(), 2, 6);
     auto out = backend->create(2, 6);
-    backend->normalizeHeads(*in, 2, *out);
+    backend->normalizeHeads(*in, 2, kNormalizeHeadsEps, *out);
     std::vector<float> y(12);
     backend->download(*out, y.data());
     const float r = 1 / std::sqrt(2.0f);

@@ -89,6 +89,8 @@ const char* activationName(Activation a) {
             return "GeluGlu";
         case Activation::ClampedSwiGlu:
             return "ClampedSwiGlu";
+        case Activation::SigmoidGlu:
+            return "SigmoidGlu";
     }
     return "";
 }
@@ -290,7 +292,7 @@ void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
                 std::fill(x.begin() + headDim, x.begin() + 2 * headDim, 0.0f);
                 auto xt = be.upload(x.data(), rows, cols);
                 auto y = be.create(rows, cols);
-                be.normalizeHeads(*xt, headDim, *y);
+                be.normalizeHeads(*xt, headDim, kNormalizeHeadsEps, *y);
                 return download(be, *y);
             };
             c.tolerance = kNormalizeHeads;
@@ -373,7 +375,8 @@ std::pair<std::vector<float>, std::vector<float>> runGluAndAdd(Backend& be, Acti
 void addGluAndAddCases(std::vector<OpCase>& cases) {
     const std::string inputs =
         "gate 7 x 173 in [-12, 12] with gate[0] = -200 (seed 21), up 7 x 173 in [-2, 2] (seed 22)";
-    for (Activation gated : {Activation::SwiGlu, Activation::GeluTanhGlu, Activation::GeluGlu}) {
+    for (Activation gated : {Activation::SwiGlu, Activation::GeluTanhGlu, Activation::GeluGlu,
+                             Activation::SigmoidGlu}) {
         OpCase glu;
         glu.name = std::string("Glu_") + activationName(gated);
         glu.description =
@@ -772,6 +775,7 @@ std::vector<OpCase> buildCases() {
     addCopyRowsCases(cases);
     addRowMoveCases(cases);
     addAttentionCases(cases);
+    addMixerCases(cases);
     std::set<std::string> names;
     for (const OpCase& c : cases) {
         const bool identifier =

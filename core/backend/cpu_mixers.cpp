@@ -1,0 +1,92 @@
+#include "core/backend/cpu_mixers.h"
+
+#include <Eigen/Core>
+#include <cmath>
+
+namespace qkv {
+
+void cpuCausalConv(ThreadPool& pool, const float* x, int tokens, int channels, const float* taps,
+                   int kernel, float* y) {
+    pool.parallelFor(tokens, [&](int, int first, int last) {
+        for (int t = first; t < last; ++t)
+            for (int c = 0; c < channels; ++c) {
+                double sum = 0.0;
+                for (int j = 0; j < kernel; ++j) {
+                    const int source = t - kernel + 1 + j;
+                    if (source >= 0)
+                        sum += static_cast<double>(taps[static_cast<size_t>(c) * kernel + j]) *
+                               x[static_cast<size_t>(source) * channels + c];
+                }
+                y[static_cast<size_t>(t) * channels + c] = static_cast<float>(sum);
+            }
+    });
+}
+
+namespace {
+
+using RowMatrixXd = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+struct DeltaRuleGate {
+    double beta;   // σ(b): how much of token t is written
+    double decay;  // γ = exp(−exp(A_log) · softplus(a + dt_bias)): how much of the state is kept
+};
+
+// torch's softplus (beta 1, threshold 20), as transformers calls it.
+double softplus(double x) { return x > 20.0 ? x : std::log1p(std::exp(x)); }
+
+DeltaRuleGate deltaRuleGate(const DeltaRuleOperands& o, int valueHeads, int t, int h) {
+    const size_t at = static_cast<size_t>(t) * valueHeads + h;
+    const double g = -std::exp(static_cast<double>(o.aLog[h])) *
+                     softplus(static_cast<double>(o.a[at]) + o.dtBias[h]);
+    return {1.0 / (1.0 + std::exp(-static_cast<double>(o.b[at]))), std::exp(g)};
+}
+
+// Value head h: its implicit attention row by row, out's rows from them.
+void deltaRuleHead(const DeltaRuleOperands& o, const DeltaRuleLayout& l, int h, float* captured) {
+    const int n = o.tokens, dk = l.keyDim, dv = l.valueDim;
+    const int keyHead = h / (l.valueHeads / l.keyHeads);
+    const int qkColumns = l.keyHeads * dk, vColumns = l.valueHeads * dv;
+    auto row = [&](const float* m, int columns, int t, int first, int width) {
+        return Eigen::Map<const Eigen::VectorXf>(m + static_cast<size_t>(t) * columns + first,
+                                                 width)
+            .cast<double>();
+    };
+    RowMatrixXd u(n, dk);  // row s: u_s for the tokens seen so far
+    RowMatrixXd values(n, dv);
+    Eigen::VectorXd weights;
+    for (int t = 0; t < n; ++t) {
+        const DeltaRuleGate gate = deltaRuleGate(o, l.valueHeads, t, h);
+        const Eigen::VectorXd k = row(o.k, qkColumns, t, keyHead * dk, dk);
+        if (t > 0) {  // u_s := γ_t u_s (I − β_t k_t k_tᵀ) for every earlier s
+            const Eigen::VectorXd projected = u.topRows(t) * k;
+            u.topRows(t) -= gate.beta * projected * k.transpose();
+            u.topRows(t) *= gate.decay;
+        }
+        u.row(t) = gate.beta * k.transpose();
+        values.row(t) = row(o.v, vColumns, t, h * dv, dv).transpose();
+        const Eigen::VectorXd q = row(o.q, qkColumns, t, keyHead * dk, dk) * l.queryScale;
+        weights = u.topRows(t + 1) * q;  // A_ts for s <= t
+        Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * vColumns + h * dv, dv) =
+            (values.topRows(t + 1).transpose() * weights).cast<float>();
+        if (captured) {
+            float* a = captured + static_cast<size_t>(t) * n;
+            for (int s = 0; s < n; ++s) a[s] = s <= t ? static_cast<float>(weights[s]) : 0.0f;
+        }
+    }
+}
+
+}  // namespace
+
+void cpuGatedDeltaRule(ThreadPool& pool, const DeltaRuleOperands& operands,
+                       const DeltaRuleLayout& layout, const AttentionCapture* capture) {
+    pool.parallelFor(layout.valueHeads, [&](int, int first, int last) {
+        for (int h = first; h < last; ++h) {
+            float* captured = capture && h < static_cast<int>(capture->probabilities.size())
+                                  ? capture->probabilities[h]
+                                  : nullptr;
+            deltaRuleHead(operands, layout, h, captured);
+        }
+    });
+}
+
+}  // namespace qkv

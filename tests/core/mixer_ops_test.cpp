@@ -1,0 +1,109 @@
+// The CPU backend's mixers without a softmax against their definitions, computed here another
+// way: Gated DeltaNet's output from its explicit state S_t (dv x dk), and the short convolution
+// from its sum.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <random>
+
+#include "core/backend/backend.h"
+
+namespace qkv {
+namespace {
+
+std::vector<float> uniform(size_t count, unsigned seed, float scale) {
+    std::mt19937 engine(seed);
+    std::uniform_real_distribution<float> u(-scale, scale);
+    std::vector<float> v(count);
+    for (float& x : v) x = u(engine);
+    return v;
+}
+
+std::vector<float> downloaded(Backend& be, const Tensor& t) {
+    std::vector<float> v(static_cast<size_t>(t.rows()) * t.cols());
+    be.download(t, v.data());
+    return v;
+}
+
+TEST(GatedDeltaRule, OutputIsTheStateRecurrenceAndTheMapReproducesIt) {
+    constexpr int n = 11, keyHeads = 2, valueHeads = 4, dk = 8, dv = 6;
+    const int qk = keyHeads * dk, vw = valueHeads * dv;
+    auto be = createCpuBackend();
+    const auto q = uniform(n * qk, 1, 1.0f), k = uniform(n * qk, 2, 1.0f);
+    const auto v = uniform(n * vw, 3, 1.0f), b = uniform(n * valueHeads, 4, 5.0f);
+    const auto a = uniform(n * valueHeads, 5, 3.0f), aLog = uniform(valueHeads, 6, 1.5f);
+    const auto dtBias = uniform(valueHeads, 7, 1.0f);
+    auto rawQ = be->upload(q.data(), n, qk), rawK = be->upload(k.data(), n, qk);
+    auto qt = be->create(n, qk), kt = be->create(n, qk);
+    be->normalizeHeads(*rawQ, dk, 1e-6f, *qt);
+    be->normalizeHeads(*rawK, dk, 1e-6f, *kt);
+    const auto unitQ = downloaded(*be, *qt), unitK = downloaded(*be, *kt);
+    auto vt = be->upload(v.data(), n, vw);
+    auto bt = be->upload(b.data(), n, valueHeads), at = be->upload(a.data(), n, valueHeads);
+    auto aLogT = be->upload(aLog.data(), 1, valueHeads);
+    auto dtT = be->upload(dtBias.data(), 1, valueHeads);
+    auto out = be->create(n, vw);
+    std::vector<std::vector<float>> maps(valueHeads, std::vector<float>(n * n, -1.0f));
+    AttentionCapture capture;
+    for (auto& m : maps) capture.probabilities.push_back(m.data());
+    const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+    be->gatedDeltaRule(*qt, *kt, *vt, *bt, *at, *aLogT, *dtT, {keyHeads, valueHeads, dk, dv, scale},
+                       *out, &capture);
+    const auto result = downloaded(*be, *out);
+
+    for (int h = 0; h < valueHeads; ++h) {
+        const int g = h / (valueHeads / keyHeads);  // repeat_interleave: neighbours share
+        Eigen::MatrixXd state = Eigen::MatrixXd::Zero(dv, dk);
+        Eigen::MatrixXd values(n, dv);
+        for (int t = 0; t < n; ++t) {
+            Eigen::VectorXd kv(dk), qv(dk), vv(dv);
+            for (int i = 0; i < dk; ++i) {
+                kv[i] = unitK[t * qk + g * dk + i];
+                qv[i] = unitQ[t * qk + g * dk + i] * static_cast<double>(scale);
+            }
+            for (int i = 0; i < dv; ++i) vv[i] = values(t, i) = v[t * vw + h * dv + i];
+            const double beta = 1.0 / (1.0 + std::exp(-b[t * valueHeads + h]));
+            const double x = a[t * valueHeads + h] + dtBias[h];
+            const double gamma = std::exp(-std::exp(aLog[h]) * std::log1p(std::exp(x)));
+            state =
+                gamma * state * (Eigen::MatrixXd::Identity(dk, dk) - beta * kv * kv.transpose()) +
+                beta * vv * kv.transpose();
+            const Eigen::VectorXd expected = state * qv;
+            for (int i = 0; i < dv; ++i)
+                EXPECT_NEAR(result[t * vw + h * dv + i], expected[i], 1e-5)
+                    << "head " << h << ", token " << t;  // float32 output of a float64 sum
+        }
+        // The captured map: zero above the diagonal, and A v is the output.
+        Eigen::MatrixXd map(n, n);
+        for (int t = 0; t < n; ++t)
+            for (int s = 0; s < n; ++s) map(t, s) = maps[h][t * n + s];
+        EXPECT_EQ(map.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(),
+                  0.0);
+        const Eigen::MatrixXd reproduced = map * values;
+        for (int t = 0; t < n; ++t)
+            for (int i = 0; i < dv; ++i)
+                EXPECT_NEAR(reproduced(t, i), result[t * vw + h * dv + i], 1e-5);
+    }
+}
+
+TEST(CausalConv, IsTheSumOfTheTapsOverTheEarlierTokens) {
+    constexpr int n = 7, channels = 5, kernel = 4;
+    auto be = createCpuBackend();
+    const auto x = uniform(n * channels, 8, 1.0f), taps = uniform(channels * kernel, 9, 1.0f);
+    auto xt = be->upload(x.data(), n, channels);
+    auto tt = be->upload(taps.data(), 1, channels * kernel);
+    auto y = be->create(n, channels);
+    be->causalConv(*xt, *tt, *y);
+    const auto result = downloaded(*be, *y);
+    for (int t = 0; t < n; ++t)
+        for (int c = 0; c < channels; ++c) {
+            double expected = 0.0;  // tap kernel-1 reads token t, tap 0 token t-kernel+1
+            for (int back = 0; back < kernel && back <= t; ++back)
+                expected += static_cast<double>(taps[c * kernel + kernel - 1 - back]) *
+                            x[(t - back) * channels + c];
+            EXPECT_NEAR(result[t * channels + c], expected, 1e-6);
+        }
+}
+
+}  // namespace
+}  // namespace qkv
