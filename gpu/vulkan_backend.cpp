@@ -144,27 +144,12 @@ class VulkanBackend final : public Backend {
     }
 
     void activate(Tensor& x, Activation activation) override {
-        uint32_t op = 0;
-        switch (activation) {
-            case Activation::GeluTanh:
-                op = eltwise::kGeluTanh;
-                break;
-            case Activation::GeluExact:
-                op = eltwise::kGeluExact;
-                break;
-            case Activation::Relu:
-                op = eltwise::kRelu;
-                break;
-            case Activation::Silu:
-                op = eltwise::kSilu;
-                break;
-            case Activation::SwiGlu:
-            case Activation::GeluTanhGlu:
-            case Activation::GeluGlu:
-            case Activation::ClampedSwiGlu:
-            case Activation::SigmoidGlu:
-                throw Error("internal error: a gated activation is a two-input op (glu)");
-        }
+        if (readsAGate(activation))
+            throw Error("internal error: a gated activation is a two-input op (glu)");
+        const uint32_t op = activation == Activation::GeluTanh    ? eltwise::kGeluTanh
+                            : activation == Activation::GeluExact ? eltwise::kGeluExact
+                            : activation == Activation::Relu      ? eltwise::kRelu
+                                                                  : eltwise::kSilu;
         elementwise(x, nullptr, op, "activate");
     }
 

@@ -1,6 +1,7 @@
 #include "python/attention_arrays.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/analysis/head_metrics.h"
 #include "core/util/error.h"
@@ -13,6 +14,12 @@ template <typename Matrix>
 void append(DenseBlock& block, const Matrix& m) {
     for (Eigen::Index r = 0; r < m.rows(); ++r)
         for (Eigen::Index c = 0; c < m.cols(); ++c) block.values.push_back(m(r, c));
+}
+
+// Where a layer has no such matrix (a hybrid's layer with fewer heads, a linear layer's
+// scores), its place in the stacked array holds NaN.
+void appendMissing(DenseBlock& block, std::size_t count) {
+    block.values.insert(block.values.end(), count, std::numeric_limits<float>::quiet_NaN());
 }
 
 }  // namespace
@@ -36,8 +43,11 @@ TraceArrays denseArrays(AttentionTrace& trace, std::vector<int> layers, std::vec
     const std::size_t n = static_cast<std::size_t>(trace.tokens());
     const std::size_t keys = static_cast<std::size_t>(trace.keyTokens());
     const int first = out.layers.front(), firstHead = out.heads.front();
-    const bool probabilities = trace.hasProbabilities(first, firstHead);
-    const bool scores = trace.hasScores(first, firstHead);
+    bool probabilities = false, scores = false;
+    for (int layer : out.layers) {
+        probabilities = probabilities || trace.hasProbabilities(layer, firstHead);
+        scores = scores || trace.hasScores(layer, firstHead);
+    }
     // q, k and v stack only where every chosen layer has the same d_k (Gemma 4's do not).
     bool sameWidth = vectors;
     for (int layer : out.layers)
@@ -53,12 +63,17 @@ TraceArrays denseArrays(AttentionTrace& trace, std::vector<int> layers, std::vec
     if (scores) out.scores.values.reserve(l * h * n * keys);
     for (int layer : out.layers)
         for (int head : out.heads) {
-            if (probabilities) {
+            if (probabilities && !trace.hasProbabilities(layer, head)) {
+                appendMissing(out.attention, n * keys);
+            } else if (probabilities) {
                 const RowMatrixXf& p = trace.probabilities(layer, head);
                 append(out.attention, p);
                 if (trace.hasSinks()) out.sinkShares.push_back(sinkShares(p));
             }
-            if (scores) append(out.scores, trace.scores(layer, head));
+            if (scores && trace.hasScores(layer, head))
+                append(out.scores, trace.scores(layer, head));
+            else if (scores)
+                appendMissing(out.scores, n * keys);
             if (vectors) {
                 append(out.q, trace.query(layer, head));
                 append(out.k, trace.key(layer, head));

@@ -160,7 +160,7 @@ int runAttention(const Arguments& args) {
             writeTraceJson(json, result.crossTrace, request.capture, vectors);
         } else {
             json.key("layers");
-            writeTraceJson(json, result.trace, request.capture, vectors);
+            writeTraceJson(json, result.trace, request.capture, vectors, &c);
         }
         if (routing) json.members({{"routing", routingJson(result.trace)}});
         json.endObject();

@@ -21,23 +21,16 @@ namespace qkv {
 namespace {
 
 void checkHead(const Architecture& c, int layer, int head) {
-    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.heads)
+    if (layer < 0 || layer >= c.layers || head < 0 || head >= c.headsOf(layer))
         throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
-                    " (the model has " + std::to_string(c.layers) + " layers of " +
-                    std::to_string(c.heads) + " heads)");
-}
-
-Projection sourceOf(const WConfiguration& config, Projection slot) {
-    return slot == Projection::Query ? config.querySource
-           : slot == Projection::Key ? config.keySource
-                                     : config.valueSource;
+                    " (the model has " + std::to_string(c.layers) + " layers)");
 }
 
 void checkTrace(const Architecture& c, const AttentionTrace* trace) {
-    if (trace && (trace->layerCount() != c.layers || trace->headCount() != c.heads))
+    if (trace && (trace->layerCount() != c.layers || trace->headCount() != c.mostHeads()))
         throw Error("attention trace of " + std::to_string(trace->layerCount()) + " layers x " +
                     std::to_string(trace->headCount()) + " heads does not match the model (" +
-                    std::to_string(c.layers) + " x " + std::to_string(c.heads) + ")");
+                    std::to_string(c.layers) + " x " + std::to_string(c.mostHeads()) + ")");
 }
 
 // The slot weights of one layer, each converted and decomposed once: under GQA or a tied
@@ -53,7 +46,7 @@ class LayerFactors {
           m_layer(layer),
           m_kind(options.kind),
           m_pairing(options.pairing),
-          m_heads(architectureOf(model, options.kind).heads),
+          m_heads(architectureOf(model, options.kind).headsOf(layer)),
           m_roundTrip(roundTrip) {
         if (m_kind == AttentionKind::Self && model.architecture().latent.present())
             m_latent.emplace(latentHeadForms(model, layer));
@@ -138,7 +131,7 @@ class LayerFactors {
         if (!m_latent)
             return blockOf(
                 headProjection(m_model, m_config, m_layer, head, slot, m_kind, m_pairing));
-        const Projection source = sourceOf(m_config, slot);
+        const Projection source = m_config.sourceOf(slot);
         const Eigen::MatrixXd& form = source == Projection::Query ? m_latent->query[head]
                                       : source == Projection::Key ? m_latent->key[head]
                                                                   : m_latent->value[head];
@@ -318,14 +311,22 @@ HeadProjection headProjection(const Model& model, const WConfiguration& config, 
     const Architecture c = architectureOf(model, kind).atLayer(layer);
     if (c.latent.present())
         throw Error("latent attention stores no per-head W_Q, W_K or W_V (latent_forms.h)");
-    const Projection source = sourceOf(config, slot);
+    const Projection source = config.sourceOf(slot);
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
     const bool cross = kind == AttentionKind::Cross;
     const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
-    // Columns first to first + width; a stored order keeps each head's columns within the head.
+    const bool linear = c.mixerOf(layer) == Mixer::GatedDeltaNet;
+    // Columns first to first + width; a stored order keeps each head's columns within the head,
+    // or takes them from one run of stored columns (gated attention's query beside its gate).
     auto block = [&](const LinearWeights& weights, int first, int width) -> HeadProjection {
+        if (!weights.outputOrder.empty()) {
+            const int start = weights.outputOrder.at(first);
+            bool run = true;
+            for (int i = 0; i < width; ++i) run &= weights.outputOrder.at(first + i) == start + i;
+            if (run) return {weights.weight.columns(start, width), {}};
+        }
         HeadProjection p{weights.weight.columns(first, width), {}};
         for (int i = 0; i < width && !weights.outputOrder.empty(); ++i) {
             const int stored = weights.outputOrder.at(first + i) - first;
@@ -336,12 +337,16 @@ HeadProjection headProjection(const Model& model, const WConfiguration& config, 
         return p;
     };
     switch (source) {
-        case Projection::Query:
-            return block(cross ? w.crossQuery : w.query, head * c.headDim, c.headDim);
+        case Projection::Query: {
+            // A linear layer's value heads share their key head's query, as its keys.
+            const int queryHead = linear ? kvHead : head;
+            return block(cross ? w.crossQuery : w.query, queryHead * c.headDim, c.headDim);
+        }
         case Projection::Key:
             return block(cross ? w.crossKey : w.key, kvHead * c.headDim, c.headDim);
-        case Projection::Value:
-            return block(cross ? w.crossValue : w.value, kvHead * c.valueWidth(), c.valueWidth());
+        case Projection::Value:  // a linear layer's value heads are its heads
+            return block(cross ? w.crossValue : w.value, (linear ? head : kvHead) * c.valueWidth(),
+                         c.valueWidth());
     }
     throw Error("unknown projection");
 }
@@ -351,7 +356,10 @@ std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfigu
                                               GqaPairing pairing) {
     checkHead(architectureOf(model, kind), layer, head);
     const Architecture c = architectureOf(model, kind).atLayer(layer);
-    if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross) return std::nullopt;
+    // A linear layer's q and k are unit vectors: no norm gains.
+    if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross ||
+        c.mixerOf(layer) == Mixer::GatedDeltaNet)
+        return std::nullopt;
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
@@ -399,8 +407,8 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
         LayerMetrics& metrics = out.layers.emplace_back();
         layerWqkMetrics(factors, c.atLayer(layer), pool, metrics);
 
-        metrics.heads.resize(c.heads);
-        pool.parallelFor(c.heads, [&](int, int first, int last) {
+        metrics.heads.resize(c.headsOf(layer));
+        pool.parallelFor(c.headsOf(layer), [&](int, int first, int last) {
             for (int head = first; head < last; ++head)
                 metrics.heads[head] = headMetrics(factors, layer, head, trace);
         });
@@ -416,7 +424,7 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
 void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace) {
     for (int l = 0; l < static_cast<int>(metrics.layers.size()) && l < trace.layerCount(); ++l) {
         std::vector<HeadMetrics>& heads = metrics.layers[l].heads;
-        for (int h = 0; h < static_cast<int>(heads.size()) && h < trace.headCount(); ++h)
+        for (int h = 0; h < static_cast<int>(heads.size()) && h < trace.headCount(l); ++h)
             addTraceMetrics(heads[h], trace, l, h);
     }
 }

@@ -11,7 +11,7 @@ namespace qkv {
 namespace {
 
 void requireProbabilities(const AttentionTrace& trace, int layer, int head) {
-    if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount() ||
+    if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount(layer) ||
         !trace.hasProbabilities(layer, head))
         throw Error("layer " + std::to_string(layer) + " head " + std::to_string(head) +
                     " was not captured");

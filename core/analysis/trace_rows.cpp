@@ -20,7 +20,7 @@ double sinkShareOfRow(const RowMatrixXf& probabilities, int row) {
 TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,
                                         int j) {
     const int n = trace.keyTokens();
-    if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount() ||
+    if (layer < 0 || layer >= trace.layerCount() || head < 0 || head >= trace.headCount(layer) ||
         i < 0 || i >= n || j < 0 || j >= n)
         throw Error("token pair (" + std::to_string(i) + ", " + std::to_string(j) + ") of layer " +
                     std::to_string(layer) + " head " + std::to_string(head) +

@@ -28,4 +28,9 @@ inline bool isGated(Activation a) {
     return a == Activation::SwiGlu || a == Activation::GeluTanhGlu || a == Activation::GeluGlu;
 }
 
+// The kinds that read a gate beside their input (Backend::glu, clampedSwiGlu), not activate().
+inline bool readsAGate(Activation a) {
+    return isGated(a) || a == Activation::ClampedSwiGlu || a == Activation::SigmoidGlu;
+}
+
 }  // namespace qkv

@@ -60,10 +60,8 @@ constexpr float kNormalizeHeadsEps = 1e-12f;
 // normalises them), v and the output valueHeads heads valueDim wide; queries are scaled by
 // queryScale (1/√keyDim).
 struct DeltaRuleLayout {
-    int keyHeads = 0;
-    int valueHeads = 0;
-    int keyDim = 0;
-    int valueDim = 0;
+    int keyHeads = 0, valueHeads = 0;
+    int keyDim = 0, valueDim = 0;
     float queryScale = 1.0f;
 };
 

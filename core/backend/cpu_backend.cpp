@@ -194,8 +194,7 @@ class CpuBackend final : public Backend {
 
     // Element-wise work goes through Eigen arrays, whose tanh/exp/erf are vectorised.
     void activate(Tensor& x, Activation activation) override {
-        if (isGated(activation) || activation == Activation::ClampedSwiGlu ||
-            activation == Activation::SigmoidGlu)
+        if (readsAGate(activation))
             throw Error("internal error: a gated activation is a two-input op (glu)");
         splitElements(x, [&](ArrayMap a) { activateInPlace(a, activation); });
     }

@@ -71,9 +71,7 @@ void OpShapes::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v,
 }
 
 void OpShapes::glu(const Tensor& gate, const Tensor& up, Activation gated) const {
-    require(sameShape(gate, up) && (isGated(gated) || gated == Activation::ClampedSwiGlu ||
-                                    gated == Activation::SigmoidGlu),
-            "glu");
+    require(sameShape(gate, up) && readsAGate(gated), "glu");
 }
 
 void OpShapes::clampedSwiGlu(const Tensor& gateUp, const Tensor& out) const {

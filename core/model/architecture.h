@@ -3,6 +3,7 @@
 // kind and placement, residual style, positions, score scale, soft-caps, windows, activations.
 // A model family's reader (core/model/families/) fills it from config.json; nothing downstream
 // looks at the family's name.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -20,16 +21,33 @@ enum class Positions { Learned, Rotary };
 // over each head (Qwen3, Gemma-3) or over the whole projection (OLMo 2).
 enum class QkNorm { None, PerHead, Whole };
 
+// How a layer mixes its tokens. Attention: a softmax of q·k scores. GatedDeltaNet: linear
+// attention with a delta-rule state (Backend::gatedDeltaRule), whose heads show their implicit
+// attention; its value heads are the layer's heads, its key heads its key/value heads.
+enum class Mixer { Attention, GatedDeltaNet };
+
 // What one layer is where a family mixes kinds.
 struct LayerKind {
     bool local = false;    // sliding-window attention (Architecture::slidingWindow)
     bool rotary = true;    // false: NoPE, queries and keys are not rotated (SmolLM3)
     bool experts = false;  // the MLP is the mixture of experts (Architecture::moe)
-    // Gemma 4's global layers: heads of their own width and key/value heads (0: the model's),
-    // and no W_V — the values are the key projection itself (K = V by design).
+    // Gemma 4's global layers and linear layers: heads of their own count and width, key/value
+    // heads and value width (0: the model's); Gemma 4's have no W_V — the values are the key
+    // projection itself (K = V by design).
+    int heads = 0;
     int headDim = 0;
     int kvHeads = 0;
+    int valueDim = 0;
     bool valueIsKey = false;
+    Mixer mixer = Mixer::Attention;
+};
+
+// Gated DeltaNet's layers (Qwen3.5, Qwen3-Next): a short causal convolution of `convKernel` taps
+// over each of q, k and v, then SiLU; q and k unit vectors (eps 1e-6 in the norm), q scaled by
+// 1/√d_k; the core's output per value head RMS-normed and gated by silu(z) before out_proj.
+struct GatedDeltaNet {
+    int convKernel = 0;  // 0: no layer is one
+    float unitNormEps = 1e-6f;
 };
 
 // How a router's logits choose a token's experts and weigh them.
@@ -128,6 +146,10 @@ struct Architecture {
     int slidingWindow = 0;
     QkNorm qkNorm = QkNorm::None;
     LatentAttention latent;  // DeepSeek's projections instead of W_Q, W_K, W_V
+    GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
+    // Gated attention (Qwen3.5, Qwen3-Next full layers): q_proj gives each head's query and a
+    // gate of the same width; the head's output is multiplied by σ(gate) before o_proj.
+    bool outputGate = false;
     // gpt-oss: a learned logit per head joins every row's softmax and takes a share of it, so
     // attention rows sum to less than one (LayerWeights::attentionSinks).
     bool attentionSinks = false;
@@ -163,9 +185,18 @@ struct Architecture {
     // them (Gemma 4), so code that handles one layer reads them as for any model.
     Architecture atLayer(int layer) const {
         Architecture a = *this;
+        a.heads = headsOf(layer);
         a.headDim = headDimOf(layer);
         a.kvHeads = kvHeadsOf(layer);
+        if (kindOf(layer).valueDim > 0) a.valueDim = kindOf(layer).valueDim;
         return a;
+    }
+    int headsOf(int layer) const { return kindOf(layer).heads > 0 ? kindOf(layer).heads : heads; }
+    // The most heads a layer has: the width of a grid of every layer's heads.
+    int mostHeads() const {
+        int most = heads;
+        for (int l = 0; l < layers; ++l) most = std::max(most, headsOf(l));
+        return most;
     }
     int headDimOf(int layer) const {
         return kindOf(layer).headDim > 0 ? kindOf(layer).headDim : headDim;
@@ -176,7 +207,7 @@ struct Architecture {
     // Whether some layer's heads differ in width or key/value heads from the model's.
     bool headsVaryByLayer() const {
         for (int l = 0; l < layers; ++l)
-            if (kindOf(l).headDim > 0 || kindOf(l).kvHeads > 0) return true;
+            if (kindOf(l).heads > 0 || kindOf(l).headDim > 0 || kindOf(l).kvHeads > 0) return true;
         return false;
     }
     // The layers whose values are their keys (LayerKind::valueIsKey).
@@ -186,6 +217,18 @@ struct Architecture {
         return count;
     }
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
+    Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
+    // The layer's kind as the command line and the Python module name it: "attention",
+    // "attention_sliding" or "linear_attention".
+    std::string kindName(int layer) const {
+        if (mixerOf(layer) == Mixer::GatedDeltaNet) return "linear_attention";
+        return windowOf(layer) > 0 ? "attention_sliding" : "attention";
+    }
+    bool hasMixer(Mixer mixer) const {
+        for (int l = 0; l < layers; ++l)
+            if (mixerOf(l) == mixer) return true;
+        return false;
+    }
     int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
     LayerKind kindOf(int layer) const {
@@ -207,6 +250,9 @@ struct Architecture {
         for (int l = 0; l < layers; ++l)
             mixed |= windowOf(l) > 0 || (positions == Positions::Rotary && !kindOf(l).rotary);
         if (!mixed) return {};
+        if (mixerOf(layer) == Mixer::GatedDeltaNet)
+            return "Gated DeltaNet, implicit attention, " + std::to_string(kvHeadsOf(layer)) +
+                   " key heads, " + std::to_string(headsOf(layer)) + " value heads";
         std::string text = windowOf(layer) > 0 ? "local, window " + std::to_string(windowOf(layer))
                                                : std::string("global");
         if (positions == Positions::Rotary)
@@ -217,6 +263,7 @@ struct Architecture {
                     (kv == 1 ? " key/value head" : " key/value heads");
         }
         if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
+        if (outputGate) text += ", output gate σ(gate)";
         return text;
     }
     // Whether inputs of a and b tokens rotate every position alike (dynamic and longrope

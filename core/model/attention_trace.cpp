@@ -1,5 +1,7 @@
 #include "core/model/attention_trace.h"
 
+#include <cmath>
+
 #include "core/util/error.h"
 
 namespace qkv {
@@ -33,11 +35,30 @@ ConstMatrixMap AttentionTrace::value(int layer, int head) const {
     return headBlock(t.value, head / t.layout.valueGroup, t.layout.valueWidth());
 }
 
+// A head past a layer's own count (a hybrid's layer with fewer heads) has nothing captured.
 bool AttentionTrace::hasScores(int layer, int head) const {
-    return m_layers.at(layer).scores.at(head).size() > 0;
+    const auto& scores = m_layers.at(layer).scores;
+    return head >= 0 && head < static_cast<int>(scores.size()) && scores[head].size() > 0;
 }
 bool AttentionTrace::hasProbabilities(int layer, int head) const {
-    return m_layers.at(layer).probabilities.at(head).size() > 0;
+    const auto& probabilities = m_layers.at(layer).probabilities;
+    return head >= 0 && head < static_cast<int>(probabilities.size()) &&
+           probabilities[head].size() > 0;
+}
+
+std::vector<float> AttentionTrace::outputGate(int layer, int head) const {
+    const RowMatrixXf& gate = m_layers.at(layer).gate;
+    const int heads = headCount(layer);
+    if (gate.size() == 0 || head < 0 || head >= heads) return {};
+    const int width = static_cast<int>(gate.cols()) / heads;
+    std::vector<float> mean(gate.rows());
+    for (Eigen::Index t = 0; t < gate.rows(); ++t) {
+        double sum = 0.0;
+        for (int i = 0; i < width; ++i)
+            sum += 1.0 / (1.0 + std::exp(-static_cast<double>(gate(t, head * width + i))));
+        mean[t] = static_cast<float>(sum / width);
+    }
+    return mean;
 }
 
 const RowMatrixXf& AttentionTrace::scores(int layer, int head) const {

@@ -35,8 +35,14 @@ struct LayerTrace {
     RowMatrixXf query;       // n x (heads / queryGroup) * d_k
     RowMatrixXf key;
     RowMatrixXf value;
-    std::vector<RowMatrixXf> scores;         // per query head; empty matrix when not captured
-    std::vector<RowMatrixXf> probabilities;  // per query head
+    std::vector<RowMatrixXf> scores;  // per query head; empty matrix when not captured
+    // Per query head: the weights applied to the values — a softmax layer's probabilities, or a
+    // linear layer's implicit attention (Architecture::mixerOf), rows not summing to one.
+    std::vector<RowMatrixXf> probabilities;
+    bool implicit = false;  // the probabilities are a linear layer's implicit attention
+    // Gated attention (Architecture::outputGate): the gate's logits, n x heads·d_k, where the
+    // layer's heads are captured (empty elsewhere); AttentionTrace::outputGate reads them.
+    RowMatrixXf gate;
     // A mixture-of-experts layer's choice per token; empty in other layers.
     std::vector<TokenRouting> routing;
 };
@@ -52,7 +58,18 @@ class AttentionTrace {
     int tokens() const { return m_tokens; }   // queries: rows of each head's matrices
     int keyTokens() const { return m_keys; }  // keys: their columns
     int layerCount() const { return static_cast<int>(m_layers.size()); }
-    int headCount() const { return m_heads; }
+    int headCount() const { return m_heads; }  // the most any layer has
+    // Layer `layer`'s heads where layers differ (a hybrid's linear layers have value heads of
+    // their own count): the heads its matrices are kept for.
+    int headCount(int layer) const {
+        return static_cast<int>(m_layers.at(layer).probabilities.size());
+    }
+    // Whether layer `layer`'s matrices are a linear layer's implicit attention (signed, rows not
+    // summing to one, no scores) rather than softmax probabilities.
+    bool isImplicit(int layer) const { return m_layers.at(layer).implicit; }
+    // Gated attention: each query's mean σ(gate) over head `head`'s width; empty where the layer
+    // has no gate or was not captured.
+    std::vector<float> outputGate(int layer, int head) const;
     // Whether the heads had attention sinks (gpt-oss): then each probability row sums to one
     // minus what its sink took.
     bool hasSinks() const { return m_sinks; }

@@ -6,7 +6,7 @@ std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, con
     auto y = backend.create(x.rows(), l.weight->cols());
     backend.linear(x, *l.weight, l.bias.get(), *y);
     if (l.outputOrder.empty()) return y;
-    auto ordered = backend.create(x.rows(), y->cols());
+    auto ordered = backend.create(x.rows(), static_cast<int>(l.outputOrder.size()));
     backend.gatherColumns(*y, nullptr, l.outputOrder, *ordered);
     return ordered;
 }

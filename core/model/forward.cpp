@@ -202,8 +202,9 @@ ForwardResult ForwardPass::run(const ForwardRequest& request, KeptVectors* keep)
 
 bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
     const Architecture& c = m_model.architecture();
+    // A linear layer's state and convolution run through every token: nothing is kept.
     return c.causal && !c.isEncoderDecoder() && c.relativeBuckets == 0 &&
-           request.tokenTypes.empty();
+           request.tokenTypes.empty() && !c.hasMixer(Mixer::GatedDeltaNet);
 }
 
 ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const ForwardResult& earlier,
@@ -250,7 +251,7 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     const auto bias = positionBias(be, c, weights.relativeBias, n, true);
     if (prefix.keep) prefix.keep->clear();
     const LayerRunner runner(be, c, request, bias.get(), prefix);
-    ForwardResult result{AttentionTrace(n, c.heads), {}, {}, {}};
+    ForwardResult result{AttentionTrace(n, c.mostHeads()), {}, {}, {}};
     result.trace.setHasSinks(c.attentionSinks);
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
     result.trace.layers().reserve(c.layers);

@@ -3,6 +3,8 @@
 #include <numeric>
 #include <optional>
 
+#include "core/model/delta_net_layer.h"
+
 namespace qkv {
 
 AttentionLayout LayerRunner::layoutOf(int l) const {
@@ -19,20 +21,17 @@ AttentionLayout LayerRunner::layoutOf(int l) const {
 
 void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, LayerTrace& traced,
                       const Tensor* encoded, LayerTrace* crossTraced) const {
-    const AttentionBlock self = AttentionBlock::self(layer);
     const AttentionBlock cross = AttentionBlock::cross(layer);
-    const KeyMask mask = m_c.keyMask(l);
     if (m_c.parallelResidual) {  // x + attn(ln1 x) + mlp(ln2 x)
         norm(layer.attentionNorm, x, h);
-        auto attention = attend(l, self, h, h, mask, m_positionBias, traced);
+        auto attention = mixTokens(l, layer, h, traced);
         norm(layer.mlpNorm, x, h);
         m_be.add(x, *mlp(l, layer, h, traced));
         m_be.add(x, *attention);
     } else if (m_c.preNorm) {  // x + out(attn(norm x)), then the same for the MLP
         // A sublayer without an input norm (OLMo 2, ModernBERT's first layer) reads x.
         const Tensor& in = normedOrSame(layer.attentionNorm, x, h);
-        addResidual(x, *attend(l, self, in, in, mask, m_positionBias, traced),
-                    layer.attentionOutputNorm, h);
+        addResidual(x, *mixTokens(l, layer, in, traced), layer.attentionOutputNorm, h);
         if (encoded) {
             norm(layer.crossNorm, x, h);
             m_be.add(x, *attend(l, cross, h, *encoded, kUnmasked, nullptr, *crossTraced));
@@ -41,7 +40,7 @@ void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, Lay
                     layer.mlpOutputNorm, h);
         if (layer.outputScale != 1.0f) scale(x, layer.outputScale, h);
     } else {  // norm(x + attn(x)), then norm(x + mlp(x))
-        postNormed(layer.attentionNorm, x, attend(l, self, x, x, mask, m_positionBias, traced));
+        postNormed(layer.attentionNorm, x, mixTokens(l, layer, x, traced));
         if (encoded)
             postNormed(layer.crossNorm, x,
                        attend(l, cross, x, *encoded, kUnmasked, nullptr, *crossTraced));
@@ -58,11 +57,30 @@ void LayerRunner::traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& 
     }
     const Tensor* input = &x;
     if (m_c.preNorm || m_c.parallelResidual) input = &normedOrSame(layer.attentionNorm, x, h);
-    auto out = attend(l, AttentionBlock::self(layer), *input, *input, m_c.keyMask(l),
-                      m_positionBias, traced, routed);
+    auto out = mixTokens(l, layer, *input, traced, routed);
     if (!routed) return;
     addResidual(x, *out, layer.attentionOutputNorm, h);
     traceRouting(l, routeTokens(m_be, m_c, layer, normedOrSame(layer.mlpNorm, x, h)), traced);
+}
+
+std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, const Tensor& in,
+                                               LayerTrace& traced, bool project) const {
+    if (m_c.mixerOf(l) == Mixer::GatedDeltaNet)
+        return runDeltaNet(m_be, m_c, layer, {l, &m_request.config, &m_request.capture}, in,
+                           traced);
+    return attend(l, AttentionBlock::self(layer), in, in, m_c.keyMask(l), m_positionBias, traced,
+                  project);
+}
+
+void LayerRunner::gateOutput(int l, const DeviceLinear& gate, const Tensor& queries,
+                             Tensor& attended, LayerTrace& traced) const {
+    auto gates = linear(gate, queries);
+    traced.gate.resize(0, 0);
+    if (m_request.capture.includesLayer(l)) {  // queued: the forward keeps one submission
+        traced.gate.resize(gates->rows(), gates->cols());
+        m_be.enqueueDownload(*gates, traced.gate.data());
+    }
+    m_be.glu(*gates, attended, Activation::SigmoidGlu);
 }
 
 void LayerRunner::norm(const DeviceNorm& n, const Tensor& x, Tensor& y) const {
@@ -226,6 +244,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         (*m_kept.keep)[l] = {keptCopy(whole[0], *q), keptCopy(whole[1], *k),
                              keptCopy(whole[2], *v)};
     }
+    if (block.gate && !cross) gateOutput(l, *block.gate, queries, *attended, traced);
     return project ? linear(block.output, *attended) : nullptr;
 }
 

@@ -25,6 +25,7 @@ struct AttentionBlock {
     const DeviceNorm* valueNorm = nullptr;  // Gemma 4's v_norm, on the value slot
     const Tensor* sinks = nullptr;          // gpt-oss's attention sinks, whatever the configuration
     const DeviceLatentAttention* latent = nullptr;  // DeepSeek's projections instead of W_Q...
+    const DeviceLinear* gate = nullptr;  // gated attention's gate (Architecture::outputGate)
 
     static AttentionBlock self(const DeviceLayer& l) {
         return {l.query,
@@ -35,7 +36,8 @@ struct AttentionBlock {
                 &l.keyNorm,
                 &l.valueNorm,
                 l.attentionSinks.get(),
-                l.latent.keyValueUp.weight ? &l.latent : nullptr};
+                l.latent.keyValueUp.weight ? &l.latent : nullptr,
+                l.attentionGate.weight ? &l.attentionGate : nullptr};
     }
     static AttentionBlock cross(const DeviceLayer& l) {
         return {l.crossQuery, l.crossKey, l.crossValue, l.crossOutput};
@@ -132,6 +134,14 @@ class LayerRunner {
     // The layer's routing in the trace: the kept tokens' from the earlier trace, then `routed`
     // (the tokens computed here).
     void traceRouting(int l, const std::vector<TokenRouting>& routed, LayerTrace& traced) const;
+
+    // The layer's token mixer on `in`: its self-attention, or its linear attention.
+    std::unique_ptr<Tensor> mixTokens(int l, const DeviceLayer& layer, const Tensor& in,
+                                      LayerTrace& traced, bool project = true) const;
+
+    // Gated attention: attended *= σ(gate(queries)); a captured layer keeps the gate's logits.
+    void gateOutput(int l, const DeviceLinear& gate, const Tensor& queries, Tensor& attended,
+                    LayerTrace& traced) const;
 
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.
     // The query slot reads `queries`, the key and value slots read `keys` (the same tensor but in

@@ -83,6 +83,8 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::deepseek(),
         families::gemma4(),
         families::gemma4Multimodal(),
+        families::qwen3_5(),
+        families::qwen3_5Multimodal(),
         families::fullBilinear(),
     };
     return all;

@@ -89,6 +89,8 @@ ModelFamily marian();
 ModelFamily bart();
 ModelFamily t5();
 ModelFamily qwen3();
+ModelFamily qwen3_5();
+ModelFamily qwen3_5Multimodal();
 ModelFamily gemma3();
 ModelFamily gemma3Multimodal();
 ModelFamily olmo2();

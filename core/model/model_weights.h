@@ -13,7 +13,8 @@ struct LinearWeights {
     MatrixView weight;  // in x out
     VectorView bias;    // empty when the layer has none
     // The stored output column of each output the model uses, where the file keeps them in
-    // another order (TensorInfo::rowOrder); empty: as stored. Products gather them back.
+    // another order (TensorInfo::rowOrder) or interleaves them with another projection's (gated
+    // attention's query and gate); empty: as stored. Products gather them.
     std::vector<int> outputOrder = {};
 };
 
@@ -49,6 +50,18 @@ struct LatentAttentionOf {
     typename P::Linear keyValueUp;  // heads x [key nope | value] columns
 };
 
+// Gated DeltaNet's parts beside its q, k and v projections (LayerOf's query, key and value, each
+// a column block of the fused in_proj_qkv) and out_proj (output): the short convolution's taps
+// of each (conv1d's channels, K taps each), z (the gate of the normed core), b and a (per value
+// head: β = σ(b), the decay's input), A_log and dt_bias per value head, and the gated RMSNorm.
+template <class P>
+struct DeltaNetOf {
+    typename P::Vector queryTaps, keyTaps, valueTaps;
+    typename P::Linear z, b, a;
+    typename P::Vector aLog, dtBias;
+    typename P::Norm norm;
+};
+
 template <class P>
 struct LayerOf {
     using Linear = typename P::Linear;
@@ -63,6 +76,8 @@ struct LayerOf {
     Norm valueNorm;            // Gemma 4: an RMSNorm of each value head (gamma all ones)
     typename P::Vector attentionSinks;  // gpt-oss: a logit per query head (AttentionOptions::sinks)
     LatentAttentionOf<P> latent;        // DeepSeek: instead of query, key and value
+    DeltaNetOf<P> deltaNet;             // a Gated DeltaNet layer's (LayerKind::mixer)
+    Linear attentionGate;  // gated attention: each head's gate columns (Architecture::outputGate)
     Norm mlpNorm;
     Norm mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
     Linear mlpIn;        // GPT-2 c_fc, BERT intermediate, Llama up_proj
@@ -105,6 +120,18 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(fl.rotaryKey, tl.rotaryKey);
     part(fl.latentNorm, tl.latentNorm);
     part(fl.keyValueUp, tl.keyValueUp);
+    const DeltaNetOf<From>& fd = from.deltaNet;
+    DeltaNetOf<To>& td = to.deltaNet;
+    part(fd.queryTaps, td.queryTaps);
+    part(fd.keyTaps, td.keyTaps);
+    part(fd.valueTaps, td.valueTaps);
+    part(fd.z, td.z);
+    part(fd.b, td.b);
+    part(fd.a, td.a);
+    part(fd.aLog, td.aLog);
+    part(fd.dtBias, td.dtBias);
+    part(fd.norm, td.norm);
+    part(from.attentionGate, to.attentionGate);
     part(from.mlpNorm, to.mlpNorm);
     part(from.mlpOutputNorm, to.mlpOutputNorm);
     part(from.mlpIn, to.mlpIn);
@@ -135,6 +162,7 @@ struct HostParts {
 };
 using ExpertWeights = ExpertOf<HostParts>;
 using LatentAttentionWeights = LatentAttentionOf<HostParts>;
+using DeltaNetWeights = DeltaNetOf<HostParts>;
 using LayerWeights = LayerOf<HostParts>;
 
 struct ModelWeights {

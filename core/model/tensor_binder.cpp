@@ -97,6 +97,14 @@ VectorView TensorBinder::vector(const std::string& name, std::int64_t size) {
     return {bind(t, {size}), static_cast<int>(size)};
 }
 
+VectorView TensorBinder::flatVector(const std::string& name,
+                                    const std::vector<std::int64_t>& shape) {
+    const TensorInfo& t = require({name});
+    std::int64_t size = 1;
+    for (std::int64_t extent : shape) size *= extent;
+    return {bind(t, shape), static_cast<int>(size)};
+}
+
 VectorView TensorBinder::rowVector(const std::string& name, std::int64_t size) {
     const TensorInfo& t = require({name});
     return {bind(t, {1, size}), static_cast<int>(size)};

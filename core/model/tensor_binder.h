@@ -24,6 +24,9 @@ class TensorBinder {
     MatrixView matrix(const std::string& name, std::int64_t rows, std::int64_t cols);
     VectorView vector(const std::string& name, std::int64_t size);
     VectorView rowVector(const std::string& name, std::int64_t size);  // stored as [1, size]
+    // Every element of a tensor of exactly `shape` in stored order (a convolution's [channels,
+    // 1, taps]), as float32.
+    VectorView flatVector(const std::string& name, const std::vector<std::int64_t>& shape);
     // Matrix `index` of a [count, rows, cols] tensor (a mixture's experts stored together), as
     // row-major [rows, cols] in its stored element type, or of its MXFP4 packing (gpt-oss's
     // name_blocks U8 [count, cols, rows/32, 16] and name_scales U8 [count, cols, rows/32]) as a

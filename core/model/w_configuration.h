@@ -35,6 +35,12 @@ struct WConfiguration {
     // The preset name when the slots and transform match one, else "q=Q,k=K,v=Q" style;
     // "shared-qk-reformer" for exactly its slots, maskSelf and normalizeKeys.
     std::string name() const;
+    // The projection that fills `slot`.
+    Projection sourceOf(Projection slot) const {
+        return slot == Projection::Query ? querySource
+               : slot == Projection::Key ? keySource
+                                         : valueSource;
+    }
     bool operator==(const WConfiguration&) const = default;
 };
 

@@ -76,25 +76,30 @@ void writeMatrix(JsonStream& json, const Matrix& m) {
 }  // namespace
 
 void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
-                    const CaptureSelection& selection, bool vectors) {
+                    const CaptureSelection& selection, bool vectors,
+                    const Architecture* architecture) {
     const bool selected = selection.layer || selection.head;
     json.beginArray();
     for (int l = 0; l < trace.layerCount(); ++l) {
         if (selection.layer && *selection.layer != l) continue;
         json.beginObject();
+        if (architecture) json.members({{"kind", architecture->kindName(l)}});
         json.key("heads");
         json.beginArray();
-        for (int h = 0; h < trace.headCount(); ++h) {
+        for (int h = 0; h < trace.headCount(l); ++h) {
             if (!selection.includes(l, h)) continue;
             json.beginObject();
             if (selected) json.members({{"head", h}});
             if (trace.hasProbabilities(l, h)) {
                 json.key("attention");
                 writeMatrix(json, trace.probabilities(l, h));
+                if (trace.isImplicit(l)) json.members({{"implicit", true}});
                 if (trace.hasSinks())
                     json.members(
                         {{"sink_share", numbersJson(sinkShares(trace.probabilities(l, h)))}});
             }
+            if (const std::vector<float> gate = trace.outputGate(l, h); !gate.empty())
+                json.members({{"output_gate", numbersJson({gate.begin(), gate.end()})}});
             if (trace.hasScores(l, h)) {
                 json.key("scores");
                 writeMatrix(json, trace.scores(l, h));

@@ -31,8 +31,11 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 // "layer" / "head". With `vectors` each head also gives "q", "k", "v": the rows the head used in
 // each slot (after rotary positions), queries' tokens x d_k and keys' tokens x d_k. Where the heads
 // had attention sinks (gpt-oss), each head also gives "sink_share": per query row what the sink
-// took, 1 - the row's sum.
+// took, 1 - the row's sum. A linear layer's heads give their implicit attention as "attention"
+// with "implicit": true; gated attention's heads give "output_gate", each query's mean σ(gate).
+// With the model's `architecture`, each layer names its "kind" (Architecture::kindName).
 void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
-                    const CaptureSelection& selection, bool vectors = false);
+                    const CaptureSelection& selection, bool vectors = false,
+                    const Architecture* architecture = nullptr);
 
 }  // namespace qkv

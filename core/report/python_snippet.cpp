@@ -169,7 +169,14 @@ std::string pythonSnippet(const PythonCheck& check) {
     requireConfigurationApplies(check.architecture, check.config);
     std::ostringstream out;
     writeHeader(out, check);
-    const std::vector<std::string> reasons = untranslatableParts(check.config, check.architecture);
+    std::vector<std::string> reasons = untranslatableParts(check.config, check.architecture);
+    if (check.architecture.mixerOf(check.layer) == Mixer::GatedDeltaNet)
+        reasons.insert(reasons.begin(),
+                       "layer " + std::to_string(check.layer) +
+                           " is a Gated DeltaNet layer: transformers returns no attention matrix "
+                           "for it (None in outputs.attentions); its implicit attention is the "
+                           "matrix A with core = A v that QKV Lab computes from the layer's q, k, "
+                           "v, beta and decay");
     if (!reasons.empty()) {
         writeRefusal(out, check.config, reasons);
         return out.str();

@@ -110,6 +110,12 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
             "multi-head latent attention has no per-head W_Q and W_K of one shape in transformers "
             "to copy into each other: queries come through q_proj (or q_a_proj, q_b_proj), keys "
             "from the latent's kv_b_proj plus one rotary key for every head");
+    if ((a.outputGate || a.hasMixer(Mixer::GatedDeltaNet)) && !movedSlots(config).empty())
+        reasons.push_back(
+            "gated attention's q_proj holds each head's gate rows beside its query rows, and a "
+            "Gated DeltaNet layer's q, k and v are blocks of one in_proj_qkv with convolution "
+            "channels of their own: a copy of whole modules would carry the gates or miss the "
+            "convolution");
     if (a.valueIsKeyLayers() > 0 && !movedSlots(config).empty())
         reasons.push_back(
             "the global layers of Gemma 4 have no v_proj: their values are k_proj's output (W_V = "

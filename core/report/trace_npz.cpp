@@ -14,7 +14,7 @@ std::vector<std::string> addTraceArrays(NpzWriter& npz, const std::string& prefi
         names.push_back(name);
     };
     for (int l = 0; l < trace.layerCount(); ++l)
-        for (int h = 0; h < trace.headCount(); ++h) {
+        for (int h = 0; h < trace.headCount(l); ++h) {
             if (!selection.includes(l, h)) continue;
             const std::string head =
                 prefix + "layer" + std::to_string(l) + "_head" + std::to_string(h) + "_";

@@ -51,7 +51,7 @@ void expectSameBits(const ForwardResult& a, const ForwardResult& b) {
         EXPECT_TRUE(sameBits(x.query, y.query)) << "layer " << l;
         EXPECT_TRUE(sameBits(x.key, y.key)) << "layer " << l;
         EXPECT_TRUE(sameBits(x.value, y.value)) << "layer " << l;
-        for (int h = 0; h < a.trace.headCount(); ++h) {
+        for (int h = 0; h < a.trace.headCount(l); ++h) {
             EXPECT_TRUE(sameBits(x.scores[h], y.scores[h])) << "layer " << l << " head " << h;
             EXPECT_TRUE(sameBits(x.probabilities[h], y.probabilities[h]))
                 << "layer " << l << " head " << h;

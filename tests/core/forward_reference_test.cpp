@@ -75,6 +75,15 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
                 std::max(worst, test::worstDifference(result.crossTrace, expected.crossAttentions));
         }
         EXPECT_LE(worst, kAttentionTolerance);
+        // Gated attention's mean σ(gate) per head and query: the same float32 tolerance.
+        for (size_t l = 0; l < expected.outputGates.size(); ++l)
+            for (size_t h = 0; h < expected.outputGates[l].size(); ++h) {
+                const std::vector<float> gate = result.trace.outputGate(l, h);
+                ASSERT_EQ(gate.size(), expected.outputGates[l][h].size());
+                for (size_t t = 0; t < gate.size(); ++t)
+                    EXPECT_NEAR(gate[t], expected.outputGates[l][h][t], kAttentionTolerance)
+                        << "output gate of layer " << l << " head " << h << " query " << t;
+            }
         RecordProperty(
             "max_attention_difference_" + std::to_string(&sentence - &reference.sentences[0]),
             std::to_string(worst));

@@ -75,7 +75,7 @@ TEST_F(Gemma4Shared, GlobalLayersHaveTheirOwnHeadsAndNoValueProjection) {
 TEST_F(Gemma4Shared, ValuesAreNormedWithoutWeights) {
     const ForwardResult r = run("learned");
     for (int l = 0; l < r.trace.layerCount(); ++l)
-        for (int h = 0; h < r.trace.headCount(); ++h) {
+        for (int h = 0; h < r.trace.headCount(l); ++h) {
             const ConstMatrixMap v = r.trace.value(l, h);
             for (Eigen::Index i = 0; i < v.rows(); ++i) {
                 const double meanSquare = v.row(i).squaredNorm() / v.cols();

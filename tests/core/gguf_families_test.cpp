@@ -43,18 +43,8 @@ void expectTransformersResults(const std::filesystem::path& file,
                                 kAttentionTolerance, kLogitTolerance);
 }
 
-// Layer `l`'s tensors: each (ours, theirs) is llama.cpp's blk.L.ours.weight made from the
-// folder's model.layers.L.theirs.weight.
-using NamePairs = std::vector<std::pair<std::string, std::string>>;
-void addLayerWeights(test::GgufFromFolder& converted, int l, const NamePairs& names) {
-    const std::string blk = "blk." + std::to_string(l) + ".";
-    const std::string hf = "model.layers." + std::to_string(l) + ".";
-    for (const auto& [ours, theirs] : names)
-        converted.add(blk + ours + ".weight", hf + theirs + ".weight");
-}
-
 // Attention with QK-norm (OLMo 2, Qwen3), stored as transformers stores it.
-const NamePairs kQkNormAttention = {
+const test::LayerTensorNames kQkNormAttention = {
     {"attn_q", "self_attn.q_proj"},      {"attn_k", "self_attn.k_proj"},
     {"attn_v", "self_attn.v_proj"},      {"attn_output", "self_attn.o_proj"},
     {"attn_q_norm", "self_attn.q_norm"}, {"attn_k_norm", "self_attn.k_norm"}};
@@ -66,11 +56,10 @@ void addLlamaAttention(test::GgufFromFolder& converted, int l) {
     const std::string hf = "model.layers." + std::to_string(l) + ".";
     converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", 4);
     converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", 2);
-    addLayerWeights(converted, l,
-                    {{"attn_v", "self_attn.v_proj"},
-                     {"attn_output", "self_attn.o_proj"},
-                     {"attn_norm", "input_layernorm"},
-                     {"ffn_norm", "post_attention_layernorm"}});
+    converted.addLayer(l, {{"attn_v", "self_attn.v_proj"},
+                           {"attn_output", "self_attn.o_proj"},
+                           {"attn_norm", "input_layernorm"},
+                           {"ffn_norm", "post_attention_layernorm"}});
 }
 
 TEST(GgufOlmo2, ComputesAsTransformersDoes) {
@@ -81,13 +70,12 @@ TEST(GgufOlmo2, ComputesAsTransformersDoes) {
     converted.describe({.arch = "olmo2", .layers = kLayers, .ropeBase = 500000.0f});
     converted.addEmbeddingsAndHead(true);
     for (int l = 0; l < kLayers; ++l) {
-        addLayerWeights(converted, l, kQkNormAttention);
-        addLayerWeights(converted, l,
-                        {{"post_attention_norm", "post_attention_layernorm"},
-                         {"post_ffw_norm", "post_feedforward_layernorm"},
-                         {"ffn_gate", "mlp.gate_proj"},
-                         {"ffn_up", "mlp.up_proj"},
-                         {"ffn_down", "mlp.down_proj"}});
+        converted.addLayer(l, kQkNormAttention);
+        converted.addLayer(l, {{"post_attention_norm", "post_attention_layernorm"},
+                               {"post_ffw_norm", "post_feedforward_layernorm"},
+                               {"ffn_gate", "mlp.gate_proj"},
+                               {"ffn_up", "mlp.up_proj"},
+                               {"ffn_down", "mlp.down_proj"}});
     }
     const test::TempDir dir;
     converted.write(dir.path() / "olmo2.gguf");
@@ -104,10 +92,9 @@ void writeSmolLM3(const std::filesystem::path& folder, const std::filesystem::pa
     converted.addEmbeddingsAndHead(false);
     for (int l = 0; l < kLayers; ++l) {
         addLlamaAttention(converted, l);
-        addLayerWeights(converted, l,
-                        {{"ffn_gate", "mlp.gate_proj"},
-                         {"ffn_up", "mlp.up_proj"},
-                         {"ffn_down", "mlp.down_proj"}});
+        converted.addLayer(l, {{"ffn_gate", "mlp.gate_proj"},
+                               {"ffn_up", "mlp.up_proj"},
+                               {"ffn_down", "mlp.down_proj"}});
     }
     converted.write(file);
 }
@@ -186,11 +173,10 @@ TEST(GgufQwen3Moe, ComputesAsTransformersDoes) {
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        addLayerWeights(converted, l, kQkNormAttention);
-        addLayerWeights(converted, l,
-                        {{"attn_norm", "input_layernorm"},
-                         {"ffn_norm", "post_attention_layernorm"},
-                         {"ffn_gate_inp", "mlp.gate"}});
+        converted.addLayer(l, kQkNormAttention);
+        converted.addLayer(l, {{"attn_norm", "input_layernorm"},
+                               {"ffn_norm", "post_attention_layernorm"},
+                               {"ffn_gate_inp", "mlp.gate"}});
         for (const std::string projection : {"gate", "up", "down"})
             converted.addExperts(blk + "ffn_" + projection + "_exps.weight", hf + "mlp.experts.",
                                  "." + projection + "_proj.weight", kExperts);
@@ -267,15 +253,14 @@ test::GgufFromFolder deepseekV3AsGguf(const std::filesystem::path& folder, bool 
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        addLayerWeights(converted, l,
-                        {{"attn_norm", "input_layernorm"},
-                         {"attn_q_a", "self_attn.q_a_proj"},
-                         {"attn_q_a_norm", "self_attn.q_a_layernorm"},
-                         {"attn_q_b", "self_attn.q_b_proj"},
-                         {"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
-                         {"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
-                         {"attn_output", "self_attn.o_proj"},
-                         {"ffn_norm", "post_attention_layernorm"}});
+        converted.addLayer(l, {{"attn_norm", "input_layernorm"},
+                               {"attn_q_a", "self_attn.q_a_proj"},
+                               {"attn_q_a_norm", "self_attn.q_a_layernorm"},
+                               {"attn_q_b", "self_attn.q_b_proj"},
+                               {"attn_kv_a_mqa", "self_attn.kv_a_proj_with_mqa"},
+                               {"attn_kv_a_norm", "self_attn.kv_a_layernorm"},
+                               {"attn_output", "self_attn.o_proj"},
+                               {"ffn_norm", "post_attention_layernorm"}});
         if (splitKeyValue)
             converted.addLatentKeyValueUp(blk, hf + "self_attn.kv_b_proj.weight", kHeads, kNope);
         else

@@ -47,23 +47,21 @@ void writeGemma3(const std::filesystem::path& folder, const std::filesystem::pat
     gguf.addFloat32("gemma3.attention.layer_norm_rms_epsilon", 1e-6f);
     converted.addEmbeddingsAndHead(false, 1.0f);
     for (int l = 0; l < kLayers; ++l) {
-        const std::string blk = "blk." + std::to_string(l) + ".";
-        const std::string hf = "model.layers." + std::to_string(l) + ".";
-        for (const auto& [ours, theirs] : {std::pair{"attn_norm", "input_layernorm"},
-                                           {"attn_q_norm", "self_attn.q_norm"},
-                                           {"attn_k_norm", "self_attn.k_norm"},
-                                           {"post_attention_norm", "post_attention_layernorm"},
-                                           {"ffn_norm", "pre_feedforward_layernorm"},
-                                           {"post_ffw_norm", "post_feedforward_layernorm"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight", 0, 1.0f);
-        for (const auto& [ours, theirs] : {std::pair{"attn_q", "self_attn.q_proj"},
-                                           {"attn_k", "self_attn.k_proj"},
-                                           {"attn_v", "self_attn.v_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"ffn_gate", "mlp.gate_proj"},
-                                           {"ffn_up", "mlp.up_proj"},
-                                           {"ffn_down", "mlp.down_proj"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        converted.addLayer(l,
+                           {{"attn_norm", "input_layernorm"},
+                            {"attn_q_norm", "self_attn.q_norm"},
+                            {"attn_k_norm", "self_attn.k_norm"},
+                            {"post_attention_norm", "post_attention_layernorm"},
+                            {"ffn_norm", "pre_feedforward_layernorm"},
+                            {"post_ffw_norm", "post_feedforward_layernorm"}},
+                           1.0f);
+        converted.addLayer(l, {{"attn_q", "self_attn.q_proj"},
+                               {"attn_k", "self_attn.k_proj"},
+                               {"attn_v", "self_attn.v_proj"},
+                               {"attn_output", "self_attn.o_proj"},
+                               {"ffn_gate", "mlp.gate_proj"},
+                               {"ffn_up", "mlp.up_proj"},
+                               {"ffn_down", "mlp.down_proj"}});
     }
     converted.write(file);
 }

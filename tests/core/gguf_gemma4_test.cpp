@@ -50,19 +50,18 @@ test::GgufFromFolder gemma4AsGguf(const std::filesystem::path& folder,
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        for (const auto& [ours, theirs] : {std::pair{"attn_norm", "input_layernorm"},
-                                           {"attn_q", "self_attn.q_proj"},
-                                           {"attn_k", "self_attn.k_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"attn_q_norm", "self_attn.q_norm"},
-                                           {"attn_k_norm", "self_attn.k_norm"},
-                                           {"post_attention_norm", "post_attention_layernorm"},
-                                           {"ffn_norm", "pre_feedforward_layernorm"},
-                                           {"ffn_gate", "mlp.gate_proj"},
-                                           {"ffn_up", "mlp.up_proj"},
-                                           {"ffn_down", "mlp.down_proj"},
-                                           {"post_ffw_norm", "post_feedforward_layernorm"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        converted.addLayer(l, {{"attn_norm", "input_layernorm"},
+                               {"attn_q", "self_attn.q_proj"},
+                               {"attn_k", "self_attn.k_proj"},
+                               {"attn_output", "self_attn.o_proj"},
+                               {"attn_q_norm", "self_attn.q_norm"},
+                               {"attn_k_norm", "self_attn.k_norm"},
+                               {"post_attention_norm", "post_attention_layernorm"},
+                               {"ffn_norm", "pre_feedforward_layernorm"},
+                               {"ffn_gate", "mlp.gate_proj"},
+                               {"ffn_up", "mlp.up_proj"},
+                               {"ffn_down", "mlp.down_proj"},
+                               {"post_ffw_norm", "post_feedforward_layernorm"}});
         if (l % 2 == 0) converted.add(blk + "attn_v.weight", hf + "self_attn.v_proj.weight");
         converted.add(blk + "layer_output_scale.weight", hf + "layer_scalar");
     }

@@ -47,12 +47,11 @@ test::GgufFromFolder modernBertAsGguf(const std::filesystem::path& folder) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
         if (l > 0) converted.add(blk + "attn_norm.weight", hf + "attn_norm.weight");
-        for (const auto& [ours, theirs] : {std::pair{"attn_qkv", "attn.Wqkv"},
-                                           {"attn_output", "attn.Wo"},
-                                           {"ffn_norm", "mlp_norm"},
-                                           {"ffn_up", "mlp.Wi"},
-                                           {"ffn_down", "mlp.Wo"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        converted.addLayer(l, {{"attn_qkv", "attn.Wqkv"},
+                               {"attn_output", "attn.Wo"},
+                               {"ffn_norm", "mlp_norm"},
+                               {"ffn_up", "mlp.Wi"},
+                               {"ffn_down", "mlp.Wo"}});
     }
     return converted;
 }

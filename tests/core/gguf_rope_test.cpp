@@ -71,15 +71,15 @@ void convertLlama(test::GgufFromFolder& converted) {
     for (int l = 0; l < kLayers; ++l) {
         const std::string blk = "blk." + std::to_string(l) + ".";
         const std::string hf = "model.layers." + std::to_string(l) + ".";
-        converted.add(blk + "attn_norm.weight", hf + "input_layernorm.weight");
         converted.add(blk + "attn_q.weight", hf + "self_attn.q_proj.weight", kHeads);
         converted.add(blk + "attn_k.weight", hf + "self_attn.k_proj.weight", kKvHeads);
-        converted.add(blk + "attn_v.weight", hf + "self_attn.v_proj.weight");
-        converted.add(blk + "attn_output.weight", hf + "self_attn.o_proj.weight");
-        converted.add(blk + "ffn_norm.weight", hf + "post_attention_layernorm.weight");
-        converted.add(blk + "ffn_gate.weight", hf + "mlp.gate_proj.weight");
-        converted.add(blk + "ffn_up.weight", hf + "mlp.up_proj.weight");
-        converted.add(blk + "ffn_down.weight", hf + "mlp.down_proj.weight");
+        converted.addLayer(l, {{"attn_norm", "input_layernorm"},
+                               {"attn_v", "self_attn.v_proj"},
+                               {"attn_output", "self_attn.o_proj"},
+                               {"ffn_norm", "post_attention_layernorm"},
+                               {"ffn_gate", "mlp.gate_proj"},
+                               {"ffn_up", "mlp.up_proj"},
+                               {"ffn_down", "mlp.down_proj"}});
     }
 }
 
@@ -160,15 +160,12 @@ TEST(GgufRope, LongRopeComputesAsTransformersDoes) {
     gguf.addTensor("rope_factors_short.weight", {6}, shortFactors);
     converted.addEmbeddingsAndHead(false);
     for (int l = 0; l < kPhiLayers; ++l) {
-        const std::string blk = "blk." + std::to_string(l) + ".";
-        const std::string hf = "model.layers." + std::to_string(l) + ".";
-        for (const auto& [ours, theirs] : {std::pair{"attn_norm", "input_layernorm"},
-                                           {"attn_qkv", "self_attn.qkv_proj"},
-                                           {"attn_output", "self_attn.o_proj"},
-                                           {"ffn_norm", "post_attention_layernorm"},
-                                           {"ffn_up", "mlp.gate_up_proj"},
-                                           {"ffn_down", "mlp.down_proj"}})
-            converted.add(blk + ours + ".weight", hf + theirs + ".weight");
+        converted.addLayer(l, {{"attn_norm", "input_layernorm"},
+                               {"attn_qkv", "self_attn.qkv_proj"},
+                               {"attn_output", "self_attn.o_proj"},
+                               {"ffn_norm", "post_attention_layernorm"},
+                               {"ffn_up", "mlp.gate_up_proj"},
+                               {"ffn_down", "mlp.down_proj"}});
     }
     const test::TempDir dir;
     converted.write(dir.path() / "phi3.gguf");

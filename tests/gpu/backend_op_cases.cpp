@@ -274,30 +274,35 @@ void addNormCases(std::vector<OpCase>& cases) {
 }
 
 // Rows of heads side by side; the first row's second head is zero and must stay zero.
+// With Reformer's eps (a zero head stays zero) and Gated DeltaNet's 1e-6.
 void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
     unsigned seed = 150;
-    for (int rows : {1, 9})
-        for (auto [headDim, heads] : {std::pair{8, 4}, std::pair{37, 3}, std::pair{64, 2}}) {
-            const unsigned xSeed = seed++;
-            const int cols = headDim * heads;
-            OpCase c;
-            c.name = "NormalizeHeads_" + std::to_string(rows) + "x" + std::to_string(heads) +
-                     "heads_d" + std::to_string(headDim);
-            c.description = "normalizeHeads: " + std::to_string(rows) + " rows of " +
-                            std::to_string(heads) + " heads of " + std::to_string(headDim) +
-                            ", x in [-2.5, 3.5], row 0 head 1 zero; seed " + std::to_string(xSeed);
-            // Bindings are copied by name: clang 14 cannot capture a structured binding.
-            c.run = [=, headDim = headDim](Backend& be) {
-                auto x = normInput(rows, cols, xSeed);
-                std::fill(x.begin() + headDim, x.begin() + 2 * headDim, 0.0f);
-                auto xt = be.upload(x.data(), rows, cols);
-                auto y = be.create(rows, cols);
-                be.normalizeHeads(*xt, headDim, kNormalizeHeadsEps, *y);
-                return download(be, *y);
-            };
-            c.tolerance = kNormalizeHeads;
-            cases.push_back(std::move(c));
-        }
+    for (float eps : {kNormalizeHeadsEps, 1e-6f})
+        for (int rows : {1, 9})
+            for (auto [headDim, heads] : {std::pair{8, 4}, std::pair{37, 3}, std::pair{64, 2}}) {
+                const unsigned xSeed = seed++;
+                const int cols = headDim * heads;
+                OpCase c;
+                c.name = "NormalizeHeads_" + std::to_string(rows) + "x" + std::to_string(heads) +
+                         "heads_d" + std::to_string(headDim) +
+                         (eps == kNormalizeHeadsEps ? std::string() : "_eps" + tag(eps));
+                c.description = "normalizeHeads: " + std::to_string(rows) + " rows of " +
+                                std::to_string(heads) + " heads of " + std::to_string(headDim) +
+                                ", eps " + text(eps) +
+                                ", x in [-2.5, 3.5], row 0 head 1 zero; seed " +
+                                std::to_string(xSeed);
+                // Bindings are copied by name: clang 14 cannot capture a structured binding.
+                c.run = [=, headDim = headDim](Backend& be) {
+                    auto x = normInput(rows, cols, xSeed);
+                    std::fill(x.begin() + headDim, x.begin() + 2 * headDim, 0.0f);
+                    auto xt = be.upload(x.data(), rows, cols);
+                    auto y = be.create(rows, cols);
+                    be.normalizeHeads(*xt, headDim, eps, *y);
+                    return download(be, *y);
+                };
+                c.tolerance = kNormalizeHeads;
+                cases.push_back(std::move(c));
+            }
 }
 
 // QK-norm's per-head RMSNorm: each head's block normed and scaled by the same head_dim gains.

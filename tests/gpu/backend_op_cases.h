@@ -50,8 +50,7 @@ struct OpCase {
 
 // Every case, in a fixed order.
 const std::vector<OpCase>& backendOpCases();
-// The cases of the mixers without a softmax (mixer_op_cases.cpp): causalConv, gatedDeltaRule
-// and normalizeHeads with Gated DeltaNet's eps.
+// The cases of the mixers without a softmax (mixer_op_cases.cpp): causalConv, gatedDeltaRule.
 void addMixerCases(std::vector<OpCase>& cases);
 
 // gtest prints a failing parameter with this instead of its bytes.

@@ -68,8 +68,13 @@ def test_attention_equals_the_command_lines_arrays_bit_for_bit(name, tmp_path):
             for l in range(attention.shape[0]):
                 for h in range(attention.shape[1]):
                     stem = "%slayer%d_head%d_" % (prefix, l, h)
-                    assert np.array_equal(attention[l, h], archive[stem + "attention"]), stem
-                    assert np.array_equal(scores[l, h], archive[stem + "scores"]), stem
+                    # A hybrid's layer with fewer heads, or a linear layer's scores: NaN here,
+                    # absent from the archive.
+                    for array, name in ((attention, "attention"), (scores, "scores")):
+                        if stem + name in archive:
+                            assert np.array_equal(array[l, h], archive[stem + name]), stem
+                        else:
+                            assert array is None or np.isnan(array[l, h]).all(), stem + name
 
 
 @needs_shared

@@ -116,4 +116,11 @@ void GgufFromFolder::addExperts(const std::string& ggufName, const std::string& 
     addStacked(ggufName, names);
 }
 
+void GgufFromFolder::addLayer(int layer, const LayerTensorNames& names, float shift) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    const std::string hf = "model.layers." + std::to_string(layer) + ".";
+    for (const auto& [ours, theirs] : names)
+        add(blk + ours + ".weight", hf + theirs + ".weight", 0, shift);
+}
+
 }  // namespace qkv::test

@@ -26,6 +26,9 @@ struct GgufShape {
     int context = 128;
 };
 
+// (llama.cpp's name, transformers' name) of a layer's tensors, without "blk.L." and ".weight".
+using LayerTensorNames = std::vector<std::pair<std::string, std::string>>;
+
 class GgufFromFolder {
   public:
     explicit GgufFromFolder(const std::filesystem::path& folder);
@@ -39,6 +42,9 @@ class GgufFromFolder {
     // many heads has its rows in ggml's rotary order; `shift` is added to every value.
     void add(const std::string& ggufName, const std::string& hfName, int interleavedHeads = 0,
              float shift = 0.0f);
+    // Layer `layer`'s tensors: each (ours, theirs) is llama.cpp's blk.L.ours.weight made from the
+    // folder's model.layers.L.theirs.weight, plus `shift` (Gemma's norms, stored as 1 + w).
+    void addLayer(int layer, const LayerTensorNames& names, float shift = 0.0f);
     // The folder's tensor `hfName`: its shape, and its values as float32.
     const TensorInfo& tensor(const std::string& hfName) const;
     std::vector<float> values(const std::string& hfName) const;

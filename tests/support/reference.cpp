@@ -13,10 +13,16 @@
 namespace qkv::test {
 namespace {
 
+// Per layer: the softmax probabilities, or where a layer has none (null) its implicit attention
+// (hybrid models' implicit_attention).
 ReferenceAttentions readAttentions(const nlohmann::json& result, const char* key) {
     ReferenceAttentions layers;
     if (!result.contains(key)) return layers;
-    for (const auto& layer : result.at(key)) {
+    const nlohmann::json& all = result.at(key);
+    for (size_t l = 0; l < all.size(); ++l) {
+        const nlohmann::json& layer = all[l].is_null() && result.contains("implicit_attention")
+                                          ? result.at("implicit_attention").at(l)
+                                          : all[l];
         std::vector<ReferenceMatrix> heads;
         for (const auto& head : layer) {
             ReferenceMatrix m;
@@ -59,6 +65,11 @@ ModelReference parseReference(const nlohmann::json& doc) {
                 result.attentions = readAttentions(it.value(), "encoder_attentions");
             result.decoderAttentions = readAttentions(it.value(), "decoder_attentions");
             result.crossAttentions = readAttentions(it.value(), "cross_attentions");
+            if (it.value().contains("output_gate"))
+                for (const auto& layer : it.value().at("output_gate"))
+                    result.outputGates.push_back(
+                        layer.is_null() ? std::vector<std::vector<double>>()
+                                        : layer.get<std::vector<std::vector<double>>>());
             const auto& top = it.value().at("last_token_top5");
             result.top5Ids = top.at("ids").get<std::vector<int>>();
             result.top5Logits = top.at("logits").get<std::vector<double>>();
@@ -87,8 +98,9 @@ double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& e
     double worst = 0.0;
     EXPECT_EQ(trace.layerCount(), static_cast<int>(expected.size()));
     for (int l = 0; l < std::min<int>(trace.layerCount(), expected.size()); ++l) {
-        EXPECT_EQ(trace.headCount(), static_cast<int>(expected[l].size()));
-        for (int h = 0; h < std::min<int>(trace.headCount(), expected[l].size()); ++h) {
+        const int heads = trace.headCount(l);
+        EXPECT_EQ(heads, static_cast<int>(expected[l].size())) << "layer " << l;
+        for (int h = 0; h < std::min<int>(heads, expected[l].size()); ++h) {
             const RowMatrixXf& a = trace.probabilities(l, h);
             const auto& r = expected[l][h];
             if (a.rows() != r.size || a.cols() != r.cols) {

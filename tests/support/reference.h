@@ -22,12 +22,15 @@ struct ReferenceMatrix {
     double at(int row, int col) const { return values[static_cast<size_t>(row) * cols + col]; }
 };
 
-using ReferenceAttentions = std::vector<std::vector<ReferenceMatrix>>;  // [layer][head]
+// [layer][head]: softmax probabilities, or a linear layer's implicit attention.
+using ReferenceAttentions = std::vector<std::vector<ReferenceMatrix>>;
 
 struct ReferenceResult {
     ReferenceAttentions attentions;  // decoder-only and encoder-only models, else the encoder's
     ReferenceAttentions decoderAttentions;  // encoder-decoder models
     ReferenceAttentions crossAttentions;    // encoder-decoder models: target x source
+    // Gated attention: [layer][head][query] mean σ(gate); a layer without one is empty.
+    std::vector<std::vector<std::vector<double>>> outputGates;
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };

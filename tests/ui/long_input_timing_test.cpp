@@ -24,7 +24,7 @@ namespace {
 // In debug and sanitizer builds (the tsan step runs this suite), each step once, on a shorter
 // input: a 4,096-token forward takes minutes there, and 1,024 cells still outnumber the panel's
 // pixels, so the same sampling paths run.
-constexpr int kRuns = kFullMeasurement ? 5 : 1;
+constexpr int kTimedRuns = kFullMeasurement ? 5 : 1;
 constexpr int kTokens = kFullMeasurement ? kLongInputTokens : 1024;
 
 // Runs what `step` queued (the wheel and drags replot on the next turn of the event loop), then
@@ -39,7 +39,7 @@ double medianMs(
     QWidget* widget, const std::function<void(int)>& step,
     const std::function<void()>& prepare = [] {}) {
     std::vector<double> ms;
-    for (int run = 0; run < kRuns; ++run) {
+    for (int run = 0; run < kTimedRuns; ++run) {
         prepare();
         finish(widget);
         QElapsedTimer clock;
@@ -48,8 +48,8 @@ double medianMs(
         finish(widget);
         ms.push_back(clock.nsecsElapsed() / 1e6);
     }
-    std::nth_element(ms.begin(), ms.begin() + kRuns / 2, ms.end());
-    return ms[kRuns / 2];
+    std::nth_element(ms.begin(), ms.begin() + kTimedRuns / 2, ms.end());
+    return ms[kTimedRuns / 2];
 }
 
 void wheel(QWidget* plot, QPoint at, int notches) {
@@ -98,11 +98,11 @@ TEST_F(LongInputDrawThreadTest, HeadViewRedrawsZoomsAndPansA4096TokenHeadReading
     const double dragMs = medianMs(plot, [&](int run) {
         QTest::mouseMove(plot, from + QPoint(10 * (run + 1), 6 * (run + 1)));
     });
-    QTest::mouseRelease(plot, Qt::LeftButton, {}, from + QPoint(10 * kRuns, 6 * kRuns));
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, from + QPoint(10 * kTimedRuns, 6 * kTimedRuns));
     ASSERT_TRUE(figure.isZoomed());
 
     std::cout << "[ measure  ] Head tab, " << kTokens << " tokens, panel " << panel.width() << " x "
-              << panel.height() << " px, median of " << kRuns << ": redraw from the trace "
+              << panel.height() << " px, median of " << kTimedRuns << ": redraw from the trace "
               << redrawMs << " ms; whole matrix shown again " << fullMs
               << " ms; wheel notch zoomed out " << zoomOutMs << " ms; zoomed to cells: wheel notch "
               << zoomedWheelMs << " ms, drag step " << dragMs

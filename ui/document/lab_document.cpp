@@ -204,7 +204,7 @@ void LabDocument::setHead(int layer, int head) {
     if (!m_model) return;
     const Architecture c = shownArchitecture();
     layer = std::clamp(layer, 0, c.layers - 1);
-    head = std::clamp(head, 0, c.heads - 1);
+    head = std::clamp(head, 0, c.headsOf(layer) - 1);
     if (layer == m_layer && head == m_head) return;
     m_layer = layer;
     m_head = head;
@@ -214,10 +214,12 @@ void LabDocument::setHead(int layer, int head) {
 
 void LabDocument::stepHead(int delta) {
     if (!m_model) return;
+    // Every head of every layer in order; a hybrid's layers have heads of their own count.
     const Architecture c = shownArchitecture();
-    const int heads = c.heads;
-    const int index = std::clamp(m_layer * heads + m_head + delta, 0, c.layers * heads - 1);
-    setHead(index / heads, index % heads);
+    int layer = m_layer, head = m_head + delta;
+    while (head < 0 && layer > 0) head += c.headsOf(--layer);
+    while (head >= c.headsOf(layer) && layer < c.layers - 1) head -= c.headsOf(layer++);
+    setHead(layer, head);
 }
 
 void LabDocument::stepLayer(int delta) { setHead(m_layer + delta, m_head); }

@@ -46,6 +46,16 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
     const int n = trace->tokens(), keys = trace->keyTokens();
     HeatmapData data = frame(n, keys, rowLabels, colLabels);
     if (n != keys && mode == HeatmapMode::Asymmetry) mode = HeatmapMode::Scores;
+    if (trace->isImplicit(layer)) {  // no scores: the map itself, signed, on a diverging scale
+        const TraceMatrix a(trace, trace->probabilities(layer, head));
+        const auto value = [a](int i, int j) { return static_cast<double>(a(i, j)); };
+        data.cells =
+            heatmapCells([a](int i, int j) { return j > i ? kNaN : static_cast<double>(a(i, j)); });
+        data.diverging = true;
+        data.scaleLabel = QStringLiteral("implicit attention A_ij (output = A·v; signed)");
+        setSymmetricExtent(data, largestMagnitude(n, keys, value));
+        return data;
+    }
     if (mode == HeatmapMode::Attention) {
         const TraceMatrix a(trace, trace->probabilities(layer, head));
         const KeyMask mask = options.mask;

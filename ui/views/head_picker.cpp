@@ -79,16 +79,24 @@ void HeadPicker::onModelChanged() {
     m_kind->setVisible(model && model->architecture().isEncoderDecoder());
     m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(m_document.attentionKind())));
     m_layer->setRange(0, model ? c.layers - 1 : 0);
-    m_head->setRange(0, model ? c.heads - 1 : 0);
-    m_range->setText(model ? tr("of %1 layers × %2 heads").arg(c.layers).arg(c.heads) : QString());
     setEnabled(model != nullptr);
     onHeadChanged(m_document.layer(), m_document.head());
 }
 
+// The head range is the shown layer's: a hybrid's linear layers have heads of their own count,
+// and the layer's kind is said beside it.
 void HeadPicker::onHeadChanged(int layer, int head) {
     const QSignalBlocker b1(m_layer), b2(m_head);
+    const Architecture c = m_document.shownArchitecture();
+    const bool model = m_document.model() != nullptr;
     m_layer->setValue(layer);
+    m_head->setRange(0, model ? c.headsOf(layer) - 1 : 0);
     m_head->setValue(head);
+    QString range =
+        model ? tr("of %1 layers × %2 heads").arg(c.layers).arg(c.headsOf(layer)) : QString();
+    if (model && c.headsVaryByLayer() && c.mixerOf(layer) == Mixer::GatedDeltaNet)
+        range += tr(" · linear attention (implicit)");
+    m_range->setText(range);
 }
 
 void HeadPicker::onModeChanged() {

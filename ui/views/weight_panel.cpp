@@ -148,7 +148,9 @@ void WeightPanel::refresh() {
         tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())) +
         (layerKind.isEmpty() ? QString() : QStringLiteral("\n") + layerKind));
     const Architecture c = d.shownArchitecture().atLayer(d.layer());
-    const bool qkNorm = d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None;
+    const bool linear = c.mixerOf(d.layer()) == Mixer::GatedDeltaNet;
+    const bool qkNorm =
+        d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None && !linear;
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
     const bool valueIsKey =
         d.attentionKind() == AttentionKind::Self && c.kindOf(d.layer()).valueIsKey;
@@ -175,6 +177,12 @@ void WeightPanel::refresh() {
                        .arg(c.latent.ropeDim)
         : qkNorm ? tr("QK-norm: the norms' gains g_q, g_k are folded into M; their per-token RMS "
                       "factors, which rescale each score, are left out.")
+        : linear ? tr("Gated DeltaNet: W_Q, W_K and W_V are the rows of in_proj_qkv (never z's, "
+                      "b's or a's). Each of q, k and v then passes a %1-tap causal convolution "
+                      "and SiLU, and q and k become unit vectors: M leaves these out. The heatmap "
+                      "is the implicit attention A (output = A·v), which the decays and the "
+                      "delta rule's corrections make signed.")
+                       .arg(d.shownArchitecture().deltaNet.convKernel)
                  : QString());
     if (valueIsKey)
         m_formNote->setText(m_formNote->text() + QStringLiteral("\n") +
@@ -182,7 +190,7 @@ void WeightPanel::refresh() {
                                "projection; its values are the key projection itself, taken "
                                "before the key's norm and rotation. Under tied-kv nothing "
                                "changes here."));
-    m_formNote->setVisible(latent || qkNorm || valueIsKey || c.bilinearHeads);
+    m_formNote->setVisible(latent || qkNorm || linear || valueIsKey || c.bilinearHeads);
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();

@@ -155,11 +155,19 @@ void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
 
 namespace qkv::families {
 
+std::vector<LayerWeights> bindLayersByIndex(const Architecture& c, const std::string& layerPrefix,
+                                            const IndexedLayerBinder& bindLayer) {
+    std::vector<LayerWeights> layers(c.layers);
+    for (int i = 0; i < c.layers; ++i)
+        bindLayer(layerPrefix + std::to_string(i) + ".", i, layers[i]);
+    return layers;
+}
+
 std::vector<LayerWeights> bindLayers(const Architecture& c, const std::string& layerPrefix,
                                      const LayerPartBinder& bindLayer) {
-    std::vector<LayerWeights> layers(c.layers);
-    for (int i = 0; i < c.layers; ++i) bindLayer(layerPrefix + std::to_string(i) + ".", layers[i]);
-    return layers;
+    return bindLayersByIndex(
+        c, layerPrefix,
+        [&](const std::string& prefix, int, LayerWeights& layer) { bindLayer(prefix, layer); });
 }
 
 void bindLinears(TensorBinder& b, const Architecture& c, const std::string& p,

@@ -106,6 +106,11 @@ using LayerPartBinder = std::function<void(const std::string& prefix, LayerWeigh
 // Calls bindLayer(prefix, layer) for layers 0..layers-1, prefix = layerPrefix + "N.".
 std::vector<LayerWeights> bindLayers(const Architecture& c, const std::string& layerPrefix,
                                      const LayerPartBinder& bindLayer);
+// The same where what a layer binds depends on its kind: bindLayer(prefix, N, layer).
+using IndexedLayerBinder =
+    std::function<void(const std::string& prefix, int index, LayerWeights& layer)>;
+std::vector<LayerWeights> bindLayersByIndex(const Architecture& c, const std::string& layerPrefix,
+                                            const IndexedLayerBinder& bindLayer);
 // GPT-2's stack as its checkpoints hold it (wte, wpe; per layer ln_1, attn.c_proj, ln_2, mlp;
 // ln_f; lm_head unless tied), with `attention` binding each layer's query, key and value.
 ModelWeights bindGpt2Stack(TensorBinder& b, const Architecture& c,

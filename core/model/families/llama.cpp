@@ -42,18 +42,17 @@ ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBi
     const int d = c.dModel;
     ModelWeights w;
     w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    int index = 0;  // bindLayers visits the layers in order
-    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
-        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
-        bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer, outputBias);
-        if (c.qkNorm != QkNorm::None) bindQkNorm(b, c, p + "self_attn.", layer);
-        layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
-        if (mlp)
-            mlp(p, index, layer);
-        else
-            bindGatedMlp(b, c, p + "mlp.", layer);
-        ++index;
-    });
+    w.layers =
+        bindLayersByIndex(c, "layers.", [&](const std::string& p, int l, LayerWeights& layer) {
+            layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+            bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer, outputBias);
+            if (c.qkNorm != QkNorm::None) bindQkNorm(b, c, p + "self_attn.", layer);
+            layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+            if (mlp)
+                mlp(p, l, layer);
+            else
+                bindGatedMlp(b, c, p + "mlp.", layer);
+        });
     w.finalNorm = rmsNorm(b, "norm", d);
     w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
     return w;

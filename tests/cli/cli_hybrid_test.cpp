@@ -1,0 +1,53 @@
+// The command line on a hybrid model (Qwen3.5): each layer names its kind, a linear layer's heads
+// give their implicit attention, gated attention's heads their output gate — as transformers'
+// reference computes them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_run.h"
+#include "tests/support/reference.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+// As ForwardReference: float32 against transformers' float64 reference.
+constexpr double kTolerance = 1e-4;
+
+TEST(CliHybrid, AttentionJsonNamesKindsAndGivesImplicitMapsAndGates) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "qwen3_5-random-tiny";
+    const auto reference = test::loadReference(folder / "hf_reference.json");
+    const auto& sentence = reference.sentences.front();
+    const auto& expected = sentence.results.at("original");
+    std::string ids;
+    for (int id : sentence.ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    const test::CliRun r = test::cli({"attention", "--model", folder.string(), "--ids", ids,
+                                      "--no-scores", "--backend", "cpu", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json layers = r.json()["layers"];
+    ASSERT_EQ(layers.size(), 4u);
+    const char* kinds[] = {"linear_attention", "attention", "linear_attention", "attention"};
+    for (int l = 0; l < 4; ++l) {
+        SCOPED_TRACE("layer " + std::to_string(l));
+        EXPECT_EQ(layers[l]["kind"], kinds[l]);
+        const bool linear = l % 2 == 0;
+        for (size_t h = 0; h < layers[l]["heads"].size(); ++h) {
+            const nlohmann::json& head = layers[l]["heads"][h];
+            EXPECT_EQ(head.value("implicit", false), linear);
+            EXPECT_EQ(head.contains("output_gate"), !linear);
+            const auto& map = expected.attentions.at(l).at(h);
+            for (int i = 0; i < map.size; ++i)
+                for (int j = 0; j < map.cols; ++j)
+                    EXPECT_NEAR(head["attention"][i][j].get<double>(), map.at(i, j), kTolerance);
+            if (!linear)
+                for (size_t t = 0; t < head["output_gate"].size(); ++t)
+                    EXPECT_NEAR(head["output_gate"][t].get<double>(),
+                                expected.outputGates.at(l).at(h).at(t), kTolerance);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace qkv

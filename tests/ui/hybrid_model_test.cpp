@@ -1,0 +1,65 @@
+// A hybrid model in the app: Qwen3.5's Gated DeltaNet layers show their implicit attention on a
+// diverging scale beside the softmax of its full layers, each layer with its own heads.
+#include <QLabel>
+#include <QSpinBox>
+
+#include "tests/support/reference.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/views/head_picker.h"
+#include "ui/views/head_view.h"
+#include "ui/views/heatmap_widget.h"
+
+namespace qkv::ui::test {
+namespace {
+
+TEST_F(MainWindowTest, ALinearLayerShowsItsImplicitAttentionBesideAFullLayer) {
+    QKV_REQUIRE_SHARED(shared);
+    // qwen3_5mm: layers 0-2 Gated DeltaNet with 2 value heads, layer 3 full attention with 4.
+    const QString folder = modelPath(shared, "qwen3_5mm-random-tiny");
+    const auto reference =
+        qkv::test::loadReference(shared / "models" / "qwen3_5mm-random-tiny" / "hf_reference.json");
+    const auto& sentence = reference.sentences.front();
+    QStringList ids;
+    for (int id : sentence.ids) ids << QString::number(id);
+    window->resize(1280, 720);
+    ASSERT_TRUE(open(folder));
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(type(QStringLiteral("#") + ids.join(u' ')));
+
+    const qkv::test::ReferenceMatrix& expected =
+        sentence.results.at("original").attentions.at(0).at(1);
+    doc().setHead(0, 1);
+    ASSERT_TRUE(settle());
+    HeatmapWidget* heatmap = window->headView()->heatmap();
+    ASSERT_TRUE(heatmap->isShowingFigure());
+    const FigureSpec& linear = heatmap->figure().spec();
+    EXPECT_TRUE(linear.title.contains(QStringLiteral("Gated DeltaNet")))
+        << linear.title.toStdString();
+    const HeatmapData& map = linear.panels.at(0).data;
+    EXPECT_TRUE(map.diverging);
+    EXPECT_TRUE(map.scaleLabel.contains(QStringLiteral("implicit attention")));
+    EXPECT_EQ(map.low, -map.high);  // centred at zero
+    for (int i = 0; i < expected.size; ++i)
+        for (int j = 0; j <= i; ++j)  // as ForwardReference: float32 against float64
+            EXPECT_NEAR(heatmap->figure().shownValue({0, i, j}), expected.at(i, j), 1e-4);
+    // The picker offers the layer's own two heads and says what kind it is.
+    EXPECT_EQ(window->headPicker()->headBox()->maximum(), 1);
+    keepScreenshot(window.get(), QStringLiteral("hybrid-linear-layer"));
+
+    doc().setHead(3, 3);
+    ASSERT_TRUE(settle());
+    ASSERT_TRUE(heatmap->isShowingFigure());
+    const HeatmapData& softmax = heatmap->figure().spec().panels.at(0).data;
+    EXPECT_FALSE(softmax.diverging);
+    EXPECT_EQ(window->headPicker()->headBox()->maximum(), 3);
+    keepScreenshot(window.get(), QStringLiteral("hybrid-full-layer"));
+
+    // Stepping through heads crosses from a layer of 2 heads into the next.
+    doc().setHead(1, 1);
+    doc().stepHead(1);
+    EXPECT_EQ(doc().layer(), 2);
+    EXPECT_EQ(doc().head(), 0);
+}
+
+}  // namespace
+}  // namespace qkv::ui::test
