@@ -72,10 +72,8 @@ TEST(GgufOlmo2, ComputesAsTransformersDoes) {
     for (int l = 0; l < kLayers; ++l) {
         converted.addLayer(l, kQkNormAttention);
         converted.addLayer(l, {{"post_attention_norm", "post_attention_layernorm"},
-                               {"post_ffw_norm", "post_feedforward_layernorm"},
-                               {"ffn_gate", "mlp.gate_proj"},
-                               {"ffn_up", "mlp.up_proj"},
-                               {"ffn_down", "mlp.down_proj"}});
+                               {"post_ffw_norm", "post_feedforward_layernorm"}});
+        converted.addLayer(l, test::kGatedMlpTensors);
     }
     const test::TempDir dir;
     converted.write(dir.path() / "olmo2.gguf");
@@ -92,9 +90,7 @@ void writeSmolLM3(const std::filesystem::path& folder, const std::filesystem::pa
     converted.addEmbeddingsAndHead(false);
     for (int l = 0; l < kLayers; ++l) {
         addLlamaAttention(converted, l);
-        converted.addLayer(l, {{"ffn_gate", "mlp.gate_proj"},
-                               {"ffn_up", "mlp.up_proj"},
-                               {"ffn_down", "mlp.down_proj"}});
+        converted.addLayer(l, test::kGatedMlpTensors);
     }
     converted.write(file);
 }

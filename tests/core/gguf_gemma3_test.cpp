@@ -58,10 +58,8 @@ void writeGemma3(const std::filesystem::path& folder, const std::filesystem::pat
         converted.addLayer(l, {{"attn_q", "self_attn.q_proj"},
                                {"attn_k", "self_attn.k_proj"},
                                {"attn_v", "self_attn.v_proj"},
-                               {"attn_output", "self_attn.o_proj"},
-                               {"ffn_gate", "mlp.gate_proj"},
-                               {"ffn_up", "mlp.up_proj"},
-                               {"ffn_down", "mlp.down_proj"}});
+                               {"attn_output", "self_attn.o_proj"}});
+        converted.addLayer(l, test::kGatedMlpTensors);
     }
     converted.write(file);
 }

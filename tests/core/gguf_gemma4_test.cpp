@@ -58,10 +58,8 @@ test::GgufFromFolder gemma4AsGguf(const std::filesystem::path& folder,
                                {"attn_k_norm", "self_attn.k_norm"},
                                {"post_attention_norm", "post_attention_layernorm"},
                                {"ffn_norm", "pre_feedforward_layernorm"},
-                               {"ffn_gate", "mlp.gate_proj"},
-                               {"ffn_up", "mlp.up_proj"},
-                               {"ffn_down", "mlp.down_proj"},
                                {"post_ffw_norm", "post_feedforward_layernorm"}});
+        converted.addLayer(l, test::kGatedMlpTensors);
         if (l % 2 == 0) converted.add(blk + "attn_v.weight", hf + "self_attn.v_proj.weight");
         converted.add(blk + "layer_output_scale.weight", hf + "layer_scalar");
     }

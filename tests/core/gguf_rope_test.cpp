@@ -76,10 +76,8 @@ void convertLlama(test::GgufFromFolder& converted) {
         converted.addLayer(l, {{"attn_norm", "input_layernorm"},
                                {"attn_v", "self_attn.v_proj"},
                                {"attn_output", "self_attn.o_proj"},
-                               {"ffn_norm", "post_attention_layernorm"},
-                               {"ffn_gate", "mlp.gate_proj"},
-                               {"ffn_up", "mlp.up_proj"},
-                               {"ffn_down", "mlp.down_proj"}});
+                               {"ffn_norm", "post_attention_layernorm"}});
+        converted.addLayer(l, test::kGatedMlpTensors);
     }
 }
 

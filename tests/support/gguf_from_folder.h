@@ -29,6 +29,10 @@ struct GgufShape {
 // (llama.cpp's name, transformers' name) of a layer's tensors, without "blk.L." and ".weight".
 using LayerTensorNames = std::vector<std::pair<std::string, std::string>>;
 
+// A gated MLP's three matrices as Llama's converter names them.
+inline const LayerTensorNames kGatedMlpTensors = {
+    {"ffn_gate", "mlp.gate_proj"}, {"ffn_up", "mlp.up_proj"}, {"ffn_down", "mlp.down_proj"}};
+
 class GgufFromFolder {
   public:
     explicit GgufFromFolder(const std::filesystem::path& folder);
