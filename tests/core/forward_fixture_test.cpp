@@ -8,6 +8,7 @@
 
 #include "core/model/forward.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/reference.h"
 
 namespace qkv {
 namespace {
@@ -15,18 +16,8 @@ namespace {
 using Eigen::MatrixXd;
 using test::FixtureTensor;
 
-MatrixXd toMatrix(const FixtureTensor& t) {
-    MatrixXd m(t.shape[0], t.shape[1]);
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = t.values[r * m.cols() + c];
-    return m;
-}
-
-Eigen::RowVectorXd toRow(const FixtureTensor& t) {
-    Eigen::RowVectorXd v(t.values.size());
-    for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = t.values[i];
-    return v;
-}
+using test::toMatrix;
+using test::toRow;
 
 MatrixXd layerNorm(const MatrixXd& x, const FixtureTensor& g, const FixtureTensor& b) {
     MatrixXd y(x.rows(), x.cols());
@@ -85,18 +76,12 @@ std::vector<std::vector<MatrixXd>> referenceGpt2(const std::map<std::string, Fix
     return attention;
 }
 
-const std::vector<int> kIds = {3, 17, 42, 5, 5, 11, 0, 49, 23};
+const std::vector<int>& kIds = test::kTinyGpt2Ids;
 
 TEST(ForwardFixture, Gpt2MatchesIndependentReference) {
-    test::TempDir dir;
-    test::TinyModelSpec spec;
-    test::writeTinyGpt2(dir.path(), spec);
-    auto model = Model::open(dir.path());
-    auto backend = createCpuBackend();
-    ForwardRequest request;
-    request.ids = kIds;
-    const ForwardResult result = ForwardPass(*model, *backend).run(request);
-    const auto expected = referenceGpt2(test::tinyGpt2Tensors(spec), spec, kIds);
+    const test::TinyModelSpec spec;
+    const ForwardResult result = test::runTinyGpt2(spec);
+    const auto expected = referenceGpt2(test::tinyGpt2Tensors(spec), spec, test::kTinyGpt2Ids);
     for (int l = 0; l < spec.layers; ++l)
         for (int h = 0; h < spec.heads; ++h) {
             const RowMatrixXf& a = result.trace.probabilities(l, h);

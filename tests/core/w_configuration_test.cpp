@@ -12,6 +12,7 @@
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
+#include "tests/support/reference.h"
 
 namespace qkv {
 namespace {
@@ -89,18 +90,8 @@ TEST(NormalizeHeads, CpuScalesEachHeadToUnitLength) {
         EXPECT_NEAR(y[i], expected[i], 1e-7) << i;  // float32 of a double norm: an ulp
 }
 
-MatrixXd toMatrix(const FixtureTensor& t) {
-    MatrixXd m(t.shape[0], t.shape[1]);
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = t.values[r * m.cols() + c];
-    return m;
-}
-
-Eigen::RowVectorXd toRow(const FixtureTensor& t) {
-    Eigen::RowVectorXd v(t.values.size());
-    for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = t.values[i];
-    return v;
-}
+using test::toMatrix;
+using test::toRow;
 
 // Layer 0 of the tiny GPT-2 in double precision under shared-qk-reformer: k := q / ||q|| per
 // head, S = q k^T / sqrt(d_k), causal and self-masked (token 0 keeps itself), softmax.
@@ -140,19 +131,13 @@ std::vector<MatrixXd> reformerLayer0(const std::map<std::string, FixtureTensor>&
     return probabilities;
 }
 
-const std::vector<int> kIds = {3, 17, 42, 5, 5, 11, 0, 49, 23};
+const std::vector<int>& kIds = test::kTinyGpt2Ids;
 
 TEST(WConfigurationForward, SharedQkReformerMatchesADirectComputation) {
-    test::TempDir dir;
-    test::TinyModelSpec spec;
-    test::writeTinyGpt2(dir.path(), spec);
-    auto model = Model::open(dir.path());
-    auto backend = createCpuBackend();
-    ForwardRequest request;
-    request.ids = kIds;
-    request.config = WConfiguration::parse("shared-qk-reformer");
-    const ForwardResult result = ForwardPass(*model, *backend).run(request);
-    const auto expected = reformerLayer0(test::tinyGpt2Tensors(spec), spec, kIds);
+    const test::TinyModelSpec spec;
+    const ForwardResult result =
+        test::runTinyGpt2(spec, WConfiguration::parse("shared-qk-reformer"));
+    const auto expected = reformerLayer0(test::tinyGpt2Tensors(spec), spec, test::kTinyGpt2Ids);
     for (int h = 0; h < spec.heads; ++h) {
         const RowMatrixXf& a = result.trace.probabilities(0, h);
         // float32 forward against double: the limit of the plain GPT-2 reference test.

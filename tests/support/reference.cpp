@@ -166,4 +166,28 @@ void expectSameResults(const Model& a, const Model& b, float attentionTolerance,
     EXPECT_LE((ours.logits - theirs.logits).cwiseAbs().maxCoeff(), logitTolerance);
 }
 
+ForwardResult runTinyGpt2(const TinyModelSpec& spec, const WConfiguration& config) {
+    TempDir dir;
+    writeTinyGpt2(dir.path(), spec);
+    auto model = Model::open(dir.path());
+    auto backend = createCpuBackend();
+    ForwardRequest request;
+    request.ids = kTinyGpt2Ids;
+    request.config = config;
+    return ForwardPass(*model, *backend).run(request);
+}
+
+Eigen::MatrixXd toMatrix(const FixtureTensor& t) {
+    Eigen::MatrixXd m(t.shape[0], t.shape[1]);
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = t.values[r * m.cols() + c];
+    return m;
+}
+
+Eigen::RowVectorXd toRow(const FixtureTensor& t) {
+    Eigen::RowVectorXd v(t.values.size());
+    for (Eigen::Index i = 0; i < v.size(); ++i) v(i) = t.values[i];
+    return v;
+}
+
 }  // namespace qkv::test

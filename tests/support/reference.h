@@ -1,6 +1,7 @@
 #pragma once
 // Reader for the shared models' hf_reference.json files (outputs of Hugging Face transformers,
 // computed in float64): token ids, attention probabilities per configuration, top-5 logits.
+#include <Eigen/Core>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "core/model/attention_trace.h"
+#include "core/model/forward.h"
 #include "core/model/model.h"
+#include "tests/support/fixture_writer.h"
 
 namespace qkv::test {
 
@@ -82,5 +85,14 @@ std::vector<std::string> foldersHolding(const std::filesystem::path& dir, const 
 
 // The model folders under shared/models that carry an hf_reference.json.
 std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir);
+
+// The tiny GPT-2 fixture (writeTinyGpt2 with `spec`) run on the CPU over kTinyGpt2Ids under
+// `config`, for tests that check it against a computation of their own.
+inline const std::vector<int> kTinyGpt2Ids = {3, 17, 42, 5, 5, 11, 0, 49, 23};
+ForwardResult runTinyGpt2(const TinyModelSpec& spec, const WConfiguration& config = {});
+
+// A fixture tensor in double precision: a [rows, cols] matrix, or a vector as one row.
+Eigen::MatrixXd toMatrix(const FixtureTensor& t);
+Eigen::RowVectorXd toRow(const FixtureTensor& t);
 
 }  // namespace qkv::test

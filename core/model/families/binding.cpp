@@ -163,6 +163,17 @@ std::vector<LayerWeights> bindLayersByIndex(const Architecture& c, const std::st
     return layers;
 }
 
+ModelWeights bindDecoderStack(TensorBinder& b, const Architecture& c,
+                              const IndexedLayerBinder& bindLayer, bool unitOffsetFinalNorm) {
+    ModelWeights w;
+    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, c.dModel);
+    w.layers = bindLayersByIndex(c, "layers.", bindLayer);
+    w.finalNorm = unitOffsetFinalNorm ? NormWeights{b.unitOffsetNormWeight("norm", c.dModel), {}}
+                                      : rmsNorm(b, "norm", c.dModel);
+    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
+    return w;
+}
+
 std::vector<LayerWeights> bindLayers(const Architecture& c, const std::string& layerPrefix,
                                      const LayerPartBinder& bindLayer) {
     return bindLayersByIndex(

@@ -111,6 +111,12 @@ using IndexedLayerBinder =
     std::function<void(const std::string& prefix, int index, LayerWeights& layer)>;
 std::vector<LayerWeights> bindLayersByIndex(const Architecture& c, const std::string& layerPrefix,
                                             const IndexedLayerBinder& bindLayer);
+// The decoder stack most Hugging Face families share: embed_tokens, the layers under "layers.N."
+// (bindLayer), the final RMSNorm "norm" (stored as 1 + w where `unitOffsetFinalNorm`) and
+// lm_head unless the embeddings are tied.
+ModelWeights bindDecoderStack(TensorBinder& b, const Architecture& c,
+                              const IndexedLayerBinder& bindLayer,
+                              bool unitOffsetFinalNorm = false);
 // GPT-2's stack as its checkpoints hold it (wte, wpe; per layer ln_1, attn.c_proj, ln_2, mlp;
 // ln_f; lm_head unless tied), with `attention` binding each layer's query, key and value.
 ModelWeights bindGpt2Stack(TensorBinder& b, const Architecture& c,

@@ -137,31 +137,25 @@ void bindLatentAttention(TensorBinder& b, const Architecture& c, const std::stri
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     const bool bias = b.has("layers.0.self_attn.kv_a_proj_with_mqa.bias");
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    w.layers =
-        bindLayersByIndex(c, "layers.", [&](const std::string& p, int l, LayerWeights& layer) {
-            layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
-            bindLatentAttention(b, c, p + "self_attn.", bias, layer);
-            layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
-            if (!c.kindOf(l).experts) {
-                bindGatedMlp(b, c, p + "mlp.", layer);
-                return;
-            }
-            bindExperts(b, c, p + "mlp.", {"gate_proj", "up_proj", "down_proj"}, layer);
-            if (c.moe.router == Router::SigmoidTopK)
-                layer.routerChoiceBias =
-                    b.vector(p + "mlp.gate.e_score_correction_bias", c.moe.experts);
-            if (c.moe.sharedWidth > 0) {
-                const std::string shared = p + "mlp.shared_experts.";
-                layer.mlpGate = linearLayer(b, shared + "gate_proj", d, c.moe.sharedWidth, false);
-                layer.mlpIn = linearLayer(b, shared + "up_proj", d, c.moe.sharedWidth, false);
-                layer.mlpOut = linearLayer(b, shared + "down_proj", c.moe.sharedWidth, d, false);
-            }
-        });
-    w.finalNorm = rmsNorm(b, "norm", d);
-    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
-    return w;
+    return bindDecoderStack(b, c, [&](const std::string& p, int l, LayerWeights& layer) {
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        bindLatentAttention(b, c, p + "self_attn.", bias, layer);
+        layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        if (!c.kindOf(l).experts) {
+            bindGatedMlp(b, c, p + "mlp.", layer);
+            return;
+        }
+        bindExperts(b, c, p + "mlp.", {"gate_proj", "up_proj", "down_proj"}, layer);
+        if (c.moe.router == Router::SigmoidTopK)
+            layer.routerChoiceBias =
+                b.vector(p + "mlp.gate.e_score_correction_bias", c.moe.experts);
+        if (c.moe.sharedWidth > 0) {
+            const std::string shared = p + "mlp.shared_experts.";
+            layer.mlpGate = linearLayer(b, shared + "gate_proj", d, c.moe.sharedWidth, false);
+            layer.mlpIn = linearLayer(b, shared + "up_proj", d, c.moe.sharedWidth, false);
+            layer.mlpOut = linearLayer(b, shared + "down_proj", c.moe.sharedWidth, d, false);
+        }
+    });
 }
 
 // DeepSeek-V2 and -V3 ("deepseek2"). llama.cpp's converter frames latent attention as one key

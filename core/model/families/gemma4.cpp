@@ -109,30 +109,24 @@ void readMultimodal(const ConfigReader& r, Architecture& c) {
 
 ModelWeights bind(TensorBinder& b, const Architecture& model) {
     const int d = model.dModel;
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("embed_tokens.weight", model.vocabSize, d);
-    w.layers =
-        bindLayersByIndex(model, "layers.", [&](const std::string& p, int l, LayerWeights& layer) {
-            const Architecture c = model.atLayer(l);
-            const std::string a = p + "self_attn.";
-            layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
-            layer.query = linearLayer(b, a + "q_proj", d, c.heads * c.headDim, false);
-            layer.key = linearLayer(b, a + "k_proj", d, c.kvHeads * c.headDim, false);
-            layer.value = c.kindOf(l).valueIsKey
-                              ? layer.key
-                              : linearLayer(b, a + "v_proj", d, c.kvHeads * c.headDim, false);
-            layer.output = linearLayer(b, a + "o_proj", c.heads * c.headDim, d, false);
-            bindQkNorm(b, c, a, layer);
-            layer.valueNorm.gamma = b.computedVector(std::vector<float>(c.headDim, 1.0f));
-            layer.attentionOutputNorm = rmsNorm(b, p + "post_attention_layernorm", d);
-            layer.mlpNorm = rmsNorm(b, p + "pre_feedforward_layernorm", d);
-            bindGatedMlp(b, c, p + "mlp.", layer);
-            layer.mlpOutputNorm = rmsNorm(b, p + "post_feedforward_layernorm", d);
-            layer.outputScale = b.vector(p + "layer_scalar", 1)[0];
-        });
-    w.finalNorm = rmsNorm(b, "norm", d);
-    w.lmHead.weight = outputProjection(b, model, "lm_head.weight", w.tokenEmbedding);
-    return w;
+    return bindDecoderStack(b, model, [&](const std::string& p, int l, LayerWeights& layer) {
+        const Architecture c = model.atLayer(l);
+        const std::string a = p + "self_attn.";
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        layer.query = linearLayer(b, a + "q_proj", d, c.heads * c.headDim, false);
+        layer.key = linearLayer(b, a + "k_proj", d, c.kvHeads * c.headDim, false);
+        layer.value = c.kindOf(l).valueIsKey
+                          ? layer.key
+                          : linearLayer(b, a + "v_proj", d, c.kvHeads * c.headDim, false);
+        layer.output = linearLayer(b, a + "o_proj", c.heads * c.headDim, d, false);
+        bindQkNorm(b, c, a, layer);
+        layer.valueNorm.gamma = b.computedVector(std::vector<float>(c.headDim, 1.0f));
+        layer.attentionOutputNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        layer.mlpNorm = rmsNorm(b, p + "pre_feedforward_layernorm", d);
+        bindGatedMlp(b, c, p + "mlp.", layer);
+        layer.mlpOutputNorm = rmsNorm(b, p + "post_feedforward_layernorm", d);
+        layer.outputScale = b.vector(p + "layer_scalar", 1)[0];
+    });
 }
 
 // Gemma 4 ("gemma4"), whose layers differ by kind: attention.sliding_window_pattern marks the

@@ -40,22 +40,16 @@ nlohmann::json llamaGguf(const GgufModelReader& r, std::int64_t vocab, bool tied
 ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias, bool outputBias,
                               const MlpBinder& mlp) {
     const int d = c.dModel;
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    w.layers =
-        bindLayersByIndex(c, "layers.", [&](const std::string& p, int l, LayerWeights& layer) {
-            layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
-            bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer, outputBias);
-            if (c.qkNorm != QkNorm::None) bindQkNorm(b, c, p + "self_attn.", layer);
-            layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
-            if (mlp)
-                mlp(p, l, layer);
-            else
-                bindGatedMlp(b, c, p + "mlp.", layer);
-        });
-    w.finalNorm = rmsNorm(b, "norm", d);
-    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
-    return w;
+    return bindDecoderStack(b, c, [&](const std::string& p, int l, LayerWeights& layer) {
+        layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
+        bindLlamaAttention(b, c, p + "self_attn.", qkvBias, layer, outputBias);
+        if (c.qkNorm != QkNorm::None) bindQkNorm(b, c, p + "self_attn.", layer);
+        layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
+        if (mlp)
+            mlp(p, l, layer);
+        else
+            bindGatedMlp(b, c, p + "mlp.", layer);
+    });
 }
 
 ModelFamily llama() {

@@ -15,18 +15,13 @@ void read(const ConfigReader& r, Architecture& c) {
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
+    return bindDecoderStack(b, c, [&](const std::string& p, int, LayerWeights& layer) {
         bindLlamaAttention(b, c, p + "self_attn.", false, layer);
         bindQkNorm(b, c, p + "self_attn.", layer);
         layer.attentionOutputNorm = rmsNorm(b, p + "post_attention_layernorm", d);
         bindGatedMlp(b, c, p + "mlp.", layer);
         layer.mlpOutputNorm = rmsNorm(b, p + "post_feedforward_layernorm", d);
     });
-    w.finalNorm = rmsNorm(b, "norm", d);
-    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
-    return w;
 }
 
 }  // namespace

@@ -18,9 +18,7 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     const int qWidth = c.heads * c.headDim;
     const int kvWidth = c.kvHeads * c.headDim;
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    w.layers = bindLayers(c, "layers.", [&](const std::string& p, LayerWeights& layer) {
+    return bindDecoderStack(b, c, [&](const std::string& p, int, LayerWeights& layer) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
         const MatrixView qkv =
             b.matrix(p + "self_attn.qkv_proj.weight", qWidth + 2 * kvWidth, d).transposed();
@@ -35,9 +33,6 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
         layer.mlpIn = {gateUp.columns(c.dFF, c.dFF), {}};
         layer.mlpOut = linearLayer(b, p + "mlp.down_proj", c.dFF, d, false);
     });
-    w.finalNorm = rmsNorm(b, "norm", d);
-    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
-    return w;
 }
 
 nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {

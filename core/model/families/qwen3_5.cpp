@@ -111,10 +111,9 @@ void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
-    ModelWeights w;
-    w.tokenEmbedding = b.matrix("embed_tokens.weight", c.vocabSize, d);
-    w.layers =
-        bindLayersByIndex(c, "layers.", [&](const std::string& p, int l, LayerWeights& layer) {
+    return bindDecoderStack(
+        b, c,
+        [&](const std::string& p, int l, LayerWeights& layer) {
             layer.attentionNorm = unitOffsetNorm(b, p + "input_layernorm", d);
             if (c.mixerOf(l) == Mixer::GatedDeltaNet)
                 bindDeltaNet(b, c, l, p + "linear_attn.", layer);
@@ -122,10 +121,8 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
                 bindGatedAttention(b, c, p + "self_attn.", layer);
             layer.mlpNorm = unitOffsetNorm(b, p + "post_attention_layernorm", d);
             bindGatedMlp(b, c, p + "mlp.", layer);
-        });
-    w.finalNorm = unitOffsetNorm(b, "norm", d);
-    w.lmHead.weight = outputProjection(b, c, "lm_head.weight", w.tokenEmbedding);
-    return w;
+        },
+        true);
 }
 
 }  // namespace
