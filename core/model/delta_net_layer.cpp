@@ -31,12 +31,15 @@ class DeltaNetLayer {
         return *slot;
     }
 
-    // A query or key slot: unit vectors per key head.
-    std::unique_ptr<Tensor> unitHeads(Projection p, int keyDim) {
+    // A query or key slot: unit vectors per key head, once per projection (shared-qk's two
+    // slots read the same tensor).
+    Tensor& unitHeads(Projection p, int keyDim) {
+        auto& unit = m_unit[static_cast<int>(p)];
+        if (unit) return *unit;
         Tensor& raw = convolved(p);
-        auto unit = m_be.create(raw.rows(), raw.cols());
+        unit = m_be.create(raw.rows(), raw.cols());
         m_be.normalizeHeads(raw, keyDim, m_c.deltaNet.unitNormEps, *unit);
-        return unit;
+        return *unit;
     }
 
     // The value slot, one head per value head: a key-head projection (tied-kv) is repeated for
@@ -58,7 +61,7 @@ class DeltaNetLayer {
     const Architecture& m_c;
     const DeviceLayer& m_w;
     const Tensor& m_x;
-    std::unique_ptr<Tensor> m_convolved[3];
+    std::unique_ptr<Tensor> m_convolved[3], m_unit[3];
     std::unique_ptr<Tensor> m_expanded;
 };
 
@@ -78,8 +81,8 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
     const DeltaRuleLayout layout{c.kvHeads, c.heads, c.headDim, c.valueWidth(),
                                  1.0f / std::sqrt(static_cast<float>(c.headDim))};
     DeltaNetLayer layer(be, model, w, x);
-    auto q = layer.unitHeads(config.querySource, c.headDim);
-    auto k = layer.unitHeads(config.keySource, c.headDim);
+    Tensor& q = layer.unitHeads(config.querySource, c.headDim);
+    Tensor& k = layer.unitHeads(config.keySource, c.headDim);
     Tensor& v = layer.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
     auto b = applyLinear(be, w.deltaNet.b, x);
     auto a = applyLinear(be, w.deltaNet.a, x);
@@ -97,13 +100,13 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
             capture.probabilities[h] = traced.probabilities[h].data();
         }
     auto core = be.create(n, c.heads * c.valueWidth());
-    be.gatedDeltaRule(*q, *k, v, *b, *a, *w.deltaNet.aLog, *w.deltaNet.dtBias, layout, *core,
+    be.gatedDeltaRule(q, k, v, *b, *a, *w.deltaNet.aLog, *w.deltaNet.dtBias, layout, *core,
                       &capture);
     const int group = c.heads / c.kvHeads;
     traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
     if (wanted.keepsVectors(l)) {
-        keepVectors(be, *q, traced.query);
-        keepVectors(be, *k, traced.key);
+        keepVectors(be, q, traced.query);
+        keepVectors(be, k, traced.key);
         keepVectors(be, v, traced.value);
     }
 
