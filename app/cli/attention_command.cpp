@@ -33,17 +33,19 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
                 const CaptureSelection& capture, const std::vector<std::string>& queries,
                 const std::vector<std::string>& keys) {
     for (int l = 0; l < trace.layerCount(); ++l)
-        for (int h = 0; h < trace.headCount(); ++h) {
+        for (int h = 0; h < trace.headCount(l); ++h) {
             if (!capture.includes(l, h)) continue;
             std::printf("\n%slayer %d head %d\n", kind.c_str(), l, h);
-            printMatrix("attention (rows: queries, columns: keys)", trace.probabilities(l, h),
-                        queries, keys);
+            // A linear-attention layer has no softmax: its exact implicit map, with no scores.
+            printMatrix(trace.isImplicit(l) ? "implicit attention (rows: queries, columns: keys)"
+                                            : "attention (rows: queries, columns: keys)",
+                        trace.probabilities(l, h), queries, keys);
             if (trace.hasSinks()) {
                 std::printf("  %12s", "sink share");
                 for (double s : sinkShares(trace.probabilities(l, h))) std::printf(" %8.4f", s);
                 std::printf("  (per query row: what the sink took; rows sum to 1 - it)\n");
             }
-            if (capture.scores)
+            if (capture.scores && trace.hasScores(l, h))
                 printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
         }
 }
@@ -127,7 +129,7 @@ int runAttention(const Arguments& args) {
     request.targetIds = input.targetIds;
     request.config = readConfig(args);
     request.capture.layer = args.integer("layer", 0, std::max(c.layers, c.decoderLayers) - 1);
-    request.capture.head = args.integer("head", 0, std::max(c.heads, c.decoderHeads) - 1);
+    request.capture.head = args.integer("head", 0, std::max(c.mostHeads(), c.decoderHeads) - 1);
     request.capture.scores = !args.flag("no-scores");
     const bool routing = args.flag("routing");
     if (routing && c.expertLayers() == 0)

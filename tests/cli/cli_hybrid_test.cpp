@@ -49,5 +49,21 @@ TEST(CliHybrid, AttentionJsonNamesKindsAndGivesImplicitMapsAndGates) {
     }
 }
 
+// The text output, scores included by default: a linear layer's heads print their implicit map
+// (there are no scores to print), a full layer's heads their attention and scores.
+TEST(CliHybrid, AttentionTextPrintsImplicitMapsWithoutScores) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "qwen3_5-random-tiny";
+    for (const char* layer : {"0", "1"}) {
+        const test::CliRun r =
+            test::cli({"attention", "--model", folder.string(), "--ids", "3,14,15,9", "--layer",
+                       layer, "--head", "0", "--backend", "cpu"});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        const bool linear = std::string(layer) == "0";
+        EXPECT_EQ(r.out.find("implicit attention") != std::string::npos, linear) << r.out;
+        EXPECT_EQ(r.out.find("scores (scaled") != std::string::npos, !linear) << r.out;
+    }
+}
+
 }  // namespace
 }  // namespace qkv
