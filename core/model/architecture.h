@@ -74,6 +74,9 @@ struct MixtureOfExperts {
     // DeepSeek's shared experts: a gated MLP this wide that every token passes through, added to
     // the routed experts' sum (the layer's mlpIn, mlpGate, mlpOut); 0: none.
     int sharedWidth = 0;
+    // Qwen3.5-MoE, Qwen3-Next: the shared MLP's output is weighed per token by
+    // σ(x · shared_expert_gate) (the layer's sharedExpertGate) before it is added.
+    bool sharedGated = false;
 };
 
 // Multi-head latent attention (DeepSeek-V2/V3): queries through an optional low-rank bottleneck,
@@ -299,7 +302,8 @@ struct Architecture {
                            weights + "), in " + std::to_string(expertLayers()) + " of " +
                            std::to_string(layers) + " layers";
         if (moe.sharedWidth > 0)
-            text += ", beside a shared MLP " + std::to_string(moe.sharedWidth) + " wide";
+            text += ", beside a shared MLP " + std::to_string(moe.sharedWidth) + " wide" +
+                    (moe.sharedGated ? " (gated per token)" : "");
         return text;
     }
     // "queries through a rank-1536 latent, keys and values from a rank-512 one; per head 128 +

@@ -12,7 +12,12 @@ class DeltaNetLayer {
   public:
     DeltaNetLayer(Backend& backend, const Architecture& c, const DeviceLayer& layer,
                   const Tensor& x)
-        : m_be(backend), m_c(c), m_w(layer), m_x(x) {}
+        : m_be(backend), m_c(c), m_w(layer), m_products(backend, x) {}
+
+    // x times a projection of the layer (Qwen3-Next's slots share one fused product).
+    std::unique_ptr<Tensor> projected(const DeviceLinear& weights) {
+        return m_products.apply(weights);
+    }
 
     // A projection through its own convolution taps and SiLU, computed once per projection.
     Tensor& convolved(Projection p) {
@@ -24,9 +29,9 @@ class DeltaNetLayer {
         const Tensor& taps = p == Projection::Query ? *m_w.deltaNet.queryTaps
                              : p == Projection::Key ? *m_w.deltaNet.keyTaps
                                                     : *m_w.deltaNet.valueTaps;
-        auto projected = applyLinear(m_be, weights, m_x);
-        slot = m_be.create(projected->rows(), projected->cols());
-        m_be.causalConv(*projected, taps, *slot);
+        auto raw = projected(weights);
+        slot = m_be.create(raw->rows(), raw->cols());
+        m_be.causalConv(*raw, taps, *slot);
         m_be.activate(*slot, Activation::Silu);
         return *slot;
     }
@@ -60,7 +65,7 @@ class DeltaNetLayer {
     Backend& m_be;
     const Architecture& m_c;
     const DeviceLayer& m_w;
-    const Tensor& m_x;
+    SharedProducts m_products;
     std::unique_ptr<Tensor> m_convolved[3], m_unit[3];
     std::unique_ptr<Tensor> m_expanded;
 };
@@ -84,8 +89,8 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
     Tensor& q = layer.unitHeads(config.querySource, c.headDim);
     Tensor& k = layer.unitHeads(config.keySource, c.headDim);
     Tensor& v = layer.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
-    auto b = applyLinear(be, w.deltaNet.b, x);
-    auto a = applyLinear(be, w.deltaNet.a, x);
+    auto b = layer.projected(w.deltaNet.b);
+    auto a = layer.projected(w.deltaNet.a);
 
     const CaptureSelection& wanted = *request.capture;
     traced.implicit = true;
@@ -112,7 +117,7 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
 
     auto normed = be.create(n, core->cols());
     be.rmsNormHeads(*core, c.valueWidth(), *w.deltaNet.norm.gamma, c.normEps, *normed);
-    be.glu(*applyLinear(be, w.deltaNet.z, x), *normed, Activation::SwiGlu);
+    be.glu(*layer.projected(w.deltaNet.z), *normed, Activation::SwiGlu);
     return applyLinear(be, w.output, *normed);
 }
 

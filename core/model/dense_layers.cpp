@@ -11,6 +11,21 @@ std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, con
     return ordered;
 }
 
+std::unique_ptr<Tensor> SharedProducts::apply(const DeviceLinear& l) {
+    if (l.outputOrder.empty() || !l.source) return applyLinear(m_be, l, m_x);
+    const Tensor* product = nullptr;
+    for (const auto& [source, y] : m_products)
+        if (source == l.source && y->cols() == l.weight->cols()) product = y.get();
+    if (!product) {
+        auto y = m_be.create(m_x.rows(), l.weight->cols());
+        m_be.linear(m_x, *l.weight, l.bias.get(), *y);
+        product = m_products.emplace_back(l.source, std::move(y)).second.get();
+    }
+    auto ordered = m_be.create(m_x.rows(), static_cast<int>(l.outputOrder.size()));
+    m_be.gatherColumns(*product, nullptr, l.outputOrder, *ordered);
+    return ordered;
+}
+
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
                                     const Tensor& x) {

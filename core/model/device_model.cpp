@@ -12,6 +12,7 @@ struct Binder {
         if (!w.weight.empty()) out.weight = backend.weight(w.weight);
         if (!w.bias.empty()) out.bias = backend.vector(w.bias);
         out.outputOrder = w.outputOrder;
+        out.source = w.weight.data;
     }
     void operator()(const NormWeights& w, DeviceNorm& out) const {
         if (!w.gamma.empty()) out.gamma = backend.vector(w.gamma);

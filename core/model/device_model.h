@@ -13,6 +13,8 @@ struct DeviceLinear {
     std::unique_ptr<Tensor> weight;
     std::unique_ptr<Tensor> bias;  // null when the layer has none
     std::vector<int> outputOrder;  // LinearWeights::outputOrder
+    // The stored weight's memory: slots with one source share x W (SharedProducts).
+    const void* source = nullptr;
 };
 
 struct DeviceNorm {

@@ -72,15 +72,13 @@ std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, 
                   project);
 }
 
-void LayerRunner::gateOutput(int l, const DeviceLinear& gate, const Tensor& queries,
-                             Tensor& attended, LayerTrace& traced) const {
-    auto gates = linear(gate, queries);
+void LayerRunner::gateOutput(int l, Tensor& gates, Tensor& attended, LayerTrace& traced) const {
     traced.gate.resize(0, 0);
     if (m_request.capture.includesLayer(l)) {  // queued: the forward keeps one submission
-        traced.gate.resize(gates->rows(), gates->cols());
-        m_be.enqueueDownload(*gates, traced.gate.data());
+        traced.gate.resize(gates.rows(), gates.cols());
+        m_be.enqueueDownload(gates, traced.gate.data());
     }
-    m_be.glu(*gates, attended, Activation::SigmoidGlu);
+    m_be.glu(gates, attended, Activation::SigmoidGlu);
 }
 
 void LayerRunner::norm(const DeviceNorm& n, const Tensor& x, Tensor& y) const {
@@ -159,9 +157,12 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
     std::unique_ptr<Tensor> projected[3][2], normed[3][2], rotated[3][2];
     std::optional<LatentProjection> latent;
     if (block.latent) latent.emplace(m_be, m_c, *block.latent);
+    SharedProducts fromQueries(m_be, queries), fromKeys(m_be, keys);  // q_proj with its gate
     auto source = [&](Projection p, const Tensor& input) -> Tensor& {
         auto& slot = projected[static_cast<int>(p)][&input == &keys];
-        if (!slot) slot = latent ? latent->project(p, input) : linear(block.projection(p), input);
+        if (!slot)
+            slot = latent ? latent->project(p, input)
+                          : (&input == &keys ? fromKeys : fromQueries).apply(block.projection(p));
         return *slot;
     };
     auto qkNormed = [&](Projection p, const Tensor& input) -> Tensor& {
@@ -244,7 +245,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         (*m_kept.keep)[l] = {keptCopy(whole[0], *q), keptCopy(whole[1], *k),
                              keptCopy(whole[2], *v)};
     }
-    if (block.gate && !cross) gateOutput(l, *block.gate, queries, *attended, traced);
+    if (block.gate && !cross) gateOutput(l, *fromQueries.apply(*block.gate), *attended, traced);
     return project ? linear(block.output, *attended) : nullptr;
 }
 

@@ -139,9 +139,9 @@ class LayerRunner {
     std::unique_ptr<Tensor> mixTokens(int l, const DeviceLayer& layer, const Tensor& in,
                                       LayerTrace& traced, bool project = true) const;
 
-    // Gated attention: attended *= σ(gate(queries)); a captured layer keeps the gate's logits.
-    void gateOutput(int l, const DeviceLinear& gate, const Tensor& queries, Tensor& attended,
-                    LayerTrace& traced) const;
+    // Gated attention: attended *= σ(gates), the gate projection's logits; a captured layer
+    // keeps them.
+    void gateOutput(int l, Tensor& gates, Tensor& attended, LayerTrace& traced) const;
 
     // Q, K, V under the request's configuration -> attention (captured) -> output projection.
     // The query slot reads `queries`, the key and value slots read `keys` (the same tensor but in

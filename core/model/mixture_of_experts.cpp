@@ -74,9 +74,17 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
     auto sum = backend.upload(zeros.data(), tokens, x.cols());
     for (std::size_t i = 0; i < chosen.size(); ++i)
         backend.addWeightedRows(*outputs[i], rows[chosen[i]], weights[chosen[i]], *sum);
-    if (layer.mlpIn.weight)  // shared experts
-        backend.add(
-            *sum, *feedForward(backend, c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x));
+    if (!layer.mlpIn.weight) return sum;
+    auto shared = feedForward(backend, c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x);
+    if (layer.sharedExpertGate.weight) {
+        // σ(x · shared_expert_gate), one logit per token spread over its row, on the device: the
+        // routing's is the layer's only wait for the host.
+        auto logit = applyLinear(backend, layer.sharedExpertGate, x);
+        auto spread = backend.create(tokens, shared->cols());
+        backend.gatherColumns(*logit, nullptr, std::vector<int>(shared->cols(), 0), *spread);
+        backend.glu(*spread, *shared, Activation::SigmoidGlu);
+    }
+    backend.add(*sum, *shared);
     return sum;
 }
 

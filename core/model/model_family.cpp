@@ -85,6 +85,9 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::gemma4Multimodal(),
         families::qwen3_5(),
         families::qwen3_5Multimodal(),
+        families::qwen3_5Moe(),
+        families::qwen3_5MoeMultimodal(),
+        families::qwen3Next(),
         families::fullBilinear(),
     };
     return all;

@@ -89,6 +89,7 @@ struct LayerOf {
     Linear router;
     typename P::HostVector routerChoiceBias;
     std::vector<ExpertOf<P>> experts;
+    Linear sharedExpertGate;  // d_model x 1 (MixtureOfExperts::sharedGated)
     // Decoder layers of encoder-decoder models: cross-attention between self-attention and the
     // MLP. Its query reads the decoder's stream, its key and value the encoder's output.
     Norm crossNorm;
@@ -145,6 +146,7 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
         part(from.experts[e].gate, to.experts[e].gate);
         part(from.experts[e].out, to.experts[e].out);
     }
+    part(from.sharedExpertGate, to.sharedExpertGate);
     part(from.crossNorm, to.crossNorm);
     part(from.crossQuery, to.crossQuery);
     part(from.crossKey, to.crossKey);

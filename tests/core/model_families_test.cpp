@@ -160,6 +160,16 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
          "\"num_experts_per_tok\" (9) exceeds the 8 experts"},
         {"deepseek_v3-random-tiny", "v_head_dim", 8,
          "kv_b_proj.weight' has shape [128, 16], expected [96, 16]"},
+        // Hybrids: Gated DeltaNet's heads and convolution, the gated shared expert.
+        {"qwen3_5-random-tiny", "linear_num_value_heads", 3,
+         "\"linear_num_value_heads\" (3) is not a multiple of \"linear_num_key_heads\" (2)"},
+        {"qwen3_5-random-tiny", "layer_types", nlohmann::json{"linear_attention"},
+         "\"layer_types\" lists 1 layers; the model has 4"},
+        {"qwen3_5-random-tiny", "linear_conv_kernel_dim", 3, "conv1d.weight' has shape"},
+        {"qwen3_5_moe-random-tiny", "shared_expert_intermediate_size", 16,
+         "shared_expert.gate_proj.weight' has shape [32, 64], expected [16, 64]"},
+        {"qwen3_5_moe-random-tiny", "moe_intermediate_size", 16, "gate_up_proj' has shape"},
+        {"qwen3_next-random-tiny", "linear_value_head_dim", 8, "in_proj_qkvz.weight' has shape"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);

@@ -57,9 +57,9 @@ void readStandardShape(const ConfigReader& r, Architecture& c, int defaultContex
     c.contextLength = r.positiveIntOr(keys.context, defaultContext);
 }
 
-void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext,
-                     int defaultHeadDim) {
-    readStandardShape(r, c, defaultContext);
+void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext, int defaultHeadDim,
+                     const ShapeKeys& keys) {
+    readStandardShape(r, c, defaultContext, keys);
     c.headDim = r.widthOr("head_dim", defaultHeadDim);  // 0: d_model / heads
     if (c.headDim == 0) c.headDim = headDimFromWidth(c, r.where());
     c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
@@ -85,8 +85,8 @@ void readLayerTypes(const ConfigReader& r, Architecture& c) {
     }
 }
 
-void readRotaryDecoder(const ConfigReader& r, Architecture& c) {
-    readRotaryShape(r, c, 2048, 0);
+void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& keys) {
+    readRotaryShape(r, c, 2048, 0, keys);
     c.activation = Activation::SwiGlu;
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);
     const std::string act = r.stringOr("hidden_act", "silu");
@@ -143,6 +143,19 @@ void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
                  const ExpertNames& names, LayerWeights& layer) {
     const int d = c.dModel, width = c.moe.width;
     layer.router = linearLayer(b, p + "gate", d, c.moe.experts, false);
+    if (b.has(p + "experts.gate_up_proj")) {  // fused: [experts, gate | up, d], [experts, d, I]
+        for (int e = 0; e < c.moe.experts; ++e) {
+            const MatrixView gateUp =
+                b.stackedMatrix(p + "experts.gate_up_proj", c.moe.experts, 2 * width, d, e)
+                    .transposed();
+            layer.experts.push_back(
+                {{gateUp.columns(width, width), {}},
+                 {gateUp.columns(0, width), {}},
+                 {b.stackedMatrix(p + "experts.down_proj", c.moe.experts, d, width, e).transposed(),
+                  {}}});
+        }
+        return;
+    }
     for (int e = 0; e < c.moe.experts; ++e) {
         const std::string expert = p + "experts." + std::to_string(e) + ".";
         layer.experts.push_back({linearLayer(b, expert + names.up, d, width, false),

@@ -43,12 +43,12 @@ void readStandardShape(const ConfigReader& r, Architecture& c, int defaultContex
 // readStandardShape plus head_dim, rms_norm_eps and the rotary embedding (rope_theta,
 // partial_rotary_factor, rope_scaling or rope_parameters): pre-RMSNorm with rotary positions.
 // A dynamic rope scaling extends the context by its factor.
-void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext,
-                     int defaultHeadDim);
+void readRotaryShape(const ConfigReader& r, Architecture& c, int defaultContext, int defaultHeadDim,
+                     const ShapeKeys& keys = {});
 // The Llama shape most rotary decoders share (keys num_hidden_layers, num_attention_heads,
 // num_key_value_heads, hidden_size, intermediate_size, head_dim, rms_norm_eps, rope_theta):
 // pre-RMSNorm, rotary, SwiGLU.
-void readRotaryDecoder(const ConfigReader& r, Architecture& c);
+void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& keys = {});
 // layer_types (transformers >= 4.53): "full_attention" or "sliding_attention" per layer; absent,
 // the kinds are left as they are. Throws naming the key for a wrong length or an unknown type.
 void readLayerTypes(const ConfigReader& r, Architecture& c);
@@ -92,7 +92,9 @@ struct ExpertNames {
     std::string gate, up, down;
 };
 // A mixture of experts under `p`: the router `p + "gate"` ([experts, d_model], no bias) and
-// expert e's gated MLP under `p + "experts.e."`, without biases.
+// expert e's gated MLP under `p + "experts.e."`, without biases; or, where the file holds them
+// fused (Qwen3.5-MoE's Hub layout), experts.gate_up_proj [experts, gate | up, d_model] and
+// experts.down_proj [experts, d_model, width].
 void bindExperts(TensorBinder& b, const Architecture& c, const std::string& p,
                  const ExpertNames& names, LayerWeights& layer);
 
