@@ -69,8 +69,8 @@ void TimingBackend::rope(const Tensor& x, int d, const RotaryFrequencies& freque
 void TimingBackend::normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) {
     timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, eps, y); });
 }
-void TimingBackend::causalConv(const Tensor& x, const Tensor& taps, Tensor& y) {
-    timed("causalConv", [&] { m_inner->causalConv(x, taps, y); });
+void TimingBackend::causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) {
+    timed("causalConv", [&] { m_inner->causalConv(x, taps, bias, y); });
 }
 void TimingBackend::copyRows(const Tensor& s, int first, int count, Tensor& d, int dFirst) {
     timed("copyRows", [&] { m_inner->copyRows(s, first, count, d, dFirst); });
@@ -97,6 +97,14 @@ void TimingBackend::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tenso
                                    const AttentionCapture* capture) {
     timed("gatedDeltaRule",
           [&] { m_inner->gatedDeltaRule(q, k, v, b, a, aLog, dtBias, layout, out, capture); });
+}
+
+void TimingBackend::stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                               const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                               const StateSpaceLayout& layout, Tensor& out,
+                               const AttentionCapture* capture) {
+    timed("stateSpace",
+          [&] { m_inner->stateSpace(x, B, C, dt, aLog, dtBias, D, layout, out, capture); });
 }
 
 }  // namespace qkv::bench

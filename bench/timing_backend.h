@@ -37,7 +37,7 @@ class TimingBackend final : public Backend {
     void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override;
     void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) override;
-    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) override;
+    void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                   int destinationFirst) override;
     void gatherRows(const Tensor& source, const std::vector<int>& rows,
@@ -53,6 +53,10 @@ class TimingBackend final : public Backend {
                         const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
                         const DeltaRuleLayout& layout, Tensor& out,
                         const AttentionCapture* capture) override;
+    void stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                    const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                    const StateSpaceLayout& layout, Tensor& out,
+                    const AttentionCapture* capture) override;
 
   private:
     template <typename F>

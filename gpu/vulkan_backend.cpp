@@ -260,9 +260,17 @@ class VulkanBackend final : public Backend {
         m_mixers.gatedDeltaRule(q, k, v, b, a, aLog, dtBias, layout, out, capture);
     }
 
-    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) override {
-        m_shapes.causalConv(x, taps, y);
-        m_mixers.causalConv(x, taps, y);
+    void stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                    const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                    const StateSpaceLayout& layout, Tensor& out,
+                    const AttentionCapture* capture) override {
+        m_shapes.stateSpace(x, B, C, dt, aLog, dtBias, D, layout, out);
+        m_mixers.stateSpace(x, B, C, dt, aLog, dtBias, D, layout, out, capture);
+    }
+
+    void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) override {
+        m_shapes.causalConv(x, taps, bias, y);
+        m_mixers.causalConv(x, taps, bias, y);
     }
 
   private:
@@ -296,8 +304,10 @@ class VulkanBackend final : public Backend {
     // One workgroup per row of `cols` over x's buffer read as `rows` x `cols`.
     void norm(const Tensor& x, int rows, int cols, const Tensor* gamma, const Tensor* beta,
               float eps, uint32_t kind, Tensor& y) {
-        NormParams p{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), eps, kind,
-                     beta ? 1u : 0u};
+        const uint32_t gammaBlocks = gamma ? static_cast<uint32_t>(elements(*gamma) / cols) : 1u;
+        NormParams p{
+            static_cast<uint32_t>(rows), static_cast<uint32_t>(cols), eps, kind, beta ? 1u : 0u,
+            std::max(gammaBlocks, 1u)};
         const uint32_t groups = std::max(rows, 1);
         const uint32_t gx = std::min<uint32_t>(groups, 65535);
         m_recorder.dispatch(Kernel::Norm,

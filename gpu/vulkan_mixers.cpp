@@ -119,16 +119,80 @@ void Mixers::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, c
     }
 }
 
-void Mixers::causalConv(const Tensor& x, const Tensor& taps, Tensor& y) {
+void Mixers::stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                        const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                        const StateSpaceLayout& layout, Tensor& out,
+                        const AttentionCapture* capture) {
+    const int n = x.rows(), heads = layout.heads;
+    if (n > 65535) throw Error("the Vulkan backend handles at most 65535 tokens");
+    if (n == 0) return;
+    StateSpaceParams p{static_cast<uint32_t>(n),
+                       static_cast<uint32_t>(heads),
+                       static_cast<uint32_t>(layout.headDim),
+                       static_cast<uint32_t>(layout.groups),
+                       static_cast<uint32_t>(layout.stateDim),
+                       0,
+                       0,
+                       layout.dtMin,
+                       layout.dtMax};
+    const BufferRegion& decay =
+        scratchBuffer(*m_allocator, m_decay, static_cast<size_t>(2) * n * heads, "Mamba-2 decay");
+    m_recorder.dispatch(
+        Kernel::StateSpaceDecay,
+        {{&rowMajor(dt, "stateSpace").region(), false},
+         {&vulkan(aLog).region(), false},
+         {&vulkan(dtBias).region(), false},
+         {&decay, true}},
+        p, ceilDiv(heads, m_recorder.pipeline(Kernel::StateSpaceDecay).workgroupSize), 1, 1);
+    const ScratchPlan plan = this->plan(n, n, heads);
+    const BufferRegion& maps =
+        scratchBuffer(*m_allocator, m_probabilities, plan.floats(), "implicit attention");
+    // out_h = M_h x_h as attention's second product: head h reads x head h.
+    const AttentionOperands shape{static_cast<uint32_t>(n),
+                                  static_cast<uint32_t>(n),
+                                  static_cast<uint32_t>(C.cols()),
+                                  static_cast<uint32_t>(B.cols()),
+                                  static_cast<uint32_t>(x.cols()),
+                                  static_cast<uint32_t>(out.cols()),
+                                  {heads, layout.stateDim, 1, 1, 1, layout.headDim}};
+    const uint32_t workgroup = m_recorder.pipeline(Kernel::StateSpaceMap).workgroupSize;
+    p.headStride = static_cast<uint32_t>(plan.headStride);
+    for (int base = 0; base < heads; base += plan.chunk) {
+        const int count = std::min(plan.chunk, heads - base);
+        p.firstHead = static_cast<uint32_t>(base);
+        m_recorder.dispatch(Kernel::StateSpaceMap,
+                            {{&rowMajor(B, "stateSpace").region(), false},
+                             {&rowMajor(C, "stateSpace").region(), false},
+                             {&decay, false},
+                             {&maps, true}},
+                            p, ceilDiv(n, workgroup), n, count);
+        if (capture)
+            stageCapture(*capture, base, count, static_cast<size_t>(n) * n, plan, nullptr, maps);
+        m_gemm.run(false, valueParams(shape, AttentionOptions{}, plan, base), count, maps,
+                   rowMajor(x, "stateSpace").region(), rowMajor(out, "stateSpace").region(),
+                   nullptr);
+    }
+    const int cols = x.cols();
+    const uint32_t groupsY = std::min<uint32_t>(n, 65535);
+    m_recorder.dispatch(Kernel::StateSpaceSkip,
+                        {{&rowMajor(x, "stateSpace").region(), false},
+                         {&vulkan(D).region(), false},
+                         {&rowMajor(out, "stateSpace").region(), true}},
+                        p, ceilDiv(cols, m_recorder.pipeline(Kernel::StateSpaceSkip).workgroupSize),
+                        groupsY, ceilDiv(n, groupsY));
+}
+
+void Mixers::causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) {
     const int rows = x.rows(), cols = x.cols();
     if (rows == 0 || cols == 0) return;
     const ConvParams p{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols),
-                       static_cast<uint32_t>(elements(taps) / cols)};
+                       static_cast<uint32_t>(elements(taps) / cols), bias ? 1u : 0u};
     const uint32_t workgroup = m_recorder.pipeline(Kernel::Conv).workgroupSize;
     const uint32_t groupsY = std::min<uint32_t>(rows, 65535);
     m_recorder.dispatch(Kernel::Conv,
                         {{&rowMajor(x, "causalConv").region(), false},
                          {&vulkan(taps).region(), false},
+                         {bias ? &vulkan(*bias).region() : nullptr, false},
                          {&rowMajor(y, "causalConv").region(), true}},
                         p, ceilDiv(cols, workgroup), groupsY, ceilDiv(rows, groupsY));
 }

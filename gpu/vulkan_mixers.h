@@ -34,7 +34,13 @@ class Mixers {
                         const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
                         const DeltaRuleLayout& layout, Tensor& out,
                         const AttentionCapture* capture);
-    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y);
+    void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y);
+    // Backend::stateSpace: the decay's cumulative sums (state_space_decay.comp), per chunk of
+    // heads the implicit maps (state_space_map.comp), out = M x (the causal batched GEMM), then
+    // out += D x (state_space_skip.comp).
+    void stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                    const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                    const StateSpaceLayout& layout, Tensor& out, const AttentionCapture* capture);
 
   private:
     ScratchPlan plan(int queries, int keys, int heads) const;
@@ -49,7 +55,7 @@ class Mixers {
     CommandRecorder& m_recorder;
     Staging& m_staging;
     GemmDispatcher& m_gemm;
-    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities;
+    std::shared_ptr<BufferRegion> m_rawScores, m_scores, m_probabilities, m_decay;
 };
 
 }  // namespace qkv::gpu

@@ -16,6 +16,9 @@
 #include "gpu/shaders/rows.h"
 #include "gpu/shaders/softmax.h"
 #include "gpu/shaders/split_sum.h"
+#include "gpu/shaders/state_space_decay.h"
+#include "gpu/shaders/state_space_map.h"
+#include "gpu/shaders/state_space_skip.h"
 
 namespace qkv::gpu {
 namespace {
@@ -54,9 +57,17 @@ KernelSpec spec(Kernel kernel) {
         case Kernel::Columns:
             return {"columns", spirv::columns, 4, sizeof(ColumnsParams), 256, {}};
         case Kernel::Conv:
-            return {"conv", spirv::conv, 3, sizeof(ConvParams), 256, {}};
+            return {"conv", spirv::conv, 4, sizeof(ConvParams), 256, {}};
         case Kernel::DeltaRule:
             return {"delta rule", spirv::delta_rule, 7, sizeof(DeltaRuleParams), 64, {}};
+        case Kernel::StateSpaceDecay:
+            return {
+                "state-space decay", spirv::state_space_decay, 4, sizeof(StateSpaceParams), 64, {}};
+        case Kernel::StateSpaceMap:
+            return {"state-space map", spirv::state_space_map, 4, sizeof(StateSpaceParams), 64, {}};
+        case Kernel::StateSpaceSkip:
+            return {
+                "state-space skip", spirv::state_space_skip, 3, sizeof(StateSpaceParams), 256, {}};
         case Kernel::Count:
             break;
     }

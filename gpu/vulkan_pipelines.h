@@ -21,10 +21,13 @@ enum class Kernel {
     Norm,
     Eltwise,
     Rope,
-    Rows,       // rows.comp: a mixture of experts' gather and weighted add
-    Columns,    // columns.comp: latent attention's column gather
-    Conv,       // conv.comp: the short causal convolution
-    DeltaRule,  // delta_rule.comp: Gated DeltaNet's implicit attention
+    Rows,             // rows.comp: a mixture of experts' gather and weighted add
+    Columns,          // columns.comp: latent attention's column gather
+    Conv,             // conv.comp: the short causal convolution
+    DeltaRule,        // delta_rule.comp: Gated DeltaNet's implicit attention
+    StateSpaceDecay,  // state_space_*.comp: Mamba-2's step sizes, implicit attention and skip
+    StateSpaceMap,
+    StateSpaceSkip,
     Count
 };
 
@@ -90,16 +93,21 @@ struct DeltaRuleParams {
     QKV_DELTA_RULE_PARAMS
 };
 
+struct StateSpaceParams {
+    QKV_STATE_SPACE_PARAMS
+};
+
 namespace rows {
 constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHTED;
 }
 
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
-              sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 5 * 4 &&
+              sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 6 * 4 &&
               sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 5 * 4 &&
               sizeof(RowsParams) == 3 * 4 && sizeof(ColumnsParams) == 4 * 4 &&
-              sizeof(ConvParams) == 3 * 4 && sizeof(DeltaRuleParams) == 7 * 4);
+              sizeof(ConvParams) == 4 * 4 && sizeof(DeltaRuleParams) == 7 * 4 &&
+              sizeof(StateSpaceParams) == 9 * 4);
 static_assert(sizeof(float) == 4);
 
 // Everything needed to record a dispatch of one kernel: its storage-buffer bindings (0..n-1),

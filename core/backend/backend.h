@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,16 @@ struct DeltaRuleLayout {
     int keyHeads = 0, valueHeads = 0;
     int keyDim = 0, valueDim = 0;
     float queryScale = 1.0f;
+};
+
+// Mamba-2's heads (Nemotron-H, Granite 4, Falcon-H1): x holds `heads` heads headDim wide, B and
+// C `groups` groups stateDim wide (head h reads group h / (heads / groups)), dt one column per
+// head. Δ is clamped to [dtMin, dtMax].
+struct StateSpaceLayout {
+    int heads = 0, headDim = 0;
+    int groups = 0, stateDim = 0;
+    float dtMin = 0.0f;
+    float dtMax = std::numeric_limits<float>::infinity();
 };
 
 struct AttentionOptions {
@@ -173,7 +184,8 @@ class Backend {
     virtual void layerNorm(const Tensor& x, const Tensor& gamma, const Tensor* beta, float eps,
                            Tensor& y) = 0;
     virtual void rmsNorm(const Tensor& x, const Tensor& gamma, float eps, Tensor& y) = 0;
-    // RMSNorm of each row's each headDim-wide block, scaled by gamma (headDim wide): QK-norm.
+    // RMSNorm of each row's each headDim-wide block, scaled by gamma: headDim wide (QK-norm), or
+    // as wide as a row, each block scaled by its own part (Mamba-2's norm per group).
     virtual void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
                               Tensor& y) = 0;
     // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
@@ -196,9 +208,9 @@ class Backend {
     // keys (eps kNormalizeHeadsEps, so a zero block stays zero), Gated DeltaNet's q and k.
     virtual void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) = 0;
     // Depthwise causal convolution along the tokens: y[t, c] = Σ_j taps[c·K + j] · x[t − K + 1 +
-    // j, c] with x zero before the first token; taps holds K values per column of x (the short
-    // convolutions of Gated DeltaNet, Mamba-2 and LFM2).
-    virtual void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) = 0;
+    // j, c] (+ bias[c] where bias is not null) with x zero before the first token; taps holds K
+    // values per column of x (the short convolutions of Gated DeltaNet, Mamba-2 and LFM2).
+    virtual void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) = 0;
     // destination rows [destinationFirst, + count) := source rows [first, + count).
     virtual void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                           int destinationFirst) = 0;
@@ -234,6 +246,15 @@ class Backend {
                                 const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
                                 const DeltaRuleLayout& layout, Tensor& out,
                                 const AttentionCapture* capture) = 0;
+    // Mamba-2's state-space core in its dual (attention) form, per head h of group g:
+    // Δ_t = clamp(softplus(dt_t + dtBias), dtMin, dtMax), A = −exp(aLog), and
+    // out_t = Σ_{s≤t} M_ts x_s + D x_t with the head's implicit attention
+    // M_ts = (C_t · B_s) exp(Σ_{r=s+1..t} Δ_r A) Δ_s, which capture.probabilities receives per
+    // head (n x n, zero above the diagonal). aLog, dtBias and D hold one value per head.
+    virtual void stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                            const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                            const StateSpaceLayout& layout, Tensor& out,
+                            const AttentionCapture* capture) = 0;
 };
 
 // The CPU backend (Eigen + OpenBLAS). Always available.

@@ -178,12 +178,14 @@ class CpuBackend final : public Backend {
 
     // RMSNorm of every `width`-wide block of the row-major data, each scaled by gamma.
     void rmsNormBlocks(const Tensor& x, int width, const Tensor& gamma, float eps, Tensor& y) {
-        const float* g = cpu(gamma).data();
+        // A gamma as wide as a row scales each of its blocks by its own part.
+        const int gammaBlocks = gamma.rows() * gamma.cols() == x.cols() ? x.cols() / width : 1;
         const int blocks = static_cast<int>(static_cast<std::int64_t>(x.rows()) * x.cols() / width);
         split(blocks, kRowGrain, [&](int first, int last) {
             for (int r = first; r < last; ++r) {
                 const float* in = cpu(x).data() + static_cast<size_t>(r) * width;
                 float* out = cpu(y).data() + static_cast<size_t>(r) * width;
+                const float* g = cpu(gamma).data() + (r % gammaBlocks) * width;
                 double sumSquares = 0.0;
                 for (int i = 0; i < width; ++i) sumSquares += static_cast<double>(in[i]) * in[i];
                 const float inv = static_cast<float>(1.0 / std::sqrt(sumSquares / width + eps));
@@ -337,10 +339,23 @@ class CpuBackend final : public Backend {
         cpuAttention(m_pool, operands, layout, options, capture);
     }
 
-    void causalConv(const Tensor& x, const Tensor& taps, Tensor& y) override {
-        m_shapes.causalConv(x, taps, y);
+    void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) override {
+        m_shapes.causalConv(x, taps, bias, y);
         cpuCausalConv(m_pool, cpu(x).data(), x.rows(), x.cols(), cpu(taps).data(),
-                      taps.rows() * taps.cols() / x.cols(), cpu(y).data());
+                      taps.rows() * taps.cols() / x.cols(), bias ? cpu(*bias).data() : nullptr,
+                      cpu(y).data());
+    }
+
+    void stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                    const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                    const StateSpaceLayout& layout, Tensor& out,
+                    const AttentionCapture* capture) override {
+        m_shapes.stateSpace(x, B, C, dt, aLog, dtBias, D, layout, out);
+        cpuStateSpace(
+            m_pool,
+            {cpu(x).data(), cpu(B).data(), cpu(C).data(), cpu(dt).data(), cpu(aLog).data(),
+             cpu(dtBias).data(), cpu(D).data(), x.rows(), cpu(out).data()},
+            layout, capture);
     }
 
     void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,

@@ -1,12 +1,14 @@
 #include "core/backend/cpu_mixers.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace qkv {
 
 void cpuCausalConv(ThreadPool& pool, const float* x, int tokens, int channels, const float* taps,
-                   int kernel, float* y) {
+                   int kernel, const float* bias, float* y) {
     pool.parallelFor(tokens, [&](int, int first, int last) {
         for (int t = first; t < last; ++t)
             for (int c = 0; c < channels; ++c) {
@@ -17,6 +19,7 @@ void cpuCausalConv(ThreadPool& pool, const float* x, int tokens, int channels, c
                         sum += static_cast<double>(taps[static_cast<size_t>(c) * kernel + j]) *
                                x[static_cast<size_t>(source) * channels + c];
                 }
+                if (bias) sum += bias[c];
                 y[static_cast<size_t>(t) * channels + c] = static_cast<float>(sum);
             }
     });
@@ -85,6 +88,57 @@ void cpuGatedDeltaRule(ThreadPool& pool, const DeltaRuleOperands& operands,
                                   ? capture->probabilities[h]
                                   : nullptr;
             deltaRuleHead(operands, layout, h, captured);
+        }
+    });
+}
+
+namespace {
+
+// Head h: M = (C_g B_gᵀ) ∘ L with L_ts = exp(cum_t − cum_s) Δ_s, cum_t = Σ_{r≤t} Δ_r A.
+void stateSpaceHead(const StateSpaceOperands& o, const StateSpaceLayout& l, int h,
+                    float* captured) {
+    const int n = o.tokens, p = l.headDim, width = l.stateDim;
+    const int group = h / (l.heads / l.groups);
+    using Strided =
+        Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, 0,
+                   Eigen::OuterStride<>>;
+    const Strided c(o.C + group * width, n, width, Eigen::OuterStride<>(l.groups * width));
+    const Strided b(o.B + group * width, n, width, Eigen::OuterStride<>(l.groups * width));
+    const Strided x(o.x + h * p, n, p, Eigen::OuterStride<>(l.heads * p));
+    const double rate = -std::exp(static_cast<double>(o.aLog[h]));
+    std::vector<double> delta(n), cumulative(n);
+    double sum = 0.0;
+    for (int t = 0; t < n; ++t) {
+        const double raw =
+            softplus(static_cast<double>(o.dt[static_cast<size_t>(t) * l.heads + h]) + o.dtBias[h]);
+        delta[t] = std::clamp(raw, static_cast<double>(l.dtMin), static_cast<double>(l.dtMax));
+        sum += delta[t] * rate;
+        cumulative[t] = sum;
+    }
+    RowMatrixXd m = c.cast<double>() * b.cast<double>().transpose();
+    for (int t = 0; t < n; ++t)
+        for (int s = 0; s < n; ++s)
+            m(t, s) = s <= t ? m(t, s) * std::exp(cumulative[t] - cumulative[s]) * delta[s] : 0.0;
+    const RowMatrixXd values = x.cast<double>();
+    const RowMatrixXd y = m * values + static_cast<double>(o.D[h]) * values;
+    for (int t = 0; t < n; ++t)
+        Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * l.heads * p + h * p, p) =
+            y.row(t).transpose().cast<float>();
+    if (captured)
+        Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+            captured, n, n) = m.cast<float>();
+}
+
+}  // namespace
+
+void cpuStateSpace(ThreadPool& pool, const StateSpaceOperands& operands,
+                   const StateSpaceLayout& layout, const AttentionCapture* capture) {
+    pool.parallelFor(layout.heads, [&](int, int first, int last) {
+        for (int h = first; h < last; ++h) {
+            float* captured = capture && h < static_cast<int>(capture->probabilities.size())
+                                  ? capture->probabilities[h]
+                                  : nullptr;
+            stateSpaceHead(operands, layout, h, captured);
         }
     });
 }

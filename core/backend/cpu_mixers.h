@@ -7,9 +7,9 @@
 namespace qkv {
 
 // y (tokens x channels) := the depthwise causal convolution of x with `kernel` taps per channel
-// (taps[c * kernel + j]; the last tap multiplies the current token).
+// (taps[c * kernel + j]; the last tap multiplies the current token), plus bias[c] unless null.
 void cpuCausalConv(ThreadPool& pool, const float* x, int tokens, int channels, const float* taps,
-                   int kernel, float* y);
+                   int kernel, const float* bias, float* y);
 
 struct DeltaRuleOperands {
     const float* q;  // tokens x keyHeads * keyDim
@@ -28,5 +28,22 @@ struct DeltaRuleOperands {
 // update each), so A_t· = U q_t and out_t = A_t· V; a captured head keeps A.
 void cpuGatedDeltaRule(ThreadPool& pool, const DeltaRuleOperands& operands,
                        const DeltaRuleLayout& layout, const AttentionCapture* capture);
+
+struct StateSpaceOperands {
+    const float* x;  // tokens x heads * headDim
+    const float* B;  // tokens x groups * stateDim
+    const float* C;
+    const float* dt;    // tokens x heads
+    const float* aLog;  // heads
+    const float* dtBias;
+    const float* D;
+    int tokens;
+    float* out;  // tokens x heads * headDim
+};
+
+// Head by head on the pool's threads, in float64: the decay's cumulative sums, M = (C Bᵀ) ∘ the
+// decay, out = M x + D x; a captured head keeps M.
+void cpuStateSpace(ThreadPool& pool, const StateSpaceOperands& operands,
+                   const StateSpaceLayout& layout, const AttentionCapture* capture);
 
 }  // namespace qkv

@@ -38,7 +38,9 @@ void OpShapes::rmsNorm(const Tensor& x, const Tensor& gamma, const Tensor& y) co
 
 void OpShapes::rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma,
                             const Tensor& y) const {
-    require(sameShape(x, y) && inHeads(x, headDim) && elements(gamma) == headDim, "rmsNormHeads");
+    require(sameShape(x, y) && inHeads(x, headDim) &&
+                (elements(gamma) == headDim || elements(gamma) == x.cols()),
+            "rmsNormHeads");
 }
 
 void OpShapes::normalizeHeads(const Tensor& x, int headDim, const Tensor& y) const {
@@ -52,10 +54,23 @@ void OpShapes::rope(const Tensor& x, int headDim, int rotaryDims, int firstPosit
             "rope");
 }
 
-void OpShapes::causalConv(const Tensor& x, const Tensor& taps, const Tensor& y) const {
+void OpShapes::causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias,
+                          const Tensor& y) const {
     require(sameShape(x, y) && x.cols() > 0 && elements(taps) >= x.cols() &&
-                elements(taps) % x.cols() == 0,
+                elements(taps) % x.cols() == 0 && (!bias || elements(*bias) == x.cols()),
             "causalConv");
+}
+
+void OpShapes::stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                          const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                          const StateSpaceLayout& l, const Tensor& out) const {
+    const int n = x.rows();
+    require(l.heads > 0 && l.groups > 0 && l.heads % l.groups == 0 && l.headDim > 0 &&
+                l.stateDim > 0 && x.cols() == l.heads * l.headDim && sameShape(x, out) &&
+                B.rows() == n && B.cols() == l.groups * l.stateDim && sameShape(B, C) &&
+                dt.rows() == n && dt.cols() == l.heads && elements(aLog) == l.heads &&
+                elements(dtBias) == l.heads && elements(D) == l.heads && l.dtMin <= l.dtMax,
+            "stateSpace");
 }
 
 void OpShapes::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,

@@ -20,7 +20,10 @@ class OpShapes {
     void normalizeHeads(const Tensor& x, int headDim, const Tensor& y) const;
     void rope(const Tensor& x, int headDim, int rotaryDims, int firstPosition,
               const Tensor& y) const;
-    void causalConv(const Tensor& x, const Tensor& taps, const Tensor& y) const;
+    void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, const Tensor& y) const;
+    void stateSpace(const Tensor& x, const Tensor& B, const Tensor& C, const Tensor& dt,
+                    const Tensor& aLog, const Tensor& dtBias, const Tensor& D,
+                    const StateSpaceLayout& layout, const Tensor& out) const;
     void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
                         const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
                         const DeltaRuleLayout& layout, const Tensor& out) const;

@@ -31,7 +31,7 @@ class DeltaNetLayer {
                                                     : *m_w.deltaNet.valueTaps;
         auto raw = projected(weights);
         slot = m_be.create(raw->rows(), raw->cols());
-        m_be.causalConv(*raw, taps, *slot);
+        m_be.causalConv(*raw, taps, nullptr, *slot);
         m_be.activate(*slot, Activation::Silu);
         return *slot;
     }

@@ -43,7 +43,8 @@ void main() {
             return;
         }
         const float inv = 1.0 / sqrt(total / float(p.cols) + p.eps);
-        for (uint i = lid; i < p.cols; i += size) y[base + i] = gamma[i] * (x[base + i] * inv);
+        const uint g = (r % p.gammaBlocks) * p.cols;  // a row-wide gamma's part for this block
+        for (uint i = lid; i < p.cols; i += size) y[base + i] = gamma[g + i] * (x[base + i] * inv);
         return;
     }
     // The mean is taken of x minus the row's first element: a float32 sum of n equal values

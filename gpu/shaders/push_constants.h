@@ -60,7 +60,8 @@
     uint cols;                     \
     float eps;                     \
     uint kind;    /* QKV_NORM_* */ \
-    uint hasBeta; /* LayerNorm only */
+    uint hasBeta; /* LayerNorm only */ \
+    uint gammaBlocks; /* gamma spans this many consecutive rows (1: each row has it all) */
 #define QKV_NORM_LAYER 0u
 #define QKV_NORM_RMS 1u
 #define QKV_NORM_UNIT 2u /* x / sqrt(sum x^2 + eps), no gamma (normalizeHeads) */
@@ -111,7 +112,8 @@
 #define QKV_CONV_PARAMS \
     uint rows;          \
     uint cols;          \
-    uint kernel;
+    uint kernel;        \
+    uint hasBias;
 
 // delta_rule.comp: Gated DeltaNet's implicit attention, one column (key token s) of one value
 // head per invocation, into per-head n x n matrices headStride floats apart.
@@ -124,3 +126,17 @@
     uint firstHead; /* the chunk's first value head (its scratch's head 0) */ \
     float queryScale;
 #define QKV_DELTA_RULE_MAX_KEY_DIM 256u
+
+// state_space_{decay,map,skip}.comp: Mamba-2's dual form. The decay buffer holds Δ (n x heads)
+// then the cumulative sums of Δ A (n x heads); the maps are per-head n x n matrices headStride
+// floats apart.
+#define QKV_STATE_SPACE_PARAMS                                         \
+    uint n;                                                            \
+    uint heads;                                                        \
+    uint headDim;                                                      \
+    uint groups;                                                       \
+    uint stateDim;                                                     \
+    uint headStride;                                                   \
+    uint firstHead; /* the chunk's first head (its scratch's head 0) */ \
+    float dtMin;                                                       \
+    float dtMax;

@@ -93,7 +93,7 @@ TEST(CausalConv, IsTheSumOfTheTapsOverTheEarlierTokens) {
     auto xt = be->upload(x.data(), n, channels);
     auto tt = be->upload(taps.data(), 1, channels * kernel);
     auto y = be->create(n, channels);
-    be->causalConv(*xt, *tt, *y);
+    be->causalConv(*xt, *tt, nullptr, *y);
     const auto result = downloaded(*be, *y);
     for (int t = 0; t < n; ++t)
         for (int c = 0; c < channels; ++c) {

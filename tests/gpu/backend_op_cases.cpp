@@ -305,32 +305,35 @@ void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
             }
 }
 
-// QK-norm's per-head RMSNorm: each head's block normed and scaled by the same head_dim gains.
+// QK-norm's per-head RMSNorm: each head's block normed and scaled by the same head_dim gains;
+// Mamba-2's norm per group: each block by its own part of a row-wide gamma.
 void addRmsNormHeadsCases(std::vector<OpCase>& cases) {
     unsigned seed = 170;
     for (int rows : {1, 9})
-        for (auto [headDim, heads] : {std::pair{8, 4}, std::pair{37, 3}, std::pair{128, 2}}) {
-            const unsigned xSeed = seed++, gSeed = seed++;
-            const int cols = headDim * heads;
-            OpCase c;
-            c.name = "RmsNormHeads_" + std::to_string(rows) + "x" + std::to_string(heads) +
-                     "heads_d" + std::to_string(headDim);
-            c.description = "rmsNormHeads: " + std::to_string(rows) + " rows of " +
-                            std::to_string(heads) + " heads of " + std::to_string(headDim) +
-                            ", eps 1e-6, x in [-2.5, 3.5]; seeds x " + std::to_string(xSeed) +
-                            ", gamma " + std::to_string(gSeed);
-            c.run = [=, headDim = headDim](Backend& be) {
-                const auto x = normInput(rows, cols, xSeed);
-                const auto g = randomValues(headDim, gSeed);
-                auto xt = be.upload(x.data(), rows, cols);
-                auto gt = be.vector({g.data(), headDim});
-                auto y = be.create(rows, cols);
-                be.rmsNormHeads(*xt, headDim, *gt, 1e-6f, *y);
-                return download(be, *y);
-            };
-            c.tolerance = kNorm;  // the same reductions as rmsNorm, over each head
-            cases.push_back(std::move(c));
-        }
+        for (auto [headDim, heads] : {std::pair{8, 4}, std::pair{37, 3}, std::pair{128, 2}})
+            for (bool wide : {false, true}) {
+                const unsigned xSeed = seed++, gSeed = seed++;
+                const int cols = headDim * heads, gammaWidth = wide ? cols : headDim;
+                OpCase c;
+                c.name = "RmsNormHeads_" + std::to_string(rows) + "x" + std::to_string(heads) +
+                         "heads_d" + std::to_string(headDim) + (wide ? "_gammaPerBlock" : "");
+                c.description = "rmsNormHeads: " + std::to_string(rows) + " rows of " +
+                                std::to_string(heads) + " heads of " + std::to_string(headDim) +
+                                ", eps 1e-6, x in [-2.5, 3.5], gamma " +
+                                std::to_string(gammaWidth) + " wide; seeds x " +
+                                std::to_string(xSeed) + ", gamma " + std::to_string(gSeed);
+                c.run = [=, headDim = headDim](Backend& be) {
+                    const auto x = normInput(rows, cols, xSeed);
+                    const auto g = randomValues(gammaWidth, gSeed);
+                    auto xt = be.upload(x.data(), rows, cols);
+                    auto gt = be.vector({g.data(), gammaWidth});
+                    auto y = be.create(rows, cols);
+                    be.rmsNormHeads(*xt, headDim, *gt, 1e-6f, *y);
+                    return download(be, *y);
+                };
+                c.tolerance = kNorm;  // the same reductions as rmsNorm, over each head
+                cases.push_back(std::move(c));
+            }
 }
 
 // ---- activations, glu, add

@@ -1,5 +1,6 @@
-// Op-table rows of the token mixers without a softmax: the short causal convolution and Gated
-// DeltaNet's core (its output and its captured implicit maps).
+// Op-table rows of the token mixers without a softmax: the short causal convolution, Gated
+// DeltaNet's core and Mamba-2's (their outputs and their captured implicit maps).
+#include <limits>
 #include <string>
 
 #include "tests/gpu/backend_op_cases.h"
@@ -17,25 +18,36 @@ constexpr Tolerance kConv{Normalisation::Absolute, 1e-6};
 // in [-1, 1]: the same bound relative to its largest.
 constexpr Tolerance kDeltaRule{Normalisation::ToLargest, 2e-5};
 
+// stateSpace: each map entry is a stateDim-long float32 dot product of values in [-1, 1] times
+// a decay exp(cum_t − cum_s) whose float32 cumulative sums (the CPU keeps float64) drift by a
+// few ulps of |cum| <= 70 · 8 per step: 2e-5 relative to the largest value, as gatedDeltaRule's;
+// the output sums n of them times values in [-1, 1], plus D x.
+constexpr Tolerance kStateSpace{Normalisation::ToLargest, 2e-5};
+
 struct ConvShape {
     int rows, channels, kernel;
+    bool bias = false;
 };
 
 void addConvCases(std::vector<OpCase>& cases) {
-    for (const ConvShape s : {ConvShape{1, 96, 4}, {13, 96, 4}, {70, 300, 3}, {5, 8, 1}}) {
+    for (const ConvShape s :
+         {ConvShape{1, 96, 4}, {13, 96, 4}, {70, 300, 3}, {5, 8, 1}, {14, 128, 4, true}}) {
         OpCase c;
         c.name = "CausalConv_" + std::to_string(s.rows) + "x" + std::to_string(s.channels) + "_k" +
-                 std::to_string(s.kernel);
+                 std::to_string(s.kernel) + (s.bias ? "_bias" : "");
         c.description = "causalConv: " + std::to_string(s.rows) + " tokens of " +
                         std::to_string(s.channels) + " channels, " + std::to_string(s.kernel) +
-                        " taps each; x and taps in [-1, 1] (seeds 61, 62)";
+                        " taps each; x and taps in [-1, 1] (seeds 61, 62)" +
+                        (s.bias ? ", a bias in [-1, 1] (63)" : "");
         c.run = [s](Backend& be) {
             const auto x = randomValues(static_cast<size_t>(s.rows) * s.channels, 61);
             const auto taps = randomValues(static_cast<size_t>(s.channels) * s.kernel, 62);
+            const auto bias = randomValues(s.channels, 63);
             auto xt = be.upload(x.data(), s.rows, s.channels);
             auto tt = be.upload(taps.data(), 1, s.channels * s.kernel);
+            auto bt = be.upload(bias.data(), 1, s.channels);
             auto y = be.create(s.rows, s.channels);
-            be.causalConv(*xt, *tt, *y);
+            be.causalConv(*xt, *tt, s.bias ? bt.get() : nullptr, *y);
             return download(be, *y);
         };
         c.tolerance = kConv;
@@ -103,11 +115,69 @@ void addDeltaRuleCases(std::vector<OpCase>& cases) {
     }
 }
 
+struct StateSpaceShape {
+    int tokens, heads, headDim, groups, stateDim;
+    float dtMin, dtMax;
+};
+
+// x, B, C in [-1, 1], dt spread so that softplus and the clamp reach both ends, A_log, dt_bias
+// and D per head. Returns the output followed by every head's captured map.
+std::vector<float> runStateSpace(Backend& be, const StateSpaceShape& s) {
+    const int n = s.tokens, xw = s.heads * s.headDim, bw = s.groups * s.stateDim;
+    const auto x = randomValues(static_cast<size_t>(n) * xw, 81);
+    const auto b = randomValues(static_cast<size_t>(n) * bw, 82);
+    const auto c = randomValues(static_cast<size_t>(n) * bw, 83);
+    const auto dt = randomValues(static_cast<size_t>(n) * s.heads, 84, 4.0f);
+    const auto aLog = randomValues(s.heads, 85, 1.5f);
+    const auto dtBias = randomValues(s.heads, 86, 1.0f);
+    const auto d = randomValues(s.heads, 87, 2.0f);
+    auto xt = be.upload(x.data(), n, xw), bt = be.upload(b.data(), n, bw);
+    auto ct = be.upload(c.data(), n, bw), dtT = be.upload(dt.data(), n, s.heads);
+    auto aLogT = be.upload(aLog.data(), 1, s.heads), biasT = be.upload(dtBias.data(), 1, s.heads);
+    auto dT = be.upload(d.data(), 1, s.heads);
+    auto out = be.create(n, xw);
+    std::vector<std::vector<float>> maps(s.heads,
+                                         std::vector<float>(static_cast<size_t>(n) * n, -7.0f));
+    AttentionCapture capture;
+    capture.scores.assign(s.heads, nullptr);
+    for (auto& m : maps) capture.probabilities.push_back(m.data());
+    const StateSpaceLayout layout{s.heads, s.headDim, s.groups, s.stateDim, s.dtMin, s.dtMax};
+    be.stateSpace(*xt, *bt, *ct, *dtT, *aLogT, *biasT, *dT, layout, *out, &capture);
+    std::vector<float> result = download(be, *out);
+    for (const auto& m : maps) result.insert(result.end(), m.begin(), m.end());
+    return result;
+}
+
+void addStateSpaceCases(std::vector<OpCase>& cases) {
+    const float inf = std::numeric_limits<float>::infinity();
+    for (const StateSpaceShape s : {StateSpaceShape{1, 4, 8, 2, 16, 0.0f, inf},
+                                    {14, 8, 8, 2, 16, 0.05f, inf},
+                                    {70, 6, 16, 1, 16, 0.0f, 0.5f},
+                                    {33, 4, 64, 4, 128, 0.001f, inf}}) {
+        OpCase c;
+        c.name = "StateSpace_" + std::to_string(s.tokens) + "tokens_" + std::to_string(s.heads) +
+                 "h" + std::to_string(s.headDim) + "_" + std::to_string(s.groups) + "g" +
+                 std::to_string(s.stateDim);
+        c.description = "stateSpace: " + std::to_string(s.tokens) + " tokens, " +
+                        std::to_string(s.heads) + " heads of " + std::to_string(s.headDim) + ", " +
+                        std::to_string(s.groups) + " groups of state " +
+                        std::to_string(s.stateDim) + ", dt clamped to [" + std::to_string(s.dtMin) +
+                        ", " + std::to_string(s.dtMax) +
+                        "]; x, B, C in [-1, 1] (seeds 81-83), dt in [-4, 4] (84), A_log in "
+                        "[-1.5, 1.5] (85), dt_bias in [-1, 1] (86), D in [-2, 2] (87); the "
+                        "output, then every head's implicit map";
+        c.run = [s](Backend& be) { return runStateSpace(be, s); };
+        c.tolerance = kStateSpace;
+        cases.push_back(std::move(c));
+    }
+}
+
 }  // namespace
 
 void addMixerCases(std::vector<OpCase>& cases) {
     addConvCases(cases);
     addDeltaRuleCases(cases);
+    addStateSpaceCases(cases);
 }
 
 }  // namespace qkv::test
