@@ -146,10 +146,11 @@ class VulkanBackend final : public Backend {
     void activate(Tensor& x, Activation activation) override {
         if (readsAGate(activation))
             throw Error("internal error: a gated activation is a two-input op (glu)");
-        const uint32_t op = activation == Activation::GeluTanh    ? eltwise::kGeluTanh
-                            : activation == Activation::GeluExact ? eltwise::kGeluExact
-                            : activation == Activation::Relu      ? eltwise::kRelu
-                                                                  : eltwise::kSilu;
+        const uint32_t op = activation == Activation::GeluTanh      ? eltwise::kGeluTanh
+                            : activation == Activation::GeluExact   ? eltwise::kGeluExact
+                            : activation == Activation::Relu        ? eltwise::kRelu
+                            : activation == Activation::ReluSquared ? eltwise::kReluSquared
+                                                                    : eltwise::kSilu;
         elementwise(x, nullptr, op, "activate");
     }
 

@@ -67,7 +67,8 @@ struct EltwiseParams {
 };
 namespace eltwise {
 constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_GELU_EXACT,
-                   kRelu = QKV_ELTWISE_RELU, kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
+                   kRelu = QKV_ELTWISE_RELU, kReluSquared = QKV_ELTWISE_RELU_SQUARED,
+                   kSwiGlu = QKV_ELTWISE_SWIGLU, kAdd = QKV_ELTWISE_ADD,
                    kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU,
                    kGeluGlu = QKV_ELTWISE_GELU_GLU, kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU,
                    kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART,

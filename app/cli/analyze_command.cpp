@@ -35,8 +35,11 @@ void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks, 
                 std::printf(" %9d %9.4f", m.rotaryPart->rank, m.rotaryPart->symmetry);
             std::printf("\n");
         }
-        std::printf("%5zu %5s %9.4f %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry,
-                    layer.wqkDirectionality);
+        if (layer.heads.empty())  // a block without a token mixer (Nemotron-H's MLPs)
+            std::printf("%5zu %5s %9s %9s   (no heads: an MLP block)\n", l, "-", "-", "-");
+        else
+            std::printf("%5zu %5s %9.4f %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry,
+                        layer.wqkDirectionality);
     }
 }
 

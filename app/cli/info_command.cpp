@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -14,7 +15,7 @@ namespace {
 std::string ownHeadsNote(const Architecture& c) {
     int count = 0, first = -1;
     for (int l = 0; l < c.layers; ++l)
-        if (c.kindOf(l).headDim > 0 || c.kindOf(l).kvHeads > 0) {
+        if (!c.isImplicit(l) && (c.kindOf(l).headDim > 0 || c.kindOf(l).kvHeads > 0)) {
             ++count;
             if (first < 0) first = l;
         }
@@ -48,6 +49,13 @@ int runInfo(const Arguments& args) {
             (c.kvHeads != c.heads ? " query, " + std::to_string(c.kvHeads) + " key/value" : ""));
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim) + ownHeadsNote(c));
+    // The first layer of each kind without a softmax: its heads (layer kinds counts them).
+    for (Mixer mixer : {Mixer::GatedDeltaNet, Mixer::Mamba2})
+        for (int l = 0; l < c.layers; ++l)
+            if (c.mixerOf(l) == mixer) {
+                row(mixer == Mixer::Mamba2 ? "mamba2" : "linear attn", c.describeLayer(l));
+                break;
+            }
     if (c.bilinearHeads)
         row("W_h", "one " + std::to_string(c.dModel) + " x " + std::to_string(c.dModel) +
                        " matrix per head instead of W_Q W_K^T: S_ij = (x_i W_h + c_h) . x_j / "
@@ -69,7 +77,10 @@ int runInfo(const Arguments& args) {
                               "the output");
     row("vocab", std::to_string(c.vocabSize));
     row("context", std::to_string(c.contextLength));
-    if (c.positions == Positions::Rotary) row("positions", c.rotary.describe());
+    bool rotates = false;
+    for (int l = 0; l < c.layers; ++l) rotates |= c.rotaryOf(l) != nullptr;
+    if (c.positions == Positions::Rotary)
+        row("positions", rotates ? c.rotary.describe() : "none (no layer is told positions)");
     if (c.attentionSinks)
         row("sinks",
             "a learned logit per head takes a share of every attention row, so rows sum "
@@ -77,7 +88,22 @@ int runInfo(const Arguments& args) {
     if (c.qkNorm != QkNorm::None)
         row("qk-norm", c.qkNorm == QkNorm::PerHead ? "RMSNorm of each head's q and k"
                                                    : "RMSNorm of the whole q and k projections");
-    if (!c.describeLayer(0).empty()) {
+    // A hybrid's layers by kind in order of first appearance: "2 mamba2, 1 moe, 1 attention".
+    std::vector<std::pair<std::string, int>> kinds;
+    for (int l = 0; l < c.layers; ++l) {
+        auto it = std::find_if(kinds.begin(), kinds.end(),
+                               [&](const auto& k) { return k.first == c.kindName(l); });
+        if (it == kinds.end())
+            kinds.emplace_back(c.kindName(l), 1);
+        else
+            ++it->second;
+    }
+    if (c.hasMixer(Mixer::GatedDeltaNet) || c.hasMixer(Mixer::Mamba2) || c.hasMixer(Mixer::None)) {
+        std::string text;
+        for (const auto& [name, count] : kinds)
+            text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
+        row("layer kinds", text);
+    } else if (!c.describeLayer(0).empty()) {
         int local = 0, nope = 0;
         for (int l = 0; l < c.layers; ++l) {
             local += c.windowOf(l) > 0;

@@ -1,6 +1,7 @@
 #include "core/analysis/head_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -317,7 +318,7 @@ HeadProjection headProjection(const Model& model, const WConfiguration& config, 
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
     const bool cross = kind == AttentionKind::Cross;
     const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
-    const bool linear = c.mixerOf(layer) == Mixer::GatedDeltaNet;
+    const bool linear = c.isImplicit(layer);  // query and key heads are its key heads
     // Columns first to first + width; a stored order keeps each head's columns within the head,
     // or takes them from one run of stored columns (gated attention's query beside its gate).
     auto block = [&](const LinearWeights& weights, int first, int width) -> HeadProjection {
@@ -356,9 +357,8 @@ std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfigu
                                               GqaPairing pairing) {
     checkHead(architectureOf(model, kind), layer, head);
     const Architecture c = architectureOf(model, kind).atLayer(layer);
-    // A linear layer's q and k are unit vectors: no norm gains.
-    if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross ||
-        c.mixerOf(layer) == Mixer::GatedDeltaNet)
+    // A linear layer's q and k are unit vectors, a Mamba-2 layer's C and B unnormed: no gains.
+    if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross || c.isImplicit(layer))
         return std::nullopt;
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
@@ -402,6 +402,11 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options, cancel);
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
+        if (c.headsOf(layer) == 0) {  // a block without a token mixer: no heads, no W_QK
+            out.layers.push_back({std::nan(""), std::nan(""), {}});
+            if (progress) progress(layer + 1, c.layers);
+            continue;
+        }
         LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
         factors.prepare(pool);
         LayerMetrics& metrics = out.layers.emplace_back();

@@ -10,6 +10,7 @@ enum class Activation {
     GeluTanh,
     GeluExact,
     Relu,
+    ReluSquared,  // relu(x)²: Nemotron-H's MLPs and experts ("relu2")
     Silu,
     SwiGlu,
     GeluTanhGlu,

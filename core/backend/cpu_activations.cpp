@@ -26,6 +26,9 @@ void activateInPlace(ArrayMap a, Activation activation) {
         case Activation::Relu:
             a = a.max(0.0f);
             break;
+        case Activation::ReluSquared:
+            a = a.max(0.0f).square();
+            break;
         case Activation::Silu:  // x·sigmoid(x), Marian's "swish"
             a = a / (1.0f + (-a).exp());
             break;

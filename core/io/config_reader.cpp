@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 
 #include "core/util/error.h"
 
@@ -102,6 +103,59 @@ std::vector<double> ConfigReader::numbers(const char* key) const {
     return listOf<double>(*this, find(key), key, "numbers", [](const nlohmann::json& e) {
         return e.is_number() && std::isfinite(e.get<double>());
     });
+}
+
+std::vector<double> ConfigReader::extendedNumbers(const char* key) const {
+    auto value = [](const nlohmann::json& e) -> std::optional<double> {
+        if (e.is_number()) return e.get<double>();
+        if (!e.is_object() || e.size() != 1 || !e.contains("__float__") ||
+            !e.at("__float__").is_string())
+            return std::nullopt;
+        const std::string spelled = e.at("__float__").get<std::string>();
+        if (spelled == "Infinity") return std::numeric_limits<double>::infinity();
+        if (spelled == "-Infinity") return -std::numeric_limits<double>::infinity();
+        return std::nullopt;  // NaN is no bound
+    };
+    const nlohmann::json* list = find(key);
+    if (!list) fail("missing \"" + std::string(key) + "\"");
+    if (!list->is_array()) fail("\"" + std::string(key) + "\" must be a list of numbers");
+    std::vector<double> out;
+    for (const nlohmann::json& e : *list) {
+        const std::optional<double> v = value(e);
+        if (!v) fail("\"" + std::string(key) + "\" must be a list of numbers (or Infinity)");
+        out.push_back(*v);
+    }
+    return out;
+}
+
+std::string withNonFiniteFloatsSpelled(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char ch = text[i];
+        if (inString) {
+            out += ch;
+            if (ch == '\\' && i + 1 < text.size())
+                out += text[++i];
+            else if (ch == '"')
+                inString = false;
+            continue;
+        }
+        if (ch == '"') inString = true;
+        bool replaced = false;
+        for (const char* token : {"-Infinity", "Infinity", "NaN"}) {
+            const std::size_t length = std::char_traits<char>::length(token);
+            if (text.compare(i, length, token) == 0) {
+                out += std::string("{\"__float__\": \"") + token + "\"}";
+                i += length - 1;
+                replaced = true;
+                break;
+            }
+        }
+        if (!replaced) out += ch;
+    }
+    return out;
 }
 
 std::vector<int> ConfigReader::integers(const char* key) const {

@@ -9,6 +9,12 @@
 
 namespace qkv {
 
+// config.json as Python writes it: its json module writes an infinite or undefined float as the
+// bare token Infinity, -Infinity or NaN (Nemotron-H's "time_step_limit": [0.0, Infinity]), which
+// JSON has not; each becomes transformers v5's spelling {"__float__": "Infinity"}, so that
+// nlohmann::json parses the text. Text inside strings is left alone.
+std::string withNonFiniteFloatsSpelled(const std::string& jsonText);
+
 class ConfigReader {
   public:
     // Limits far above any released model (d_model 18432, MLP width 53248, 2^23 positions) that
@@ -34,7 +40,10 @@ class ConfigReader {
     // A nested object ("rope_scaling", "text_config") as a reader of its own whose errors name
     // the key; nullopt when absent or null. It refers to this reader's document.
     std::optional<ConfigReader> object(const char* key) const;
-    std::vector<double> numbers(const char* key) const;       // a list of numbers
+    std::vector<double> numbers(const char* key) const;  // a list of numbers
+    // A list of numbers that may hold ±infinity, spelled {"__float__": "Infinity"} (transformers
+    // v5) or, before withNonFiniteFloatsSpelled, Infinity.
+    std::vector<double> extendedNumbers(const char* key) const;
     std::vector<int> integers(const char* key) const;         // a list of integers
     std::vector<std::string> strings(const char* key) const;  // a list of strings
     // The key is absent or null ("rope_scaling": null); otherwise throws naming `what`.

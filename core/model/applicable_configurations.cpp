@@ -17,20 +17,22 @@ bool latentApplies(const WConfiguration& config) {
            config.keySource != Projection::Value;
 }
 
-// A Gated DeltaNet layer has no scores before a softmax to transform, scale or mask, and its
-// value heads take the key heads' projections only where the widths agree.
+// A Gated DeltaNet or Mamba-2 layer has no scores before a softmax to transform, scale or mask, and
+// its value heads take the key heads' projections only where the widths agree.
 bool scoresUntouched(const WConfiguration& config) {
     return config.transform == ScoreTransform::None && !config.scaleOutside && !config.maskSelf &&
            !config.normalizeKeys;
 }
 
-const LayerKind* firstDeltaNetLayer(const Architecture& c) {
+// The first layer without a softmax whose configurations are narrower than attention's.
+const LayerKind* firstImplicitLayer(const Architecture& c, const WConfiguration& config,
+                                    bool (*applies)(const LayerKind&, const WConfiguration&)) {
     for (int l = 0; l < c.layers; ++l)
-        if (c.mixerOf(l) == Mixer::GatedDeltaNet) return &c.layerKinds[l];
+        if (c.isImplicit(l) && !applies(c.layerKinds[l], config)) return &c.layerKinds[l];
     return nullptr;
 }
 
-bool deltaNetApplies(const LayerKind& kind, const WConfiguration& config) {
+bool implicitApplies(const LayerKind& kind, const WConfiguration& config) {
     const bool valuesFit = config.valueSource == Projection::Value || kind.valueDim == kind.headDim;
     return scoresUntouched(config) && config.querySource != Projection::Value &&
            config.keySource != Projection::Value && valuesFit;
@@ -40,8 +42,7 @@ bool deltaNetApplies(const LayerKind& kind, const WConfiguration& config) {
 
 bool configurationApplies(const Architecture& c, const WConfiguration& config) {
     if (c.bilinearHeads) return ownSlots(config) && !config.normalizeKeys;
-    if (const LayerKind* kind = firstDeltaNetLayer(c); kind && !deltaNetApplies(*kind, config))
-        return false;
+    if (firstImplicitLayer(c, config, implicitApplies)) return false;
     return !c.latent.present() || latentApplies(config);
 }
 
@@ -55,16 +56,18 @@ std::string configurationRefusal(const Architecture& c, const WConfiguration& co
                 std::to_string(c.valueWidth()) +
                 " wide) have no projection of W_h's shape to trade places with; learned, "
                 "sym-scores and skew-scores are, with scale outside or the self mask");
-    if (const LayerKind* kind = firstDeltaNetLayer(c); kind && !deltaNetApplies(*kind, config)) {
+    if (const LayerKind* kind = firstImplicitLayer(c, config, implicitApplies)) {
+        const std::string layers =
+            kind->mixer == Mixer::Mamba2 ? "Mamba-2 layers" : "Gated DeltaNet layers";
         if (!scoresUntouched(config))
-            return "configuration " + config.name() +
-                   " is not defined for Gated DeltaNet layers: they have no score matrix before "
+            return "configuration " + config.name() + " is not defined for " + layers +
+                   ": they have no score matrix before "
                    "a softmax to transform, scale, mask or normalise; learned, shared-qk and "
                    "(where value and key heads are equally wide) tied-kv and single-w are";
-        return "configuration " + config.name() +
-               " is not defined for Gated DeltaNet layers: their value heads (" +
-               std::to_string(kind->valueDim) + " wide, one per head) cannot fill a query or key " +
-               "slot, nor key heads (" + std::to_string(kind->headDim) +
+        return "configuration " + config.name() + " is not defined for " + layers +
+               ": their value heads (" + std::to_string(kind->valueDim) +
+               " wide, one per head) cannot fill a query or key " + "slot, nor key heads (" +
+               std::to_string(kind->headDim) +
                " wide, shared by value heads) a value slot of another width; learned, shared-qk "
                "and q=K are" +
                (kind->valueDim == kind->headDim ? std::string(", and tied-kv and single-w")

@@ -5,6 +5,7 @@
 // looks at the family's name.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +24,12 @@ enum class QkNorm { None, PerHead, Whole };
 
 // How a layer mixes its tokens. Attention: a softmax of q·k scores. GatedDeltaNet: linear
 // attention with a delta-rule state (Backend::gatedDeltaRule), whose heads show their implicit
-// attention; its value heads are the layer's heads, its key heads its key/value heads.
-enum class Mixer { Attention, GatedDeltaNet };
+// attention; its value heads are the layer's heads, its key heads its key/value heads. Mamba2:
+// a state-space layer in its dual form (Backend::stateSpace): C, B and x fill the query, key and
+// value slots, its B/C groups are its key heads, the state size their width, its heads
+// headDim-wide x heads its value heads. None: the block has no token mixer (Nemotron-H's MLP
+// blocks) and no heads.
+enum class Mixer { Attention, GatedDeltaNet, Mamba2, None };
 
 // What one layer is where a family mixes kinds.
 struct LayerKind {
@@ -40,6 +45,7 @@ struct LayerKind {
     int valueDim = 0;
     bool valueIsKey = false;
     Mixer mixer = Mixer::Attention;
+    bool mlp = true;  // false: the block has no MLP (Nemotron-H's mixer blocks)
 };
 
 // Gated DeltaNet's layers (Qwen3.5, Qwen3-Next): a short causal convolution of `convKernel` taps
@@ -48,6 +54,23 @@ struct LayerKind {
 struct GatedDeltaNet {
     int convKernel = 0;  // 0: no layer is one
     float unitNormEps = 1e-6f;
+};
+
+// Mamba-2's layers (Nemotron-H, Granite 4, Falcon-H1): a short causal convolution of
+// `convKernel` taps (with a bias) over each of x, B and C, then SiLU; the step size Δ clamped to
+// [dtMin, dtMax]; the core's output y with the gate z made out_proj's input as `gate` says, the
+// RMSNorm taken over each of `normGroups` equal blocks of the heads' channels.
+struct Mamba2 {
+    enum class Gate {
+        NormOfGated,  // RMSNorm(y · silu(z)) (Nemotron-H, Granite 4)
+        GatedNorm,    // RMSNorm(y) · silu(z)
+        GateOnly,     // y · silu(z), no norm (Falcon-H1's mamba_rms_norm false)
+    };
+    int convKernel = 0;  // 0: no layer is one
+    float dtMin = 0.0f;
+    float dtMax = std::numeric_limits<float>::infinity();
+    Gate gate = Gate::NormOfGated;
+    int normGroups = 1;
 };
 
 // How a router's logits choose a token's experts and weigh them.
@@ -150,6 +173,7 @@ struct Architecture {
     QkNorm qkNorm = QkNorm::None;
     LatentAttention latent;  // DeepSeek's projections instead of W_Q, W_K, W_V
     GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
+    Mamba2 mamba2;           // the state-space layers' (LayerKind::mixer)
     // Gated attention (Qwen3.5, Qwen3-Next full layers): q_proj gives each head's query and a
     // gate of the same width; the head's output is multiplied by σ(gate) before o_proj.
     bool outputGate = false;
@@ -194,7 +218,14 @@ struct Architecture {
         if (kindOf(layer).valueDim > 0) a.valueDim = kindOf(layer).valueDim;
         return a;
     }
-    int headsOf(int layer) const { return kindOf(layer).heads > 0 ? kindOf(layer).heads : heads; }
+    int headsOf(int layer) const {
+        if (mixerOf(layer) == Mixer::None) return 0;
+        return kindOf(layer).heads > 0 ? kindOf(layer).heads : heads;
+    }
+    // Whether the layer's heads show an implicit attention (no softmax).
+    bool isImplicit(int layer) const {
+        return mixerOf(layer) == Mixer::GatedDeltaNet || mixerOf(layer) == Mixer::Mamba2;
+    }
     // The most heads a layer has: the width of a grid of every layer's heads.
     int mostHeads() const {
         int most = heads;
@@ -222,9 +253,19 @@ struct Architecture {
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
     // The layer's kind as the command line and the Python module name it: "attention",
-    // "attention_sliding" or "linear_attention".
+    // "attention_sliding", "linear_attention", "mamba2", or for a block without a token mixer
+    // "mlp" or "moe".
     std::string kindName(int layer) const {
-        if (mixerOf(layer) == Mixer::GatedDeltaNet) return "linear_attention";
+        switch (mixerOf(layer)) {
+            case Mixer::GatedDeltaNet:
+                return "linear_attention";
+            case Mixer::Mamba2:
+                return "mamba2";
+            case Mixer::None:
+                return kindOf(layer).experts ? "moe" : "mlp";
+            case Mixer::Attention:
+                break;
+        }
         return windowOf(layer) > 0 ? "attention_sliding" : "attention";
     }
     bool hasMixer(Mixer mixer) const {
@@ -256,6 +297,14 @@ struct Architecture {
         if (mixerOf(layer) == Mixer::GatedDeltaNet)
             return "Gated DeltaNet, implicit attention, " + std::to_string(kvHeadsOf(layer)) +
                    " key heads, " + std::to_string(headsOf(layer)) + " value heads";
+        if (mixerOf(layer) == Mixer::Mamba2)
+            return "Mamba-2, implicit attention, " + std::to_string(headsOf(layer)) + " heads of " +
+                   std::to_string(kindOf(layer).valueDim) + " (x), B and C in " +
+                   std::to_string(kvHeadsOf(layer)) + " groups of state " +
+                   std::to_string(headDimOf(layer));
+        if (mixerOf(layer) == Mixer::None)
+            return kindOf(layer).experts ? "mixture of experts only, no heads"
+                                         : "MLP only, no heads";
         std::string text = windowOf(layer) > 0 ? "local, window " + std::to_string(windowOf(layer))
                                                : std::string("global");
         if (positions == Positions::Rotary)

@@ -43,6 +43,9 @@ struct LayerTrace {
     // Gated attention (Architecture::outputGate): the gate's logits, n x heads·d_k, where the
     // layer's heads are captured (empty elsewhere); AttentionTrace::outputGate reads them.
     RowMatrixXf gate;
+    // A Mamba-2 layer's skip D per head (out_t = Σ_s M_ts x_s + D x_t), where its heads are
+    // captured; empty elsewhere.
+    std::vector<float> skip;
     // A mixture-of-experts layer's choice per token; empty in other layers.
     std::vector<TokenRouting> routing;
 };

@@ -3,8 +3,6 @@
 #include <cmath>
 #include <vector>
 
-#include "core/model/dense_layers.h"
-
 namespace qkv {
 namespace {
 
@@ -12,28 +10,10 @@ class DeltaNetLayer {
   public:
     DeltaNetLayer(Backend& backend, const Architecture& c, const DeviceLayer& layer,
                   const Tensor& x)
-        : m_be(backend), m_c(c), m_w(layer), m_products(backend, x) {}
+        : m_be(backend), m_c(c), m_slots(backend, layer, x) {}
 
-    // x times a projection of the layer (Qwen3-Next's slots share one fused product).
     std::unique_ptr<Tensor> projected(const DeviceLinear& weights) {
-        return m_products.apply(weights);
-    }
-
-    // A projection through its own convolution taps and SiLU, computed once per projection.
-    Tensor& convolved(Projection p) {
-        auto& slot = m_convolved[static_cast<int>(p)];
-        if (slot) return *slot;
-        const DeviceLinear& weights = p == Projection::Query ? m_w.query
-                                      : p == Projection::Key ? m_w.key
-                                                             : m_w.value;
-        const Tensor& taps = p == Projection::Query ? *m_w.deltaNet.queryTaps
-                             : p == Projection::Key ? *m_w.deltaNet.keyTaps
-                                                    : *m_w.deltaNet.valueTaps;
-        auto raw = projected(weights);
-        slot = m_be.create(raw->rows(), raw->cols());
-        m_be.causalConv(*raw, taps, nullptr, *slot);
-        m_be.activate(*slot, Activation::Silu);
-        return *slot;
+        return m_slots.projected(weights);
     }
 
     // A query or key slot: unit vectors per key head, once per projection (shared-qk's two
@@ -41,7 +21,7 @@ class DeltaNetLayer {
     Tensor& unitHeads(Projection p, int keyDim) {
         auto& unit = m_unit[static_cast<int>(p)];
         if (unit) return *unit;
-        Tensor& raw = convolved(p);
+        Tensor& raw = m_slots.convolved(p);
         unit = m_be.create(raw.rows(), raw.cols());
         m_be.normalizeHeads(raw, keyDim, m_c.deltaNet.unitNormEps, *unit);
         return *unit;
@@ -50,7 +30,7 @@ class DeltaNetLayer {
     // The value slot, one head per value head: a key-head projection (tied-kv) is repeated for
     // the value heads that read it.
     Tensor& values(Projection p, int valueHeads, int keyHeads, int width) {
-        Tensor& raw = convolved(p);
+        Tensor& raw = m_slots.convolved(p);
         if (p == Projection::Value || valueHeads == keyHeads) return raw;
         std::vector<int> columns;
         for (int h = 0; h < valueHeads; ++h)
@@ -64,21 +44,15 @@ class DeltaNetLayer {
   private:
     Backend& m_be;
     const Architecture& m_c;
-    const DeviceLayer& m_w;
-    SharedProducts m_products;
-    std::unique_ptr<Tensor> m_convolved[3], m_unit[3];
+    ConvolvedProjections m_slots;
+    std::unique_ptr<Tensor> m_unit[3];
     std::unique_ptr<Tensor> m_expanded;
 };
-
-void keepVectors(Backend& be, const Tensor& t, RowMatrixXf& target) {
-    target.resize(t.rows(), t.cols());
-    be.enqueueDownload(t, target.data());
-}
 
 }  // namespace
 
 std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, const DeviceLayer& w,
-                                    const DeltaNetRequest& request, const Tensor& x,
+                                    const MixerRequest& request, const Tensor& x,
                                     LayerTrace& traced) {
     const int l = request.layer, n = x.rows();
     const Architecture c = model.atLayer(l);
@@ -89,8 +63,8 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
     Tensor& q = layer.unitHeads(config.querySource, c.headDim);
     Tensor& k = layer.unitHeads(config.keySource, c.headDim);
     Tensor& v = layer.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
-    auto b = layer.projected(w.deltaNet.b);
-    auto a = layer.projected(w.deltaNet.a);
+    auto b = layer.projected(w.recurrent.b);
+    auto a = layer.projected(w.recurrent.a);
 
     const CaptureSelection& wanted = *request.capture;
     traced.implicit = true;
@@ -105,7 +79,7 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
             capture.probabilities[h] = traced.probabilities[h].data();
         }
     auto core = be.create(n, c.heads * c.valueWidth());
-    be.gatedDeltaRule(q, k, v, *b, *a, *w.deltaNet.aLog, *w.deltaNet.dtBias, layout, *core,
+    be.gatedDeltaRule(q, k, v, *b, *a, *w.recurrent.aLog, *w.recurrent.dtBias, layout, *core,
                       &capture);
     const int group = c.heads / c.kvHeads;
     traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
@@ -116,8 +90,8 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
     }
 
     auto normed = be.create(n, core->cols());
-    be.rmsNormHeads(*core, c.valueWidth(), *w.deltaNet.norm.gamma, c.normEps, *normed);
-    be.glu(*layer.projected(w.deltaNet.z), *normed, Activation::SwiGlu);
+    be.rmsNormHeads(*core, c.valueWidth(), *w.recurrent.norm.gamma, c.normEps, *normed);
+    be.glu(*layer.projected(w.recurrent.z), *normed, Activation::SwiGlu);
     return applyLinear(be, w.output, *normed);
 }
 

@@ -12,20 +12,14 @@
 
 #include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
+#include "core/model/convolved_projections.h"
 #include "core/model/device_model.h"
-#include "core/model/w_configuration.h"
 
 namespace qkv {
 
-struct DeltaNetRequest {
-    int layer = 0;
-    const WConfiguration* config = nullptr;
-    const CaptureSelection* capture = nullptr;
-};
-
 // The layer's mixer output (x's rows, d_model wide); traced gets what `request` captures.
 std::unique_ptr<Tensor> runDeltaNet(Backend& backend, const Architecture& c,
-                                    const DeviceLayer& layer, const DeltaNetRequest& request,
+                                    const DeviceLayer& layer, const MixerRequest& request,
                                     const Tensor& x, LayerTrace& traced);
 
 }  // namespace qkv

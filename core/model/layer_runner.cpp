@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/model/delta_net_layer.h"
+#include "core/model/mamba2_layer.h"
 
 namespace qkv {
 
@@ -29,15 +30,19 @@ void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, Lay
         m_be.add(x, *mlp(l, layer, h, traced));
         m_be.add(x, *attention);
     } else if (m_c.preNorm) {  // x + out(attn(norm x)), then the same for the MLP
-        // A sublayer without an input norm (OLMo 2, ModernBERT's first layer) reads x.
-        const Tensor& in = normedOrSame(layer.attentionNorm, x, h);
-        addResidual(x, *mixTokens(l, layer, in, traced), layer.attentionOutputNorm, h);
+        // A sublayer without an input norm (OLMo 2, ModernBERT's first layer) reads x. A block
+        // may have only one of the two (Nemotron-H).
+        if (m_c.mixerOf(l) != Mixer::None) {
+            const Tensor& in = normedOrSame(layer.attentionNorm, x, h);
+            addResidual(x, *mixTokens(l, layer, in, traced), layer.attentionOutputNorm, h);
+        }
         if (encoded) {
             norm(layer.crossNorm, x, h);
             m_be.add(x, *attend(l, cross, h, *encoded, kUnmasked, nullptr, *crossTraced));
         }
-        addResidual(x, *mlp(l, layer, normedOrSame(layer.mlpNorm, x, h), traced),
-                    layer.mlpOutputNorm, h);
+        if (m_c.kindOf(l).mlp)
+            addResidual(x, *mlp(l, layer, normedOrSame(layer.mlpNorm, x, h), traced),
+                        layer.mlpOutputNorm, h);
         if (layer.outputScale != 1.0f) scale(x, layer.outputScale, h);
     } else {  // norm(x + attn(x)), then norm(x + mlp(x))
         postNormed(layer.attentionNorm, x, mixTokens(l, layer, x, traced));
@@ -55,10 +60,17 @@ void LayerRunner::traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& 
         run(l, layer, x, h, traced);
         return;
     }
+    if (m_c.mixerOf(l) == Mixer::None) {  // a block of experts alone keeps its routing
+        if (routed)
+            traceRouting(l, routeTokens(m_be, m_c, layer, normedOrSame(layer.mlpNorm, x, h)),
+                         traced);
+        return;
+    }
     const Tensor* input = &x;
     if (m_c.preNorm || m_c.parallelResidual) input = &normedOrSame(layer.attentionNorm, x, h);
-    auto out = mixTokens(l, layer, *input, traced, routed);
-    if (!routed) return;
+    const bool mixerThenExperts = routed && m_c.kindOf(l).mlp;
+    auto out = mixTokens(l, layer, *input, traced, mixerThenExperts);
+    if (!mixerThenExperts) return;
     addResidual(x, *out, layer.attentionOutputNorm, h);
     traceRouting(l, routeTokens(m_be, m_c, layer, normedOrSame(layer.mlpNorm, x, h)), traced);
 }
@@ -68,6 +80,8 @@ std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, 
     if (m_c.mixerOf(l) == Mixer::GatedDeltaNet)
         return runDeltaNet(m_be, m_c, layer, {l, &m_request.config, &m_request.capture}, in,
                            traced);
+    if (m_c.mixerOf(l) == Mixer::Mamba2)
+        return runMamba2(m_be, m_c, layer, {l, &m_request.config, &m_request.capture}, in, traced);
     return attend(l, AttentionBlock::self(layer), in, in, m_c.keyMask(l), m_positionBias, traced,
                   project);
 }

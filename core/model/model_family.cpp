@@ -88,6 +88,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::qwen3_5Moe(),
         families::qwen3_5MoeMultimodal(),
         families::qwen3Next(),
+        families::nemotronH(),
         families::fullBilinear(),
     };
     return all;
@@ -116,7 +117,7 @@ std::string supportedModelTypes() {
 Architecture parseArchitecture(const std::string& jsonText, const std::string& where) {
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(jsonText);
+        doc = nlohmann::json::parse(withNonFiniteFloatsSpelled(jsonText));
     } catch (const nlohmann::json::exception& e) {
         throw Error(where + ": not valid JSON (" + e.what() + ")");
     }

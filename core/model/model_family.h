@@ -94,6 +94,7 @@ ModelFamily qwen3_5Multimodal();
 ModelFamily qwen3_5Moe();
 ModelFamily qwen3_5MoeMultimodal();
 ModelFamily qwen3Next();
+ModelFamily nemotronH();
 ModelFamily gemma3();
 ModelFamily gemma3Multimodal();
 ModelFamily olmo2();

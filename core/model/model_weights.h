@@ -50,15 +50,18 @@ struct LatentAttentionOf {
     typename P::Linear keyValueUp;  // heads x [key nope | value] columns
 };
 
-// Gated DeltaNet's parts beside its q, k and v projections (LayerOf's query, key and value, each
-// a column block of the fused in_proj_qkv) and out_proj (output): the short convolution's taps
-// of each (conv1d's channels, K taps each), z (the gate of the normed core), b and a (per value
-// head: β = σ(b), the decay's input), A_log and dt_bias per value head, and the gated RMSNorm.
+// The parts of a token mixer without a softmax beside its q, k and v projections (LayerOf's
+// query, key and value: Gated DeltaNet's q, k, v; Mamba-2's C, B, x) and its output
+// projection: the short convolution's taps of each (conv1d's channels, K taps each) and their
+// biases (Mamba-2), z (the gate of the normed core), b (Gated DeltaNet, per value head: β =
+// σ(b)), a (per head, the decay's input: Gated DeltaNet's a, Mamba-2's dt), A_log and dt_bias
+// per head, the skip D per head (Mamba-2) and the gated RMSNorm.
 template <class P>
-struct DeltaNetOf {
+struct RecurrentMixerOf {
     typename P::Vector queryTaps, keyTaps, valueTaps;
+    typename P::Vector queryConvBias, keyConvBias, valueConvBias;
     typename P::Linear z, b, a;
-    typename P::Vector aLog, dtBias;
+    typename P::Vector aLog, dtBias, skip;
     typename P::Norm norm;
 };
 
@@ -76,7 +79,7 @@ struct LayerOf {
     Norm valueNorm;            // Gemma 4: an RMSNorm of each value head (gamma all ones)
     typename P::Vector attentionSinks;  // gpt-oss: a logit per query head (AttentionOptions::sinks)
     LatentAttentionOf<P> latent;        // DeepSeek: instead of query, key and value
-    DeltaNetOf<P> deltaNet;             // a Gated DeltaNet layer's (LayerKind::mixer)
+    RecurrentMixerOf<P> recurrent;      // a Gated DeltaNet or Mamba-2 layer's (LayerKind::mixer)
     Linear attentionGate;  // gated attention: each head's gate columns (Architecture::outputGate)
     Norm mlpNorm;
     Norm mlpOutputNorm;  // Gemma-2: on the MLP output, before the residual
@@ -121,16 +124,20 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(fl.rotaryKey, tl.rotaryKey);
     part(fl.latentNorm, tl.latentNorm);
     part(fl.keyValueUp, tl.keyValueUp);
-    const DeltaNetOf<From>& fd = from.deltaNet;
-    DeltaNetOf<To>& td = to.deltaNet;
+    const RecurrentMixerOf<From>& fd = from.recurrent;
+    RecurrentMixerOf<To>& td = to.recurrent;
     part(fd.queryTaps, td.queryTaps);
     part(fd.keyTaps, td.keyTaps);
     part(fd.valueTaps, td.valueTaps);
+    part(fd.queryConvBias, td.queryConvBias);
+    part(fd.keyConvBias, td.keyConvBias);
+    part(fd.valueConvBias, td.valueConvBias);
     part(fd.z, td.z);
     part(fd.b, td.b);
     part(fd.a, td.a);
     part(fd.aLog, td.aLog);
     part(fd.dtBias, td.dtBias);
+    part(fd.skip, td.skip);
     part(fd.norm, td.norm);
     part(from.attentionGate, to.attentionGate);
     part(from.mlpNorm, to.mlpNorm);
@@ -164,7 +171,7 @@ struct HostParts {
 };
 using ExpertWeights = ExpertOf<HostParts>;
 using LatentAttentionWeights = LatentAttentionOf<HostParts>;
-using DeltaNetWeights = DeltaNetOf<HostParts>;
+using RecurrentMixerWeights = RecurrentMixerOf<HostParts>;
 using LayerWeights = LayerOf<HostParts>;
 
 struct ModelWeights {

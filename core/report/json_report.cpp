@@ -100,6 +100,9 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
             }
             if (const std::vector<float> gate = trace.outputGate(l, h); !gate.empty())
                 json.members({{"output_gate", numbersJson({gate.begin(), gate.end()})}});
+            // Mamba-2: out_t = Σ_s M_ts x_s + D x_t, the skip D beside the map M.
+            if (const std::vector<float>& skip = trace.layers()[l].skip; h < int(skip.size()))
+                json.members({{"skip", skip[h]}});
             if (trace.hasScores(l, h)) {
                 json.key("scores");
                 writeMatrix(json, trace.scores(l, h));

@@ -16,6 +16,7 @@ layout(push_constant) uniform Params { QKV_ELTWISE_PARAMS } p;
 const uint kGeluTanh = QKV_ELTWISE_GELU_TANH;
 const uint kGeluExact = QKV_ELTWISE_GELU_EXACT;
 const uint kRelu = QKV_ELTWISE_RELU;
+const uint kReluSquared = QKV_ELTWISE_RELU_SQUARED;
 const uint kSwiGlu = QKV_ELTWISE_SWIGLU;
 const uint kAdd = QKV_ELTWISE_ADD;
 const uint kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU;
@@ -74,6 +75,10 @@ float apply(float v, uint index) {
             return geluExact(v);
         case kRelu:
             return max(v, 0.0);
+        case kReluSquared: {
+            const float r = max(v, 0.0);
+            return r * r;
+        }
         case kSilu:
             return v / (1.0 + exp(-v));
         case kSwiGlu: {

@@ -83,6 +83,7 @@
 /* x[i] := the same of y[i] (gate) and x[i] (up), kept apart (gpt-oss's GGUF files) */
 #define QKV_ELTWISE_CLAMPED_SWIGLU_APART 9u
 #define QKV_ELTWISE_SIGMOID_GLU 10u /* x *= sigmoid(y): gated attention's output gate */
+#define QKV_ELTWISE_RELU_SQUARED 11u
 
 // rows.comp: a mixture of experts' row moves (gather, add weighted).
 #define QKV_ROWS_PARAMS \

@@ -65,5 +65,40 @@ TEST(CliHybrid, AttentionTextPrintsImplicitMapsWithoutScores) {
     }
 }
 
+// Nemotron-H: a Mamba-2 layer's heads give their implicit attention M and skip D, an MLP block
+// is a layer without heads; the attention layer's heads are softmax ones.
+TEST(CliHybrid, MambaHeadsGiveTheirMapAndSkipAndMlpBlocksHaveNoHeads) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "nemotron_h-random-tiny";
+    const auto reference = test::loadReference(folder / "hf_reference.json");
+    const auto& sentence = reference.sentences.front();
+    const auto& expected = sentence.results.at("original");
+    std::string ids;
+    for (int id : sentence.ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    const test::CliRun r = test::cli({"attention", "--model", folder.string(), "--ids", ids,
+                                      "--no-scores", "--backend", "cpu", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json layers = r.json()["layers"];
+    ASSERT_EQ(layers.size(), 5u);
+    const char* kinds[] = {"mamba2", "moe", "mamba2", "attention", "mlp"};
+    for (int l = 0; l < 5; ++l) {
+        SCOPED_TRACE("layer " + std::to_string(l));
+        EXPECT_EQ(layers[l]["kind"], kinds[l]);
+        ASSERT_EQ(layers[l]["heads"].size(), expected.attentions.at(l).size());
+        for (size_t h = 0; h < layers[l]["heads"].size(); ++h) {
+            const nlohmann::json& head = layers[l]["heads"][h];
+            const bool mamba = l == 0 || l == 2;
+            EXPECT_EQ(head.value("implicit", false), mamba);
+            EXPECT_EQ(head.contains("skip"), mamba);
+            if (mamba)  // 7 significant digits of values up to about 2.5
+                EXPECT_NEAR(head["skip"].get<double>(), expected.skips.at(l).at(h), 2e-6);
+            const auto& map = expected.attentions.at(l).at(h);
+            for (int i = 0; i < map.size; ++i)
+                for (int j = 0; j < map.cols; ++j)
+                    EXPECT_NEAR(head["attention"][i][j].get<double>(), map.at(i, j), kTolerance);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace qkv

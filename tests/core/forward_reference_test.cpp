@@ -84,6 +84,14 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
                     EXPECT_NEAR(gate[t], expected.outputGates[l][h][t], kAttentionTolerance)
                         << "output gate of layer " << l << " head " << h << " query " << t;
             }
+        // Mamba-2's skip D per head, as the checkpoint stores it; the reference keeps 7
+        // significant digits of values up to about 2.5: 2e-6.
+        for (size_t l = 0; l < expected.skips.size(); ++l) {
+            const std::vector<float>& skip = result.trace.layers()[l].skip;
+            ASSERT_EQ(skip.size(), expected.skips[l].size()) << "skip of layer " << l;
+            for (size_t h = 0; h < skip.size(); ++h)
+                EXPECT_NEAR(skip[h], expected.skips[l][h], 2e-6) << "layer " << l << " head " << h;
+        }
         RecordProperty(
             "max_attention_difference_" + std::to_string(&sentence - &reference.sentences[0]),
             std::to_string(worst));

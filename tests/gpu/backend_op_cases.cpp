@@ -79,6 +79,8 @@ const char* activationName(Activation a) {
             return "GeluExact";
         case Activation::Relu:
             return "Relu";
+        case Activation::ReluSquared:
+            return "ReluSquared";
         case Activation::Silu:
             return "Silu";
         case Activation::SwiGlu:
@@ -347,8 +349,8 @@ std::vector<float> activationSweep() {
 }
 
 void addActivationCases(std::vector<OpCase>& cases) {
-    for (Activation a :
-         {Activation::GeluTanh, Activation::GeluExact, Activation::Relu, Activation::Silu}) {
+    for (Activation a : {Activation::GeluTanh, Activation::GeluExact, Activation::Relu,
+                         Activation::ReluSquared, Activation::Silu}) {
         OpCase c;
         c.name = std::string("Activate_") + activationName(a);
         c.description = std::string("activate ") + activationName(a) +

@@ -65,11 +65,12 @@ double maxDifference(const RowMatrixXf& a, const RowMatrixXf& b) {
     EXPECT_EQ(a.rows(), b.rows());
     EXPECT_EQ(a.cols(), b.cols());
     if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+    if (a.size() == 0) return 0.0;  // a block without a token mixer has no q, k, v
     const double d = (a - b).cwiseAbs().maxCoeff();
     return std::isnan(d) ? INFINITY : d;
 }
 
-double scaleOf(const RowMatrixXf& a) { return 1.0 + a.cwiseAbs().maxCoeff(); }
+double scaleOf(const RowMatrixXf& a) { return 1.0 + (a.size() ? a.cwiseAbs().maxCoeff() : 0.0); }
 
 // A forward of `ids` (and an encoder-decoder's `targets`) under the variant, every logit.
 ForwardRequest variantRequest(const Variant& variant, std::vector<int> ids,

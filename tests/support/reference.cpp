@@ -70,6 +70,10 @@ ModelReference parseReference(const nlohmann::json& doc) {
                     result.outputGates.push_back(
                         layer.is_null() ? std::vector<std::vector<double>>()
                                         : layer.get<std::vector<std::vector<double>>>());
+            if (it.value().contains("mamba2_D"))
+                for (const auto& layer : it.value().at("mamba2_D"))
+                    result.skips.push_back(layer.is_null() ? std::vector<double>()
+                                                           : layer.get<std::vector<double>>());
             const auto& top = it.value().at("last_token_top5");
             result.top5Ids = top.at("ids").get<std::vector<int>>();
             result.top5Logits = top.at("logits").get<std::vector<double>>();

@@ -34,6 +34,8 @@ struct ReferenceResult {
     ReferenceAttentions crossAttentions;    // encoder-decoder models: target x source
     // Gated attention: [layer][head][query] mean σ(gate); a layer without one is empty.
     std::vector<std::vector<std::vector<double>>> outputGates;
+    // Mamba-2 layers' skip D per head (mamba2_D); empty for other layers.
+    std::vector<std::vector<double>> skips;
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };

@@ -18,7 +18,6 @@ struct PendingFamily {
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
     // Hybrids: Gated DeltaNet, Mamba-2 and short-convolution layers beside attention.
-    {"nemotron_h", "unsupported architecture \"nemotron_h\""},
     {"granitemoehybrid", "unsupported architecture \"granitemoehybrid\""},
     {"falcon_h1", "unsupported architecture \"falcon_h1\""},
     {"lfm2", "unsupported architecture \"lfm2\""},

@@ -38,6 +38,7 @@ Activation activationNamed(const ConfigReader& r, const char* key, const std::st
         return Activation::GeluTanh;
     if (name == "gelu") return Activation::GeluExact;
     if (name == "relu") return Activation::Relu;
+    if (name == "relu2") return Activation::ReluSquared;
     if (name == "silu" || name == "swish") return Activation::Silu;
     r.fail("unsupported activation function \"" + name + "\" in \"" + key + "\"");
 }

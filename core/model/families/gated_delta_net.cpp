@@ -80,7 +80,7 @@ void bindDeltaNetCore(TensorBinder& b, const Architecture& model, int l, const s
     const Architecture c = model.atLayer(l);
     const int d = c.dModel, keys = c.kvHeads * c.headDim, values = c.heads * c.valueWidth();
     const int kernel = model.deltaNet.convKernel;
-    DeltaNetWeights& w = layer.deltaNet;
+    RecurrentMixerWeights& w = layer.recurrent;
     const VectorView taps = b.flatVector(p + "conv1d.weight", {2 * keys + values, 1, kernel});
     w.queryTaps = taps.slice(0, keys * kernel);
     w.keyTaps = taps.slice(keys * kernel, keys * kernel);

@@ -3,7 +3,7 @@
 // Qwen3.5-MoE (qwen3_5_moe_text, qwen3_5_moe likewise): a hybrid of
 //   - Gated DeltaNet layers (layer_types "linear_attention"): in_proj_qkv's rows are [q of every
 //     key head | k of every key head | v of every value head], conv1d's channels the same; z, b,
-//     a, A_log, dt_bias and a plain-w RMSNorm per value head (LayerKind::mixer, DeltaNetOf)
+//     a, A_log, dt_bias and a plain-w RMSNorm per value head (LayerKind::mixer, RecurrentMixerOf)
 //   - gated full attention: q_proj's rows per head [query | gate] (W_Q is the query rows only),
 //     QK-norm over each head, partial rotary (its text positions are one stream: mRoPE's three
 //     sections rotate alike), the head's output times σ(gate)
@@ -40,9 +40,9 @@ void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::
     layer.query = {qkv.weight.columns(0, keys), {}};
     layer.key = {qkv.weight.columns(keys, keys), {}};
     layer.value = {qkv.weight.columns(2 * keys, values), {}};
-    layer.deltaNet.z = linearLayer(b, p + "in_proj_z", d, values, false);
-    layer.deltaNet.b = linearLayer(b, p + "in_proj_b", d, c.heads, false);
-    layer.deltaNet.a = linearLayer(b, p + "in_proj_a", d, c.heads, false);
+    layer.recurrent.z = linearLayer(b, p + "in_proj_z", d, values, false);
+    layer.recurrent.b = linearLayer(b, p + "in_proj_b", d, c.heads, false);
+    layer.recurrent.a = linearLayer(b, p + "in_proj_a", d, c.heads, false);
     bindDeltaNetCore(b, model, l, p, layer);
 }
 

@@ -48,10 +48,10 @@ void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::
     layer.query = slot(qkvz, groupColumns(groups, width, 0, 1, dk));
     layer.key = slot(qkvz, groupColumns(groups, width, dk, 1, dk));
     layer.value = slot(qkvz, groupColumns(groups, width, 2 * dk, r, dv));
-    layer.deltaNet.z = slot(qkvz, groupColumns(groups, width, 2 * dk + r * dv, r, dv));
+    layer.recurrent.z = slot(qkvz, groupColumns(groups, width, 2 * dk + r * dv, r, dv));
     const LinearWeights ba = linearLayer(b, p + "in_proj_ba", d, 2 * c.heads, false);
-    layer.deltaNet.b = slot(ba, groupColumns(groups, 2 * r, 0, r, 1));
-    layer.deltaNet.a = slot(ba, groupColumns(groups, 2 * r, r, r, 1));
+    layer.recurrent.b = slot(ba, groupColumns(groups, 2 * r, 0, r, 1));
+    layer.recurrent.a = slot(ba, groupColumns(groups, 2 * r, r, r, 1));
     bindDeltaNetCore(b, model, l, p, layer);
 }
 

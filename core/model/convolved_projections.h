@@ -1,0 +1,62 @@
+#pragma once
+// The q, k and v slots of a token mixer whose projections each pass a short causal convolution
+// and SiLU (Gated DeltaNet's q, k, v; Mamba-2's C, B, x): the W configuration picks which
+// projection fills a slot, and each projection is convolved with its own taps (and bias) once.
+#include <memory>
+
+#include "core/model/dense_layers.h"
+#include "core/model/w_configuration.h"
+
+namespace qkv {
+
+// What a token mixer without a softmax is asked for: its layer, the W configuration and what to
+// capture.
+struct MixerRequest {
+    int layer = 0;
+    const WConfiguration* config = nullptr;
+    const CaptureSelection* capture = nullptr;
+};
+
+class ConvolvedProjections {
+  public:
+    ConvolvedProjections(Backend& backend, const DeviceLayer& layer, const Tensor& x)
+        : m_be(backend), m_w(layer), m_products(backend, x) {}
+
+    // x times a projection of the layer (slots of one fused projection share the product).
+    std::unique_ptr<Tensor> projected(const DeviceLinear& weights) {
+        return m_products.apply(weights);
+    }
+
+    // A projection through its own convolution taps (and bias) and SiLU, once per projection.
+    Tensor& convolved(Projection p) {
+        auto& slot = m_convolved[static_cast<int>(p)];
+        if (slot) return *slot;
+        const RecurrentMixerOf<DeviceParts>& r = m_w.recurrent;
+        const bool query = p == Projection::Query, key = p == Projection::Key;
+        const DeviceLinear& weights = query ? m_w.query : key ? m_w.key : m_w.value;
+        const Tensor& taps = *(query ? r.queryTaps : key ? r.keyTaps : r.valueTaps);
+        const Tensor* bias = (query ? r.queryConvBias
+                              : key ? r.keyConvBias
+                                    : r.valueConvBias)
+                                 .get();
+        auto raw = projected(weights);
+        slot = m_be.create(raw->rows(), raw->cols());
+        m_be.causalConv(*raw, taps, bias, *slot);
+        m_be.activate(*slot, Activation::Silu);
+        return *slot;
+    }
+
+  private:
+    Backend& m_be;
+    const DeviceLayer& m_w;
+    SharedProducts m_products;
+    std::unique_ptr<Tensor> m_convolved[3];
+};
+
+// Queues t's download into target (resized to t's shape).
+inline void keepVectors(Backend& be, const Tensor& t, RowMatrixXf& target) {
+    target.resize(t.rows(), t.cols());
+    be.enqueueDownload(t, target.data());
+}
+
+}  // namespace qkv

@@ -1,0 +1,68 @@
+#include "core/model/mamba2_layer.h"
+
+namespace qkv {
+
+std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const DeviceLayer& w,
+                                  const MixerRequest& request, const Tensor& x,
+                                  LayerTrace& traced) {
+    const int l = request.layer, n = x.rows();
+    const Architecture c = model.atLayer(l);
+    const WConfiguration& config = *request.config;
+    const Mamba2& ssm = model.mamba2;
+    ConvolvedProjections slots(be, w, x);
+    Tensor& C = slots.convolved(config.querySource);
+    Tensor& B = slots.convolved(config.keySource);
+    Tensor& values = slots.convolved(config.valueSource);
+    auto dt = slots.projected(w.recurrent.a);
+
+    const CaptureSelection& wanted = *request.capture;
+    traced.implicit = true;
+    traced.scores.assign(c.heads, RowMatrixXf());
+    traced.probabilities.assign(c.heads, RowMatrixXf());
+    traced.skip.clear();
+    AttentionCapture capture;
+    capture.scores.assign(c.heads, nullptr);
+    capture.probabilities.assign(c.heads, nullptr);
+    for (int h = 0; h < c.heads; ++h)
+        if (wanted.includes(l, h) && wanted.probabilities) {
+            traced.probabilities[h].resize(n, n);
+            capture.probabilities[h] = traced.probabilities[h].data();
+        }
+    if (wanted.includesLayer(l)) {
+        traced.skip.resize(c.heads);
+        be.enqueueDownload(*w.recurrent.skip, traced.skip.data());
+    }
+    const int width = c.heads * c.valueWidth();
+    auto y = be.create(n, width);
+    const StateSpaceLayout layout{c.heads,   c.valueWidth(), c.kvHeads,
+                                  c.headDim, ssm.dtMin,      ssm.dtMax};
+    be.stateSpace(values, B, C, *dt, *w.recurrent.aLog, *w.recurrent.dtBias, *w.recurrent.skip,
+                  layout, *y, &capture);
+    const int group = c.heads / c.kvHeads;
+    traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
+    if (wanted.keepsVectors(l)) {
+        keepVectors(be, C, traced.query);
+        keepVectors(be, B, traced.key);
+        keepVectors(be, values, traced.value);
+    }
+
+    auto z = slots.projected(w.recurrent.z);
+    const int normWidth = width / ssm.normGroups;
+    auto out = be.create(n, width);
+    switch (ssm.gate) {
+        case Mamba2::Gate::NormOfGated:
+            be.glu(*z, *y, Activation::SwiGlu);
+            be.rmsNormHeads(*y, normWidth, *w.recurrent.norm.gamma, model.normEps, *out);
+            break;
+        case Mamba2::Gate::GatedNorm:
+            be.rmsNormHeads(*y, normWidth, *w.recurrent.norm.gamma, model.normEps, *out);
+            be.glu(*z, *out, Activation::SwiGlu);
+            break;
+        case Mamba2::Gate::GateOnly:
+            be.glu(*z, *y, Activation::SwiGlu);
+            return applyLinear(be, w.output, *y);
+    }
+    return applyLinear(be, w.output, *out);
+}
+
+}  // namespace qkv
