@@ -281,8 +281,12 @@ TEST(CliShared, EveryFamilyRunsAttentionAndAnalyzeByIds) {
         const bool encoderDecoder = !sentence.decoderIds.empty();
         CliRun r = cli({"info", "--model", folder.string(), "--json"});
         ASSERT_EQ(r.exitCode, 0) << r.err;
-        const int layer = r.json()["layers"].get<int>() - 1;
-        const int head = r.json()["heads"].get<int>() - 1;
+        // The last layer with heads (Nemotron-H's last block is an MLP), its last head.
+        const auto& learned = sentence.results.at("original").attentions;
+        int layer = r.json()["layers"].get<int>() - 1;
+        while (layer > 0 && !encoderDecoder && learned.at(layer).empty()) --layer;
+        int head = r.json()["heads"].get<int>() - 1;
+        if (!encoderDecoder) head = std::min<int>(head, learned.at(layer).size() - 1);
         EXPECT_EQ(r.json()["model_type"].get<std::string>(), test::sharedModelType(folder));
         std::vector<std::string> input{"--ids", joinIds(sentence.ids)};
         if (encoderDecoder)
