@@ -45,8 +45,15 @@ inline void runTarget(TargetFunction function, const std::uint8_t* data, std::si
     ((condition) ? (void)0 : ::qkv::fuzz::checkFailed(#condition, __FILE__, __LINE__))
 
 #ifdef QKV_LIBFUZZER
+// LLVMFuzzerInitialize runs the body once on the empty input before any input is timed, so
+// that its fixtures (static tokenizers, loaded on first use) are built outside every unit's
+// -timeout: under a sanitizer on a busy machine GPT-2's vocabulary took longer than one.
 #define QKV_FUZZ_TARGET(name)                                                           \
     static void name##Body(std::string_view input);                                     \
+    extern "C" int LLVMFuzzerInitialize(int*, char***) {                                \
+        ::qkv::fuzz::runTarget(&name##Body, nullptr, 0);                                \
+        return 0;                                                                       \
+    }                                                                                   \
     extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) { \
         ::qkv::fuzz::runTarget(&name##Body, data, size);                                \
         return 0;                                                                       \

@@ -61,5 +61,63 @@ TEST_F(MainWindowTest, ALinearLayerShowsItsImplicitAttentionBesideAFullLayer) {
     EXPECT_EQ(doc().head(), 0);
 }
 
+// Nemotron-H: Mamba-2 heads show their implicit attention M with their skip D, an MLP block (no
+// heads) is passed over, and the weight panel names W_C, W_B and W_x.
+TEST_F(MainWindowTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
+    QKV_REQUIRE_SHARED(shared);
+    // nemotron_h: layers mamba2 (8 heads), moe, mamba2, attention (4 heads), mlp.
+    const QString folder = modelPath(shared, "nemotron_h-random-tiny");
+    const auto reference = qkv::test::loadReference(shared / "models" / "nemotron_h-random-tiny" /
+                                                    "hf_reference.json");
+    const auto& sentence = reference.sentences.front();
+    QStringList ids;
+    for (int id : sentence.ids) ids << QString::number(id);
+    window->resize(1280, 720);
+    ASSERT_TRUE(open(folder));
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(type(QStringLiteral("#") + ids.join(u' ')));
+
+    const auto& original = sentence.results.at("original");
+    doc().setHead(2, 5);
+    ASSERT_TRUE(settle());
+    HeatmapWidget* heatmap = window->headView()->heatmap();
+    ASSERT_TRUE(heatmap->isShowingFigure());
+    const HeatmapData& map = heatmap->figure().spec().panels.at(0).data;
+    EXPECT_TRUE(map.diverging);
+    EXPECT_TRUE(map.scaleLabel.contains(QStringLiteral("D = "))) << map.scaleLabel.toStdString();
+    const qkv::test::ReferenceMatrix& expected = original.attentions.at(2).at(5);
+    for (int i = 0; i < expected.size; ++i)
+        for (int j = 0; j <= i; ++j)  // as ForwardReference: float32 against float64
+            EXPECT_NEAR(heatmap->figure().shownValue({0, i, j}), expected.at(i, j), 1e-4);
+    EXPECT_EQ(window->headPicker()->headBox()->maximum(), 7);
+    keepScreenshot(window.get(), QStringLiteral("nemotron-mamba-head"));
+
+    // Layer 1 is a mixture of experts without heads: going down from 0 lands on 2, up from 2
+    // on 0.
+    doc().setHead(0, 0);
+    doc().stepLayer(1);
+    EXPECT_EQ(doc().layer(), 2);
+    doc().stepLayer(-1);
+    EXPECT_EQ(doc().layer(), 0);
+    doc().setHead(3, 3);
+    doc().stepHead(1);  // past the last attention head: layer 4 has none, so it stays
+    EXPECT_EQ(doc().layer(), 3);
+    EXPECT_EQ(doc().head(), 3);
+    doc().setHead(2, 0);
+    doc().stepHead(-1);  // back across the experts' block to layer 0's last head
+    EXPECT_EQ(doc().layer(), 0);
+    EXPECT_EQ(doc().head(), 7);
+
+    // Every view draws the model whose blocks have 8, 0 or 4 heads.
+    for (MainWindow::Tab tab : {MainWindow::Tab::Overview, MainWindow::Tab::Compare,
+                                MainWindow::Tab::Lines, MainWindow::Tab::Head}) {
+        window->showTab(tab);
+        ASSERT_TRUE(settle());
+    }
+    window->showTab(MainWindow::Tab::Overview);
+    ASSERT_TRUE(settle());
+    keepScreenshot(window.get(), QStringLiteral("nemotron-overview"));
+}
+
 }  // namespace
 }  // namespace qkv::ui::test

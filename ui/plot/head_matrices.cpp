@@ -52,7 +52,12 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
         data.cells =
             heatmapCells([a](int i, int j) { return j > i ? kNaN : static_cast<double>(a(i, j)); });
         data.diverging = true;
-        data.scaleLabel = QStringLiteral("implicit attention A_ij (output = A·v; signed)");
+        const std::vector<float>& skip = trace->layers()[layer].skip;  // Mamba-2's D beside M
+        data.scaleLabel =
+            head < static_cast<int>(skip.size())
+                ? QStringLiteral("implicit attention M_ij (y = M·x + D·x, D = %1; signed)")
+                      .arg(skip[head], 0, 'g', 4)
+                : QStringLiteral("implicit attention A_ij (output = A·v; signed)");
         setSymmetricExtent(data, largestMagnitude(n, keys, value));
         return data;
     }

@@ -94,8 +94,9 @@ void HeadPicker::onHeadChanged(int layer, int head) {
     m_head->setValue(head);
     QString range =
         model ? tr("of %1 layers × %2 heads").arg(c.layers).arg(c.headsOf(layer)) : QString();
-    if (model && c.headsVaryByLayer() && c.mixerOf(layer) == Mixer::GatedDeltaNet)
+    if (model && c.mixerOf(layer) == Mixer::GatedDeltaNet)
         range += tr(" · linear attention (implicit)");
+    if (model && c.mixerOf(layer) == Mixer::Mamba2) range += tr(" · Mamba-2 (implicit)");
     m_range->setText(range);
 }
 

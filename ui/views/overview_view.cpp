@@ -142,14 +142,18 @@ void OverviewView::refresh() {
         subtitle + (isComparisonMetric(shownMetric()) ? tr(" · against ") + d.comparisonName()
                                                       : QString()),
         c.headDim);
-    // Where layers differ (local / global, NoPE), each row says which it is.
+    // Where layers differ (local / global, NoPE; a hybrid's kinds), each row says which it is.
     QStringList& rows = spec.panels.at(0).data.rowLabels;
+    const bool hybrid =
+        c.hasMixer(Mixer::GatedDeltaNet) || c.hasMixer(Mixer::Mamba2) || c.hasMixer(Mixer::None);
     if (metrics->kind == AttentionKind::Self && !c.describeLayer(0).empty())
         for (int l = 0; l < rows.size() && l < c.layers; ++l)
-            rows[l] +=
-                (c.windowOf(l) > 0 ? tr(" local") : tr(" global")) +
-                (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE") : QString()) +
-                (c.kindOf(l).valueIsKey ? tr(" V=K") : QString());
+            rows[l] += hybrid && c.mixerOf(l) != Mixer::Attention
+                           ? QStringLiteral(" ") + QString::fromStdString(c.kindName(l))
+                           : (c.windowOf(l) > 0 ? tr(" local") : tr(" global")) +
+                                 (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE")
+                                                                                     : QString()) +
+                                 (c.kindOf(l).valueIsKey ? tr(" V=K") : QString());
     for (const auto& [key, name] : d.annotations())
         if (key.kind == metrics->kind)
             spec.panels.at(0).notes.push_back({key.layer, key.head, name});

@@ -149,14 +149,16 @@ void WeightPanel::refresh() {
         (layerKind.isEmpty() ? QString() : QStringLiteral("\n") + layerKind));
     const Architecture c = d.shownArchitecture().atLayer(d.layer());
     const bool linear = c.mixerOf(d.layer()) == Mixer::GatedDeltaNet;
+    const bool mamba = c.mixerOf(d.layer()) == Mixer::Mamba2;
     const bool qkNorm =
-        d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None && !linear;
+        d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None && !linear && !mamba;
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
     const bool valueIsKey =
         d.attentionKind() == AttentionKind::Self && c.kindOf(d.layer()).valueIsKey;
     m_formTitle->setText(latent            ? tr("Bilinear form M = W_DQ W_UQʰ (W_DKV W_UKʰ)ᵀ")
                          : qkNorm          ? tr("Bilinear form M = W_Q diag(g_q∘g_k) W_Kᵀ")
                          : c.bilinearHeads ? tr("Bilinear form M = W_h (one per head)")
+                         : mamba           ? tr("Bilinear form W_C W_Bᵀ (C plays W_Q, B W_K)")
                                            : tr("Bilinear form M = W_Q W_Kᵀ"));
     m_formNote->setText(
         c.bilinearHeads
@@ -183,14 +185,22 @@ void WeightPanel::refresh() {
                       "is the implicit attention A (output = A·v), which the decays and the "
                       "delta rule's corrections make signed.")
                        .arg(d.shownArchitecture().deltaNet.convKernel)
-                 : QString());
+        : mamba ? tr("Mamba-2 (state-space duality): W_C, W_B and W_x are in_proj's C, B and x "
+                     "rows and play W_Q, W_K and W_V (never z's or dt's rows); B and C are shared "
+                     "by the %1 heads of a group. Each passes a %2-tap causal convolution with a "
+                     "bias and SiLU, which the form leaves out, as it leaves out the step size Δ "
+                     "and the decay exp(ΣΔA). The heatmap is the implicit attention M (y = M·x + "
+                     "D·x), signed; the skip D is in its scale's label.")
+                      .arg(c.heads / c.kvHeads)
+                      .arg(d.shownArchitecture().mamba2.convKernel)
+                : QString());
     if (valueIsKey)
         m_formNote->setText(m_formNote->text() + QStringLiteral("\n") +
                             tr("W_V = W_K (tied by the model): this layer has no value "
                                "projection; its values are the key projection itself, taken "
                                "before the key's norm and rotation. Under tied-kv nothing "
                                "changes here."));
-    m_formNote->setVisible(latent || qkNorm || linear || valueIsKey || c.bilinearHeads);
+    m_formNote->setVisible(latent || qkNorm || linear || mamba || valueIsKey || c.bilinearHeads);
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
