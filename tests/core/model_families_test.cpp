@@ -170,6 +170,15 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
          "shared_expert.gate_proj.weight' has shape [32, 64], expected [16, 64]"},
         {"qwen3_5_moe-random-tiny", "moe_intermediate_size", 16, "gate_up_proj' has shape"},
         {"qwen3_next-random-tiny", "linear_value_head_dim", 8, "in_proj_qkvz.weight' has shape"},
+        {"nemotron_h-random-tiny", "n_groups", 3,
+         "\"n_groups\" (3) does not divide the 8 Mamba heads"},
+        {"nemotron_h-random-tiny", "layers_block_type",
+         nlohmann::json{"mamba", "moe", "conv", "attention", "mlp"},
+         "\"layers_block_type\" entry \"conv\" is not supported"},
+        {"nemotron_h-random-tiny", "num_hidden_layers", 4,
+         "\"num_hidden_layers\" (4) disagrees with the 5 blocks listed"},
+        {"nemotron_h-random-tiny", "conv_kernel", 3, "conv1d.weight' has shape"},
+        {"nemotron_h-random-tiny", "ssm_state_size", 8, "in_proj.weight' has shape"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);
