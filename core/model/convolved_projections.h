@@ -4,6 +4,8 @@
 // projection fills a slot, and each projection is convolved with its own taps (and bias) once.
 #include <memory>
 
+#include "core/model/architecture.h"
+#include "core/model/attention_trace.h"
 #include "core/model/dense_layers.h"
 #include "core/model/w_configuration.h"
 
@@ -53,10 +55,13 @@ class ConvolvedProjections {
     std::unique_ptr<Tensor> m_convolved[3];
 };
 
-// Queues t's download into target (resized to t's shape).
-inline void keepVectors(Backend& be, const Tensor& t, RowMatrixXf& target) {
-    target.resize(t.rows(), t.cols());
-    be.enqueueDownload(t, target.data());
-}
+// Readies `traced` for a layer of `heads` implicit maps over n tokens (no scores) and returns
+// the capture that fills the heads `request` selects.
+AttentionCapture implicitCapture(const MixerRequest& request, int heads, int n, LayerTrace& traced);
+
+// After the core: the layout of the slots (value head h reads key head h / (heads / keyHeads))
+// and, where the request keeps them, the q, k and v slots' rows.
+void traceSlots(Backend& be, const MixerRequest& request, const Architecture& c, const Tensor& q,
+                const Tensor& k, const Tensor& v, LayerTrace& traced);
 
 }  // namespace qkv

@@ -66,28 +66,11 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
     auto b = layer.projected(w.recurrent.b);
     auto a = layer.projected(w.recurrent.a);
 
-    const CaptureSelection& wanted = *request.capture;
-    traced.implicit = true;
-    traced.scores.assign(c.heads, RowMatrixXf());
-    traced.probabilities.assign(c.heads, RowMatrixXf());
-    AttentionCapture capture;
-    capture.scores.assign(c.heads, nullptr);
-    capture.probabilities.assign(c.heads, nullptr);
-    for (int h = 0; h < c.heads; ++h)
-        if (wanted.includes(l, h) && wanted.probabilities) {
-            traced.probabilities[h].resize(n, n);
-            capture.probabilities[h] = traced.probabilities[h].data();
-        }
+    const AttentionCapture capture = implicitCapture(request, c.heads, n, traced);
     auto core = be.create(n, c.heads * c.valueWidth());
     be.gatedDeltaRule(q, k, v, *b, *a, *w.recurrent.aLog, *w.recurrent.dtBias, layout, *core,
                       &capture);
-    const int group = c.heads / c.kvHeads;
-    traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
-    if (wanted.keepsVectors(l)) {
-        keepVectors(be, q, traced.query);
-        keepVectors(be, k, traced.key);
-        keepVectors(be, v, traced.value);
-    }
+    traceSlots(be, request, c, q, k, v, traced);
 
     auto normed = be.create(n, core->cols());
     be.rmsNormHeads(*core, c.valueWidth(), *w.recurrent.norm.gamma, c.normEps, *normed);

@@ -15,20 +15,9 @@ std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const 
     Tensor& values = slots.convolved(config.valueSource);
     auto dt = slots.projected(w.recurrent.a);
 
-    const CaptureSelection& wanted = *request.capture;
-    traced.implicit = true;
-    traced.scores.assign(c.heads, RowMatrixXf());
-    traced.probabilities.assign(c.heads, RowMatrixXf());
+    const AttentionCapture capture = implicitCapture(request, c.heads, n, traced);
     traced.skip.clear();
-    AttentionCapture capture;
-    capture.scores.assign(c.heads, nullptr);
-    capture.probabilities.assign(c.heads, nullptr);
-    for (int h = 0; h < c.heads; ++h)
-        if (wanted.includes(l, h) && wanted.probabilities) {
-            traced.probabilities[h].resize(n, n);
-            capture.probabilities[h] = traced.probabilities[h].data();
-        }
-    if (wanted.includesLayer(l)) {
+    if (request.capture->includesLayer(l)) {
         traced.skip.resize(c.heads);
         be.enqueueDownload(*w.recurrent.skip, traced.skip.data());
     }
@@ -38,13 +27,7 @@ std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const 
                                   c.headDim, ssm.dtMin,      ssm.dtMax};
     be.stateSpace(values, B, C, *dt, *w.recurrent.aLog, *w.recurrent.dtBias, *w.recurrent.skip,
                   layout, *y, &capture);
-    const int group = c.heads / c.kvHeads;
-    traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
-    if (wanted.keepsVectors(l)) {
-        keepVectors(be, C, traced.query);
-        keepVectors(be, B, traced.key);
-        keepVectors(be, values, traced.value);
-    }
+    traceSlots(be, request, c, C, B, values, traced);
 
     auto z = slots.projected(w.recurrent.z);
     const int normWidth = width / ssm.normGroups;

@@ -15,18 +15,24 @@ namespace {
 // As ForwardReference: float32 against transformers' float64 reference.
 constexpr double kTolerance = 1e-4;
 
+// `attention --json`'s layers for the reference's first sentence (every head, no scores).
+nlohmann::json attentionLayers(const std::filesystem::path& shared, const std::string& name,
+                               const test::ModelReference& reference) {
+    std::string ids;
+    for (int id : reference.sentences.front().ids)
+        ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    const test::CliRun r = test::cli({"attention", "--model", (shared / "models" / name).string(),
+                                      "--ids", ids, "--no-scores", "--backend", "cpu", "--json"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.exitCode == 0 ? r.json()["layers"] : nlohmann::json::array();
+}
+
 TEST(CliHybrid, AttentionJsonNamesKindsAndGivesImplicitMapsAndGates) {
     QKV_REQUIRE_SHARED(shared);
-    const auto folder = shared / "models" / "qwen3_5-random-tiny";
-    const auto reference = test::loadReference(folder / "hf_reference.json");
-    const auto& sentence = reference.sentences.front();
-    const auto& expected = sentence.results.at("original");
-    std::string ids;
-    for (int id : sentence.ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    const test::CliRun r = test::cli({"attention", "--model", folder.string(), "--ids", ids,
-                                      "--no-scores", "--backend", "cpu", "--json"});
-    ASSERT_EQ(r.exitCode, 0) << r.err;
-    const nlohmann::json layers = r.json()["layers"];
+    const auto reference =
+        test::loadReference(shared / "models" / "qwen3_5-random-tiny" / "hf_reference.json");
+    const auto& expected = reference.sentences.front().results.at("original");
+    const nlohmann::json layers = attentionLayers(shared, "qwen3_5-random-tiny", reference);
     ASSERT_EQ(layers.size(), 4u);
     const char* kinds[] = {"linear_attention", "attention", "linear_attention", "attention"};
     for (int l = 0; l < 4; ++l) {
@@ -69,16 +75,10 @@ TEST(CliHybrid, AttentionTextPrintsImplicitMapsWithoutScores) {
 // is a layer without heads; the attention layer's heads are softmax ones.
 TEST(CliHybrid, MambaHeadsGiveTheirMapAndSkipAndMlpBlocksHaveNoHeads) {
     QKV_REQUIRE_SHARED(shared);
-    const auto folder = shared / "models" / "nemotron_h-random-tiny";
-    const auto reference = test::loadReference(folder / "hf_reference.json");
-    const auto& sentence = reference.sentences.front();
-    const auto& expected = sentence.results.at("original");
-    std::string ids;
-    for (int id : sentence.ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
-    const test::CliRun r = test::cli({"attention", "--model", folder.string(), "--ids", ids,
-                                      "--no-scores", "--backend", "cpu", "--json"});
-    ASSERT_EQ(r.exitCode, 0) << r.err;
-    const nlohmann::json layers = r.json()["layers"];
+    const auto reference =
+        test::loadReference(shared / "models" / "nemotron_h-random-tiny" / "hf_reference.json");
+    const auto& expected = reference.sentences.front().results.at("original");
+    const nlohmann::json layers = attentionLayers(shared, "nemotron_h-random-tiny", reference);
     ASSERT_EQ(layers.size(), 5u);
     const char* kinds[] = {"mamba2", "moe", "mamba2", "attention", "mlp"};
     for (int l = 0; l < 5; ++l) {

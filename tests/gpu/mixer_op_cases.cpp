@@ -55,6 +55,23 @@ void addConvCases(std::vector<OpCase>& cases) {
     }
 }
 
+// Every head's n x n map, captured (filled with -7 first, so that a cell never written shows),
+// and the result: the op's output followed by every map.
+struct CapturedMaps {
+    CapturedMaps(int heads, int n)
+        : maps(heads, std::vector<float>(static_cast<size_t>(n) * n, -7.0f)) {
+        capture.scores.assign(heads, nullptr);
+        for (auto& m : maps) capture.probabilities.push_back(m.data());
+    }
+    std::vector<float> after(Backend& be, const Tensor& out) const {
+        std::vector<float> result = download(be, out);
+        for (const auto& m : maps) result.insert(result.end(), m.begin(), m.end());
+        return result;
+    }
+    std::vector<std::vector<float>> maps;
+    AttentionCapture capture;
+};
+
 struct DeltaShape {
     int tokens, keyHeads, valueHeads, keyDim, valueDim;
 };
@@ -79,17 +96,11 @@ std::vector<float> runDeltaRule(Backend& be, const DeltaShape& s) {
     auto aLogT = be.upload(aLog.data(), 1, s.valueHeads);
     auto dtT = be.upload(dtBias.data(), 1, s.valueHeads);
     auto out = be.create(n, vw);
-    std::vector<std::vector<float>> maps(s.valueHeads,
-                                         std::vector<float>(static_cast<size_t>(n) * n, -7.0f));
-    AttentionCapture capture;
-    capture.scores.assign(s.valueHeads, nullptr);
-    for (auto& m : maps) capture.probabilities.push_back(m.data());
+    const CapturedMaps maps(s.valueHeads, n);
     const DeltaRuleLayout layout{s.keyHeads, s.valueHeads, s.keyDim, s.valueDim,
                                  1.0f / std::sqrt(static_cast<float>(s.keyDim))};
-    be.gatedDeltaRule(*qt, *kt, *vt, *bt, *at, *aLogT, *dtT, layout, *out, &capture);
-    std::vector<float> result = download(be, *out);
-    for (const auto& m : maps) result.insert(result.end(), m.begin(), m.end());
-    return result;
+    be.gatedDeltaRule(*qt, *kt, *vt, *bt, *at, *aLogT, *dtT, layout, *out, &maps.capture);
+    return maps.after(be, *out);
 }
 
 void addDeltaRuleCases(std::vector<OpCase>& cases) {
@@ -136,16 +147,10 @@ std::vector<float> runStateSpace(Backend& be, const StateSpaceShape& s) {
     auto aLogT = be.upload(aLog.data(), 1, s.heads), biasT = be.upload(dtBias.data(), 1, s.heads);
     auto dT = be.upload(d.data(), 1, s.heads);
     auto out = be.create(n, xw);
-    std::vector<std::vector<float>> maps(s.heads,
-                                         std::vector<float>(static_cast<size_t>(n) * n, -7.0f));
-    AttentionCapture capture;
-    capture.scores.assign(s.heads, nullptr);
-    for (auto& m : maps) capture.probabilities.push_back(m.data());
+    const CapturedMaps maps(s.heads, n);
     const StateSpaceLayout layout{s.heads, s.headDim, s.groups, s.stateDim, s.dtMin, s.dtMax};
-    be.stateSpace(*xt, *bt, *ct, *dtT, *aLogT, *biasT, *dT, layout, *out, &capture);
-    std::vector<float> result = download(be, *out);
-    for (const auto& m : maps) result.insert(result.end(), m.begin(), m.end());
-    return result;
+    be.stateSpace(*xt, *bt, *ct, *dtT, *aLogT, *biasT, *dT, layout, *out, &maps.capture);
+    return maps.after(be, *out);
 }
 
 void addStateSpaceCases(std::vector<OpCase>& cases) {

@@ -12,19 +12,29 @@
 namespace qkv::ui::test {
 namespace {
 
-TEST_F(MainWindowTest, ALinearLayerShowsItsImplicitAttentionBesideAFullLayer) {
+class HybridModelTest : public MainWindowTest {
+  protected:
+    // Opens the shared model `name` at 1280 x 720 on the Head tab with its reference's first
+    // sentence typed as ids.
+    ::testing::AssertionResult openWithReferenceSentence(const std::filesystem::path& shared,
+                                                         const char* name) {
+        reference = qkv::test::loadReference(shared / "models" / name / "hf_reference.json");
+        QStringList ids;
+        for (int id : reference.sentences.front().ids) ids << QString::number(id);
+        window->resize(1280, 720);
+        if (auto opened = open(modelPath(shared, name)); !opened) return opened;
+        window->showTab(MainWindow::Tab::Head);
+        return type(QStringLiteral("#") + ids.join(u' '));
+    }
+
+    qkv::test::ModelReference reference;
+};
+
+TEST_F(HybridModelTest, ALinearLayerShowsItsImplicitAttentionBesideAFullLayer) {
     QKV_REQUIRE_SHARED(shared);
     // qwen3_5mm: layers 0-2 Gated DeltaNet with 2 value heads, layer 3 full attention with 4.
-    const QString folder = modelPath(shared, "qwen3_5mm-random-tiny");
-    const auto reference =
-        qkv::test::loadReference(shared / "models" / "qwen3_5mm-random-tiny" / "hf_reference.json");
+    ASSERT_TRUE(openWithReferenceSentence(shared, "qwen3_5mm-random-tiny"));
     const auto& sentence = reference.sentences.front();
-    QStringList ids;
-    for (int id : sentence.ids) ids << QString::number(id);
-    window->resize(1280, 720);
-    ASSERT_TRUE(open(folder));
-    window->showTab(MainWindow::Tab::Head);
-    ASSERT_TRUE(type(QStringLiteral("#") + ids.join(u' ')));
 
     const qkv::test::ReferenceMatrix& expected =
         sentence.results.at("original").attentions.at(0).at(1);
@@ -63,19 +73,11 @@ TEST_F(MainWindowTest, ALinearLayerShowsItsImplicitAttentionBesideAFullLayer) {
 
 // Nemotron-H: Mamba-2 heads show their implicit attention M with their skip D, an MLP block (no
 // heads) is passed over, and the weight panel names W_C, W_B and W_x.
-TEST_F(MainWindowTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
+TEST_F(HybridModelTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
     QKV_REQUIRE_SHARED(shared);
     // nemotron_h: layers mamba2 (8 heads), moe, mamba2, attention (4 heads), mlp.
-    const QString folder = modelPath(shared, "nemotron_h-random-tiny");
-    const auto reference = qkv::test::loadReference(shared / "models" / "nemotron_h-random-tiny" /
-                                                    "hf_reference.json");
+    ASSERT_TRUE(openWithReferenceSentence(shared, "nemotron_h-random-tiny"));
     const auto& sentence = reference.sentences.front();
-    QStringList ids;
-    for (int id : sentence.ids) ids << QString::number(id);
-    window->resize(1280, 720);
-    ASSERT_TRUE(open(folder));
-    window->showTab(MainWindow::Tab::Head);
-    ASSERT_TRUE(type(QStringLiteral("#") + ids.join(u' ')));
 
     const auto& original = sentence.results.at("original");
     doc().setHead(2, 5);

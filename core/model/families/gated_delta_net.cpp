@@ -101,4 +101,26 @@ void bindGatedSharedExperts(TensorBinder& b, const Architecture& c, const std::s
     layer.sharedExpertGate = linearLayer(b, p + "shared_expert_gate", d, 1, false);
 }
 
+ModelWeights bindGatedDeltaNetHybrid(TensorBinder& b, const Architecture& c,
+                                     DeltaNetProjectionBinder projections) {
+    const int d = c.dModel;
+    return bindDecoderStack(
+        b, c,
+        [&](const std::string& p, int l, LayerWeights& layer) {
+            layer.attentionNorm = unitOffsetNorm(b, p + "input_layernorm", d);
+            if (c.mixerOf(l) == Mixer::GatedDeltaNet) {
+                projections(b, c.atLayer(l), p + "linear_attn.", layer);
+                bindDeltaNetCore(b, c, l, p + "linear_attn.", layer);
+            } else {
+                bindGatedAttention(b, c, p + "self_attn.", layer);
+            }
+            layer.mlpNorm = unitOffsetNorm(b, p + "post_attention_layernorm", d);
+            if (c.kindOf(l).experts)
+                bindGatedSharedExperts(b, c, p + "mlp.", layer);
+            else
+                bindGatedMlp(b, c, p + "mlp.", layer);
+        },
+        true);
+}
+
 }  // namespace qkv::families

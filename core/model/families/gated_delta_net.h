@@ -28,6 +28,17 @@ void bindGatedAttention(TensorBinder& b, const Architecture& c, const std::strin
 void bindDeltaNetCore(TensorBinder& b, const Architecture& model, int l, const std::string& p,
                       LayerWeights& layer);
 
+// A family's binding of a linear layer's query, key, value, z, b and a under `p`
+// ("layers.N.linear_attn."), before bindDeltaNetCore.
+using DeltaNetProjectionBinder = void (*)(TensorBinder& b, const Architecture& c,
+                                          const std::string& p, LayerWeights& layer);
+
+// The decoder stack both families keep under "model.": per layer input_layernorm, linear_attn
+// (its projections bound by `projections`) or self_attn, post_attention_layernorm, and mlp (a
+// SwiGLU, or the mixture of bindGatedSharedExperts where the layer has experts); (1 + w) norms.
+ModelWeights bindGatedDeltaNetHybrid(TensorBinder& b, const Architecture& c,
+                                     DeltaNetProjectionBinder projections);
+
 // The mixture under `p` ("layers.N.mlp."): router, experts (bindExperts' layouts), the shared
 // MLP shared_expert.{gate,up,down}_proj and its gate shared_expert_gate.
 void bindGatedSharedExperts(TensorBinder& b, const Architecture& c, const std::string& p,

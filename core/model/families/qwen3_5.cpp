@@ -32,9 +32,9 @@ void readMultimodal(const ConfigReader& r, Architecture& c,
     c.notShown = "image and video inputs are not shown: QKV Lab reads Qwen3.5's text model";
 }
 
-void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::string& p,
+// The linear layer's projections (c: the layer's own shape).
+void bindDeltaNet(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer) {
-    const Architecture c = model.atLayer(l);
     const int d = c.dModel, keys = c.kvHeads * c.headDim, values = c.heads * c.valueWidth();
     const LinearWeights qkv = linearLayer(b, p + "in_proj_qkv", d, 2 * keys + values, false);
     layer.query = {qkv.weight.columns(0, keys), {}};
@@ -43,26 +43,10 @@ void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::
     layer.recurrent.z = linearLayer(b, p + "in_proj_z", d, values, false);
     layer.recurrent.b = linearLayer(b, p + "in_proj_b", d, c.heads, false);
     layer.recurrent.a = linearLayer(b, p + "in_proj_a", d, c.heads, false);
-    bindDeltaNetCore(b, model, l, p, layer);
 }
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
-    const int d = c.dModel;
-    return bindDecoderStack(
-        b, c,
-        [&](const std::string& p, int l, LayerWeights& layer) {
-            layer.attentionNorm = unitOffsetNorm(b, p + "input_layernorm", d);
-            if (c.mixerOf(l) == Mixer::GatedDeltaNet)
-                bindDeltaNet(b, c, l, p + "linear_attn.", layer);
-            else
-                bindGatedAttention(b, c, p + "self_attn.", layer);
-            layer.mlpNorm = unitOffsetNorm(b, p + "post_attention_layernorm", d);
-            if (c.kindOf(l).experts)
-                bindGatedSharedExperts(b, c, p + "mlp.", layer);
-            else
-                bindGatedMlp(b, c, p + "mlp.", layer);
-        },
-        true);
+    return bindGatedDeltaNetHybrid(b, c, bindDeltaNet);
 }
 
 // The Hub's layout (model.language_model.*, lm_head beside it) of a text family.

@@ -34,9 +34,9 @@ std::vector<int> groupColumns(int groups, int groupWidth, int first, int heads, 
     return order;
 }
 
-void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::string& p,
+// The linear layer's projections (c: the layer's own shape).
+void bindDeltaNet(TensorBinder& b, const Architecture& c, const std::string& p,
                   LayerWeights& layer) {
-    const Architecture c = model.atLayer(l);
     const int d = c.dModel, groups = c.kvHeads, r = c.heads / c.kvHeads;
     const int dk = c.headDim, dv = c.valueWidth(), width = 2 * dk + 2 * r * dv;
     const LinearWeights qkvz = linearLayer(b, p + "in_proj_qkvz", d, groups * width, false);
@@ -52,26 +52,10 @@ void bindDeltaNet(TensorBinder& b, const Architecture& model, int l, const std::
     const LinearWeights ba = linearLayer(b, p + "in_proj_ba", d, 2 * c.heads, false);
     layer.recurrent.b = slot(ba, groupColumns(groups, 2 * r, 0, r, 1));
     layer.recurrent.a = slot(ba, groupColumns(groups, 2 * r, r, r, 1));
-    bindDeltaNetCore(b, model, l, p, layer);
 }
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) {
-    const int d = c.dModel;
-    return bindDecoderStack(
-        b, c,
-        [&](const std::string& p, int l, LayerWeights& layer) {
-            layer.attentionNorm = unitOffsetNorm(b, p + "input_layernorm", d);
-            if (c.mixerOf(l) == Mixer::GatedDeltaNet)
-                bindDeltaNet(b, c, l, p + "linear_attn.", layer);
-            else
-                bindGatedAttention(b, c, p + "self_attn.", layer);
-            layer.mlpNorm = unitOffsetNorm(b, p + "post_attention_layernorm", d);
-            if (c.kindOf(l).experts)
-                bindGatedSharedExperts(b, c, p + "mlp.", layer);
-            else
-                bindGatedMlp(b, c, p + "mlp.", layer);
-        },
-        true);
+    return bindGatedDeltaNetHybrid(b, c, bindDeltaNet);
 }
 
 }  // namespace
