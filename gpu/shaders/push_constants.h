@@ -55,12 +55,12 @@
 #define QKV_TRANSFORM_SKEW 2u
 
 // norm.comp: LayerNorm, RMSNorm or a unit vector per row.
-#define QKV_NORM_PARAMS            \
-    uint rows;                     \
-    uint cols;                     \
-    float eps;                     \
-    uint kind;    /* QKV_NORM_* */ \
-    uint hasBeta; /* LayerNorm only */ \
+#define QKV_NORM_PARAMS                    \
+    uint rows;                             \
+    uint cols;                             \
+    float eps;                             \
+    uint kind;        /* QKV_NORM_* */     \
+    uint hasBeta;     /* LayerNorm only */ \
     uint gammaBlocks; /* gamma spans this many consecutive rows (1: each row has it all) */
 #define QKV_NORM_LAYER 0u
 #define QKV_NORM_RMS 1u
@@ -131,13 +131,13 @@
 // state_space_{decay,map,skip}.comp: Mamba-2's dual form. The decay buffer holds Δ (n x heads)
 // then the cumulative sums of Δ A (n x heads); the maps are per-head n x n matrices headStride
 // floats apart.
-#define QKV_STATE_SPACE_PARAMS                                         \
-    uint n;                                                            \
-    uint heads;                                                        \
-    uint headDim;                                                      \
-    uint groups;                                                       \
-    uint stateDim;                                                     \
-    uint headStride;                                                   \
+#define QKV_STATE_SPACE_PARAMS                                          \
+    uint n;                                                             \
+    uint heads;                                                         \
+    uint headDim;                                                       \
+    uint groups;                                                        \
+    uint stateDim;                                                      \
+    uint headStride;                                                    \
     uint firstHead; /* the chunk's first head (its scratch's head 0) */ \
-    float dtMin;                                                       \
+    float dtMin;                                                        \
     float dtMax;
