@@ -142,6 +142,9 @@ struct Architecture {
 
     // Embeddings: token embedding · embeddingScale (+ learned position row i + positionOffset).
     float embeddingScale = 1.0f;
+    // A pre-norm layer adds each sublayer's output times this to the residual stream (Granite's
+    // residual_multiplier).
+    float residualScale = 1.0f;
     // Token embeddings narrower than d_model, projected up after the lookup and back down before
     // the output head (OPT-350m's word_embed_proj_dim); 0: d_model wide, no projections.
     int embeddingWidth = 0;

@@ -3,6 +3,7 @@
 // and SiLU (Gated DeltaNet's q, k, v; Mamba-2's C, B, x): the W configuration picks which
 // projection fills a slot, and each projection is convolved with its own taps (and bias) once.
 #include <memory>
+#include <vector>
 
 #include "core/model/architecture.h"
 #include "core/model/attention_trace.h"
@@ -48,11 +49,26 @@ class ConvolvedProjections {
         return *slot;
     }
 
+    // The value slot, one head per value head: a key-head projection (tied-kv: Gated DeltaNet's
+    // k, Mamba-2's B) is repeated for the value heads that read it.
+    Tensor& values(Projection p, int valueHeads, int keyHeads, int width) {
+        Tensor& raw = convolved(p);
+        if (p == Projection::Value || valueHeads == keyHeads) return raw;
+        std::vector<int> columns;
+        for (int h = 0; h < valueHeads; ++h)
+            for (int i = 0; i < width; ++i)
+                columns.push_back(h / (valueHeads / keyHeads) * width + i);
+        m_expanded = m_be.create(raw.rows(), valueHeads * width);
+        m_be.gatherColumns(raw, nullptr, columns, *m_expanded);
+        return *m_expanded;
+    }
+
   private:
     Backend& m_be;
     const DeviceLayer& m_w;
     SharedProducts m_products;
     std::unique_ptr<Tensor> m_convolved[3];
+    std::unique_ptr<Tensor> m_expanded;
 };
 
 // Readies `traced` for a layer of `heads` implicit maps over n tokens (no scores) and returns

@@ -15,6 +15,7 @@ class DeltaNetLayer {
     std::unique_ptr<Tensor> projected(const DeviceLinear& weights) {
         return m_slots.projected(weights);
     }
+    ConvolvedProjections& slots() { return m_slots; }
 
     // A query or key slot: unit vectors per key head, once per projection (shared-qk's two
     // slots read the same tensor).
@@ -27,26 +28,11 @@ class DeltaNetLayer {
         return *unit;
     }
 
-    // The value slot, one head per value head: a key-head projection (tied-kv) is repeated for
-    // the value heads that read it.
-    Tensor& values(Projection p, int valueHeads, int keyHeads, int width) {
-        Tensor& raw = m_slots.convolved(p);
-        if (p == Projection::Value || valueHeads == keyHeads) return raw;
-        std::vector<int> columns;
-        for (int h = 0; h < valueHeads; ++h)
-            for (int i = 0; i < width; ++i)
-                columns.push_back(h / (valueHeads / keyHeads) * width + i);
-        m_expanded = m_be.create(raw.rows(), valueHeads * width);
-        m_be.gatherColumns(raw, nullptr, columns, *m_expanded);
-        return *m_expanded;
-    }
-
   private:
     Backend& m_be;
     const Architecture& m_c;
     ConvolvedProjections m_slots;
     std::unique_ptr<Tensor> m_unit[3];
-    std::unique_ptr<Tensor> m_expanded;
 };
 
 }  // namespace
@@ -62,7 +48,7 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
     DeltaNetLayer layer(be, model, w, x);
     Tensor& q = layer.unitHeads(config.querySource, c.headDim);
     Tensor& k = layer.unitHeads(config.keySource, c.headDim);
-    Tensor& v = layer.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
+    Tensor& v = layer.slots().values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
     auto b = layer.projected(w.recurrent.b);
     auto a = layer.projected(w.recurrent.a);
 

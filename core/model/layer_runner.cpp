@@ -126,12 +126,18 @@ void LayerRunner::scale(Tensor& x, float factor, Tensor& h) const {
 
 void LayerRunner::addResidual(Tensor& x, const Tensor& out, const DeviceNorm& outputNorm,
                               Tensor& h) const {
-    if (!outputNorm.gamma) {
-        m_be.add(x, out);
+    const Tensor* branch = &out;
+    if (outputNorm.gamma) {
+        norm(outputNorm, out, h);
+        branch = &h;
+    }
+    if (m_c.residualScale == 1.0f) {
+        m_be.add(x, *branch);
         return;
     }
-    norm(outputNorm, out, h);
-    m_be.add(x, h);
+    std::vector<int> rows(x.rows());  // x += residualScale · branch, row by row
+    std::iota(rows.begin(), rows.end(), 0);
+    m_be.addWeightedRows(*branch, rows, std::vector<float>(rows.size(), m_c.residualScale), x);
 }
 
 std::unique_ptr<Tensor> LayerRunner::mlp(int l, const DeviceLayer& layer, const Tensor& x,

@@ -12,7 +12,7 @@ std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const 
     ConvolvedProjections slots(be, w, x);
     Tensor& C = slots.convolved(config.querySource);
     Tensor& B = slots.convolved(config.keySource);
-    Tensor& values = slots.convolved(config.valueSource);
+    Tensor& values = slots.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
     auto dt = slots.projected(w.recurrent.a);
 
     const AttentionCapture capture = implicitCapture(request, c.heads, n, traced);

@@ -89,6 +89,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::qwen3_5MoeMultimodal(),
         families::qwen3Next(),
         families::nemotronH(),
+        families::graniteMoeHybrid(),
         families::fullBilinear(),
     };
     return all;

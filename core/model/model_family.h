@@ -95,6 +95,7 @@ ModelFamily qwen3_5Moe();
 ModelFamily qwen3_5MoeMultimodal();
 ModelFamily qwen3Next();
 ModelFamily nemotronH();
+ModelFamily graniteMoeHybrid();
 ModelFamily gemma3();
 ModelFamily gemma3Multimodal();
 ModelFamily olmo2();

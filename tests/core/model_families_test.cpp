@@ -179,6 +179,13 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
          "\"num_hidden_layers\" (4) disagrees with the 5 blocks listed"},
         {"nemotron_h-random-tiny", "conv_kernel", 3, "conv1d.weight' has shape"},
         {"nemotron_h-random-tiny", "ssm_state_size", 8, "in_proj.weight' has shape"},
+        {"granitemoehybrid-random-tiny", "mamba_n_groups", 3,
+         "\"mamba_n_groups\" (3) does not divide the 8 Mamba heads"},
+        {"granitemoehybrid-random-tiny", "layer_types", nlohmann::json{"mamba", "attention"},
+         "\"layer_types\" lists 2 layers; the model has 4"},
+        {"granitemoehybrid-random-tiny", "time_step_limit", nlohmann::json{1.0, 0.5},
+         "\"time_step_limit\" must be [low, high]"},
+        {"granitemoehybrid-random-tiny", "mamba_d_conv", 2, "conv1d.weight' has shape"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);

@@ -18,7 +18,6 @@ struct PendingFamily {
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
     // Hybrids: Gated DeltaNet, Mamba-2 and short-convolution layers beside attention.
-    {"granitemoehybrid", "unsupported architecture \"granitemoehybrid\""},
     {"falcon_h1", "unsupported architecture \"falcon_h1\""},
     {"lfm2", "unsupported architecture \"lfm2\""},
     // The 2025-26 softmax families, sparse attention among them.

@@ -12,7 +12,7 @@
 // MLP, an MLP or MoE block one without heads. Multi-token-prediction tensors (mtp.*) are not read.
 #include <algorithm>
 
-#include "core/model/families/binding.h"
+#include "core/model/families/mamba2.h"
 
 namespace qkv::families {
 namespace {
@@ -60,21 +60,6 @@ std::vector<Block> readBlocks(const ConfigReader& r) {
     return blocks;
 }
 
-LayerKind mambaKind(const ConfigReader& r) {
-    LayerKind k;
-    k.mixer = Mixer::Mamba2;
-    k.rotary = false;
-    k.mlp = false;
-    k.heads = r.positiveInt("mamba_num_heads");
-    k.valueDim = r.width("mamba_head_dim");
-    k.kvHeads = r.positiveInt("n_groups");
-    k.headDim = r.width("ssm_state_size");
-    if (k.heads % k.kvHeads != 0)
-        r.fail("\"n_groups\" (" + std::to_string(k.kvHeads) + ") does not divide the " +
-               std::to_string(k.heads) + " Mamba heads (\"mamba_num_heads\")");
-    return k;
-}
-
 void readMoe(const ConfigReader& r, Architecture& c) {
     c.moe = readExperts(r, "n_routed_experts", r.width("moe_intermediate_size"),
                         r.boolOr("norm_topk_prob", true));
@@ -106,11 +91,11 @@ void read(const ConfigReader& r, Architecture& c) {
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);
     c.attentionBias = r.boolOr("attention_bias", false);
     c.mlpBias = r.boolOr("mlp_bias", false);
-    c.mamba2.convKernel = r.positiveInt("conv_kernel", 64);
-    c.mamba2.dtMin = r.numberOr("time_step_min", 0.0f);
-    c.mamba2.gate = Mamba2::Gate::NormOfGated;
-    c.mamba2.normGroups = r.positiveInt("n_groups");
-    const LayerKind mamba = mambaKind(r);
+    LayerKind mamba = readMamba2(
+        r, {"mamba_num_heads", "mamba_head_dim", "n_groups", "ssm_state_size", "conv_kernel"}, c);
+    mamba.mlp = false;
+    c.mamba2.dtMin = r.numberOr("time_step_min", 0.0f);  // time_step_limit is not read
+    c.mamba2.normGroups = mamba.kvHeads;
     c.layerKinds.assign(c.layers, LayerKind{});
     for (int l = 0; l < c.layers; ++l) {
         LayerKind& k = c.layerKinds[l];
@@ -132,41 +117,6 @@ void read(const ConfigReader& r, Architecture& c) {
         }
     }
     if (std::find(blocks.begin(), blocks.end(), Block::Moe) != blocks.end()) readMoe(r, c);
-}
-
-// A column block of a linear layer and of its bias.
-LinearWeights columnsOf(const LinearWeights& w, int first, int count) {
-    return {w.weight.columns(first, count), w.bias.empty() ? w.bias : w.bias.slice(first, count)};
-}
-
-void bindMamba(TensorBinder& b, const Architecture& model, int l, const std::string& p,
-               LayerWeights& layer) {
-    const Architecture c = model.atLayer(l);
-    const int d = c.dModel, inner = c.heads * c.valueWidth(), states = c.kvHeads * c.headDim;
-    const int kernel = model.mamba2.convKernel, channels = inner + 2 * states;
-    const LinearWeights in = linearLayer(b, p + "in_proj", d, 2 * inner + 2 * states + c.heads,
-                                         b.has(p + "in_proj.bias"));
-    RecurrentMixerWeights& w = layer.recurrent;
-    w.z = columnsOf(in, 0, inner);
-    layer.value = columnsOf(in, inner, inner);
-    layer.key = columnsOf(in, 2 * inner, states);
-    layer.query = columnsOf(in, 2 * inner + states, states);
-    w.a = columnsOf(in, 2 * inner + 2 * states, c.heads);
-    const VectorView taps = b.flatVector(p + "conv1d.weight", {channels, 1, kernel});
-    w.valueTaps = taps.slice(0, inner * kernel);
-    w.keyTaps = taps.slice(inner * kernel, states * kernel);
-    w.queryTaps = taps.slice((inner + states) * kernel, states * kernel);
-    if (b.has(p + "conv1d.bias")) {
-        const VectorView bias = b.vector(p + "conv1d.bias", channels);
-        w.valueConvBias = bias.slice(0, inner);
-        w.keyConvBias = bias.slice(inner, states);
-        w.queryConvBias = bias.slice(inner + states, states);
-    }
-    w.aLog = b.vector(p + "A_log", c.heads);
-    w.skip = b.vector(p + "D", c.heads);
-    w.dtBias = b.vector(p + "dt_bias", c.heads);
-    w.norm = rmsNorm(b, p + "norm", inner);
-    layer.output = linearLayer(b, p + "out_proj", inner, d, b.has(p + "out_proj.bias"));
 }
 
 // Non-gated experts (relu(up x)² then down) and the shared one under `p` ("layers.N.mixer.").
@@ -198,7 +148,7 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
             switch (c.mixerOf(l)) {
                 case Mixer::Mamba2:
                     layer.attentionNorm = norm;
-                    bindMamba(b, c, l, mixer, layer);
+                    bindMamba2(b, c, l, mixer, layer);
                     break;
                 case Mixer::Attention:
                     layer.attentionNorm = norm;
