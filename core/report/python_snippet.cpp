@@ -57,11 +57,15 @@ void validate(const PythonCheck& check) {
         throw Error(a.family + " has no decoder or cross-attention: it is not encoder-decoder");
     const bool decoder = check.kind != AttentionKind::Self;
     const int layers = decoder ? a.decoderLayers : a.layers;
-    const int heads = decoder ? a.decoderHeads : a.heads;
-    if (check.layer < 0 || check.layer >= layers || check.head < 0 || check.head >= heads)
+    if (check.layer < 0 || check.layer >= layers)
+        throw Error("layer " + std::to_string(check.layer) + " is not in the model's " +
+                    std::to_string(layers) + " layers");
+    // A hybrid's layers have heads of their own count (a block without a mixer none).
+    const int heads = decoder ? a.decoderHeads : a.headsOf(check.layer);
+    if (check.head < 0 || check.head >= heads)
         throw Error("layer " + std::to_string(check.layer) + ", head " +
-                    std::to_string(check.head) + " is not in the model's " +
-                    std::to_string(layers) + " layers of " + std::to_string(heads) + " heads");
+                    std::to_string(check.head) + " is not in the model: layer " +
+                    std::to_string(check.layer) + " has " + std::to_string(heads) + " heads");
     if (a.isEncoderDecoder() && check.targetIds.empty())
         throw Error("an encoder-decoder model needs the decoder's input ids");
 }
@@ -177,6 +181,12 @@ std::string pythonSnippet(const PythonCheck& check) {
                            "for it (None in outputs.attentions); its implicit attention is the "
                            "matrix A with core = A v that QKV Lab computes from the layer's q, k, "
                            "v, beta and decay");
+    if (check.architecture.mixerOf(check.layer) == Mixer::Mamba2)
+        reasons.insert(reasons.begin(),
+                       "layer " + std::to_string(check.layer) +
+                           " is a Mamba-2 layer: transformers returns no attention matrix for it; "
+                           "its implicit attention is the matrix M with y = M x + D x that QKV Lab "
+                           "computes from the layer's C, B, x, step sizes and A");
     if (!reasons.empty()) {
         writeRefusal(out, check.config, reasons);
         return out.str();

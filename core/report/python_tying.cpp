@@ -116,6 +116,11 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
             "Gated DeltaNet layer's q, k and v are blocks of one in_proj_qkv with convolution "
             "channels of their own: a copy of whole modules would carry the gates or miss the "
             "convolution");
+    if (a.hasMixer(Mixer::Mamba2) && !movedSlots(config).empty())
+        reasons.push_back(
+            "a Mamba-2 layer's C, B and x are blocks of one in_proj with convolution channels and "
+            "biases of their own, beside the attention layers' q_proj, k_proj and v_proj: a copy "
+            "of whole modules would miss them");
     if (a.valueIsKeyLayers() > 0 && !movedSlots(config).empty())
         reasons.push_back(
             "the global layers of Gemma 4 have no v_proj: their values are k_proj's output (W_V = "

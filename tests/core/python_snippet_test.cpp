@@ -12,6 +12,7 @@
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/python3.h"
+#include "tests/support/shared_assets.h"
 
 namespace qkv {
 namespace {
@@ -234,6 +235,31 @@ TEST(PythonSnippet, HeadsOutsideTheStackAreErrors) {
     check.head = 0;
     check.kind = AttentionKind::Cross;
     EXPECT_THROW(pythonSnippet(check), Error);
+}
+
+// Nemotron-H: a Mamba-2 layer's head gets the reason transformers has no matrix for it, a block
+// without heads is refused naming its count, and no configuration copies modules in a model
+// whose Mamba-2 layers keep C, B and x in one in_proj.
+TEST(PythonSnippet, MambaLayersAndBlocksWithoutHeadsAreExplained) {
+    QKV_REQUIRE_SHARED(shared);
+    const Architecture a =
+        loadArchitecture(shared / "models" / "nemotron_h-random-tiny" / "config.json");
+    PythonCheck check = checkOf(a, "learned");
+    check.layer = 0;  // mamba2, 8 heads
+    check.head = 7;
+    EXPECT_CONTAINS(pythonSnippet(check), "layer 0 is a Mamba-2 layer");
+    check.layer = 1;  // moe: no heads
+    check.head = 0;
+    try {
+        pythonSnippet(check);
+        ADD_FAILURE() << "a head of a block without heads was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("layer 1 has 0 heads"), std::string::npos) << e.what();
+    }
+    check = checkOf(a, "shared-qk");
+    check.layer = 3;  // attention
+    check.head = 3;
+    EXPECT_CONTAINS(pythonSnippet(check), "a Mamba-2 layer's C, B and x are blocks of one in_proj");
 }
 
 TEST(PythonSnippet, FoldersAndCacheSnapshots) {
