@@ -402,23 +402,19 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     const std::optional<Eigen::MatrixXf> roundTrip = roundTripFor(model, pool, options, cancel);
     for (int layer = 0; layer < c.layers; ++layer) {
         if (cancel && cancel->load()) throw Cancelled();
-        if (c.headsOf(layer) == 0) {  // a block without a token mixer: no heads, no W_QK
-            out.layers.push_back({std::nan(""), std::nan(""), {}});
-            if (progress) progress(layer + 1, c.layers);
-            continue;
+        LayerMetrics& metrics = out.layers.emplace_back(LayerMetrics{NAN, NAN, {}});
+        if (c.headsOf(layer) > 0) {  // else a block without a token mixer: no heads, no W_QK
+            LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
+            factors.prepare(pool);
+            layerWqkMetrics(factors, c.atLayer(layer), pool, metrics);
+            metrics.heads.resize(c.headsOf(layer));
+            pool.parallelFor(c.headsOf(layer), [&](int, int first, int last) {
+                for (int head = first; head < last; ++head)
+                    metrics.heads[head] = headMetrics(factors, layer, head, trace);
+            });
+            layerSymmetries.push_back(metrics.wqkSymmetry);
+            layerDirectionalities.push_back(metrics.wqkDirectionality);
         }
-        LayerFactors factors(model, config, layer, options, roundTrip ? &*roundTrip : nullptr);
-        factors.prepare(pool);
-        LayerMetrics& metrics = out.layers.emplace_back();
-        layerWqkMetrics(factors, c.atLayer(layer), pool, metrics);
-
-        metrics.heads.resize(c.headsOf(layer));
-        pool.parallelFor(c.headsOf(layer), [&](int, int first, int last) {
-            for (int head = first; head < last; ++head)
-                metrics.heads[head] = headMetrics(factors, layer, head, trace);
-        });
-        layerSymmetries.push_back(metrics.wqkSymmetry);
-        layerDirectionalities.push_back(metrics.wqkDirectionality);
         if (progress) progress(layer + 1, c.layers);
     }
     out.medianLayerWqkSymmetry = median(std::move(layerSymmetries));
