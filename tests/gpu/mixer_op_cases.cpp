@@ -55,6 +55,13 @@ void addConvCases(std::vector<OpCase>& cases) {
     }
 }
 
+// rows x cols values in [-scale, scale] from `seed` (randomValues), on the backend.
+std::unique_ptr<Tensor> randomTensor(Backend& be, int rows, int cols, unsigned seed,
+                                     float scale = 1.0f) {
+    const auto values = randomValues(static_cast<size_t>(rows) * cols, seed, scale);
+    return be.upload(values.data(), rows, cols);
+}
+
 // Every head's n x n map, captured (filled with -7 first, so that a cell never written shows),
 // and the result: the op's output followed by every map.
 struct CapturedMaps {
@@ -80,21 +87,15 @@ struct DeltaShape {
 // A_log and dt_bias per head. Returns the output followed by every head's captured map.
 std::vector<float> runDeltaRule(Backend& be, const DeltaShape& s) {
     const int n = s.tokens, qk = s.keyHeads * s.keyDim, vw = s.valueHeads * s.valueDim;
-    const auto q = randomValues(static_cast<size_t>(n) * qk, 71);
-    const auto k = randomValues(static_cast<size_t>(n) * qk, 72);
-    const auto v = randomValues(static_cast<size_t>(n) * vw, 73);
-    const auto b = randomValues(static_cast<size_t>(n) * s.valueHeads, 74, 6.0f);
-    const auto a = randomValues(static_cast<size_t>(n) * s.valueHeads, 75, 4.0f);
-    const auto aLog = randomValues(s.valueHeads, 76, 2.0f);
-    const auto dtBias = randomValues(s.valueHeads, 77, 1.0f);
-    auto rawQ = be.upload(q.data(), n, qk), rawK = be.upload(k.data(), n, qk);
+    auto rawQ = randomTensor(be, n, qk, 71), rawK = randomTensor(be, n, qk, 72);
     auto qt = be.create(n, qk), kt = be.create(n, qk);
     be.normalizeHeads(*rawQ, s.keyDim, 1e-6f, *qt);
     be.normalizeHeads(*rawK, s.keyDim, 1e-6f, *kt);
-    auto vt = be.upload(v.data(), n, vw);
-    auto bt = be.upload(b.data(), n, s.valueHeads), at = be.upload(a.data(), n, s.valueHeads);
-    auto aLogT = be.upload(aLog.data(), 1, s.valueHeads);
-    auto dtT = be.upload(dtBias.data(), 1, s.valueHeads);
+    auto vt = randomTensor(be, n, vw, 73);
+    auto bt = randomTensor(be, n, s.valueHeads, 74, 6.0f);
+    auto at = randomTensor(be, n, s.valueHeads, 75, 4.0f);
+    auto aLogT = randomTensor(be, 1, s.valueHeads, 76, 2.0f);
+    auto dtT = randomTensor(be, 1, s.valueHeads, 77, 1.0f);
     auto out = be.create(n, vw);
     const CapturedMaps maps(s.valueHeads, n);
     const DeltaRuleLayout layout{s.keyHeads, s.valueHeads, s.keyDim, s.valueDim,
@@ -135,17 +136,11 @@ struct StateSpaceShape {
 // and D per head. Returns the output followed by every head's captured map.
 std::vector<float> runStateSpace(Backend& be, const StateSpaceShape& s) {
     const int n = s.tokens, xw = s.heads * s.headDim, bw = s.groups * s.stateDim;
-    const auto x = randomValues(static_cast<size_t>(n) * xw, 81);
-    const auto b = randomValues(static_cast<size_t>(n) * bw, 82);
-    const auto c = randomValues(static_cast<size_t>(n) * bw, 83);
-    const auto dt = randomValues(static_cast<size_t>(n) * s.heads, 84, 4.0f);
-    const auto aLog = randomValues(s.heads, 85, 1.5f);
-    const auto dtBias = randomValues(s.heads, 86, 1.0f);
-    const auto d = randomValues(s.heads, 87, 2.0f);
-    auto xt = be.upload(x.data(), n, xw), bt = be.upload(b.data(), n, bw);
-    auto ct = be.upload(c.data(), n, bw), dtT = be.upload(dt.data(), n, s.heads);
-    auto aLogT = be.upload(aLog.data(), 1, s.heads), biasT = be.upload(dtBias.data(), 1, s.heads);
-    auto dT = be.upload(d.data(), 1, s.heads);
+    auto xt = randomTensor(be, n, xw, 81), bt = randomTensor(be, n, bw, 82);
+    auto ct = randomTensor(be, n, bw, 83), dtT = randomTensor(be, n, s.heads, 84, 4.0f);
+    auto aLogT = randomTensor(be, 1, s.heads, 85, 1.5f);
+    auto biasT = randomTensor(be, 1, s.heads, 86, 1.0f);
+    auto dT = randomTensor(be, 1, s.heads, 87, 2.0f);
     auto out = be.create(n, xw);
     const CapturedMaps maps(s.heads, n);
     const StateSpaceLayout layout{s.heads, s.headDim, s.groups, s.stateDim, s.dtMin, s.dtMax};
