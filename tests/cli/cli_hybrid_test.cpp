@@ -27,6 +27,13 @@ nlohmann::json attentionLayers(const std::filesystem::path& shared, const std::s
     return r.exitCode == 0 ? r.json()["layers"] : nlohmann::json::array();
 }
 
+// A head's "attention" against the reference's matrix.
+void expectMatrix(const nlohmann::json& actual, const test::ReferenceMatrix& expected) {
+    for (int i = 0; i < expected.size; ++i)
+        for (int j = 0; j < expected.cols; ++j)
+            EXPECT_NEAR(actual[i][j].get<double>(), expected.at(i, j), kTolerance);
+}
+
 TEST(CliHybrid, AttentionJsonNamesKindsAndGivesImplicitMapsAndGates) {
     QKV_REQUIRE_SHARED(shared);
     const auto reference =
@@ -43,10 +50,7 @@ TEST(CliHybrid, AttentionJsonNamesKindsAndGivesImplicitMapsAndGates) {
             const nlohmann::json& head = layers[l]["heads"][h];
             EXPECT_EQ(head.value("implicit", false), linear);
             EXPECT_EQ(head.contains("output_gate"), !linear);
-            const auto& map = expected.attentions.at(l).at(h);
-            for (int i = 0; i < map.size; ++i)
-                for (int j = 0; j < map.cols; ++j)
-                    EXPECT_NEAR(head["attention"][i][j].get<double>(), map.at(i, j), kTolerance);
+            expectMatrix(head["attention"], expected.attentions.at(l).at(h));
             if (!linear)
                 for (size_t t = 0; t < head["output_gate"].size(); ++t)
                     EXPECT_NEAR(head["output_gate"][t].get<double>(),
@@ -92,10 +96,7 @@ TEST(CliHybrid, MambaHeadsGiveTheirMapAndSkipAndMlpBlocksHaveNoHeads) {
             EXPECT_EQ(head.contains("skip"), mamba);
             if (mamba)  // 7 significant digits of values up to about 2.5
                 EXPECT_NEAR(head["skip"].get<double>(), expected.skips.at(l).at(h), 2e-6);
-            const auto& map = expected.attentions.at(l).at(h);
-            for (int i = 0; i < map.size; ++i)
-                for (int j = 0; j < map.cols; ++j)
-                    EXPECT_NEAR(head["attention"][i][j].get<double>(), map.at(i, j), kTolerance);
+            expectMatrix(head["attention"], expected.attentions.at(l).at(h));
         }
     }
 }
