@@ -98,7 +98,7 @@ int runInfo(const Arguments& args) {
         else
             ++it->second;
     }
-    if (c.hasMixer(Mixer::GatedDeltaNet) || c.hasMixer(Mixer::Mamba2) || c.hasMixer(Mixer::None)) {
+    if (c.isHybrid()) {
         std::string text;
         for (const auto& [name, count] : kinds)
             text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + name;

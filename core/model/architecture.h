@@ -56,20 +56,14 @@ struct GatedDeltaNet {
     float unitNormEps = 1e-6f;
 };
 
-// Mamba-2's layers (Nemotron-H, Granite 4, Falcon-H1): a short causal convolution of
-// `convKernel` taps (with a bias) over each of x, B and C, then SiLU; the step size Δ clamped to
-// [dtMin, dtMax]; the core's output y with the gate z made out_proj's input as `gate` says, the
-// RMSNorm taken over each of `normGroups` equal blocks of the heads' channels.
+// Mamba-2's layers (Nemotron-H, Granite 4): a short causal convolution of `convKernel` taps
+// (with a bias) over each of x, B and C, then SiLU; the step size Δ clamped to [dtMin, dtMax];
+// out_proj's input RMSNorm(y · silu(z)) of the core's output y and the gate z, the RMSNorm taken
+// over each of `normGroups` equal blocks of the heads' channels.
 struct Mamba2 {
-    enum class Gate {
-        NormOfGated,  // RMSNorm(y · silu(z)) (Nemotron-H, Granite 4)
-        GatedNorm,    // RMSNorm(y) · silu(z)
-        GateOnly,     // y · silu(z), no norm (Falcon-H1's mamba_rms_norm false)
-    };
     int convKernel = 0;  // 0: no layer is one
     float dtMin = 0.0f;
     float dtMax = std::numeric_limits<float>::infinity();
-    Gate gate = Gate::NormOfGated;
     int normGroups = 1;
 };
 
@@ -275,6 +269,10 @@ struct Architecture {
         for (int l = 0; l < layers; ++l)
             if (mixerOf(l) == mixer) return true;
         return false;
+    }
+    // A hybrid: some layer mixes its tokens without a softmax, or not at all.
+    bool isHybrid() const {
+        return hasMixer(Mixer::GatedDeltaNet) || hasMixer(Mixer::Mamba2) || hasMixer(Mixer::None);
     }
     int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.

@@ -1,6 +1,7 @@
 #include "core/model/attention_trace.h"
 
 #include <cmath>
+#include <utility>
 
 #include "core/util/error.h"
 
@@ -73,6 +74,15 @@ const RowMatrixXf& AttentionTrace::probabilities(int layer, int head) const {
         throw Error("attention of layer " + std::to_string(layer) + " head " +
                     std::to_string(head) + " was not captured");
     return m_layers[layer].probabilities[head];
+}
+
+void keepSlotVectors(Backend& be, const Tensor& q, const Tensor& k, const Tensor& v,
+                     LayerTrace& traced) {
+    for (auto [tensor, target] :
+         {std::pair{&q, &traced.query}, std::pair{&k, &traced.key}, std::pair{&v, &traced.value}}) {
+        target->resize(tensor->rows(), tensor->cols());
+        be.enqueueDownload(*tensor, target->data());
+    }
 }
 
 }  // namespace qkv

@@ -50,6 +50,10 @@ struct LayerTrace {
     std::vector<TokenRouting> routing;
 };
 
+// Queues q, k and v's download into the layer's trace (its query, key and value rows).
+void keepSlotVectors(Backend& be, const Tensor& q, const Tensor& k, const Tensor& v,
+                     LayerTrace& traced);
+
 class AttentionTrace {
   public:
     AttentionTrace() = default;

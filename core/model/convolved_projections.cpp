@@ -23,12 +23,7 @@ void traceSlots(Backend& be, const MixerRequest& request, const Architecture& c,
                 const Tensor& k, const Tensor& v, LayerTrace& traced) {
     const int group = c.heads / c.kvHeads;
     traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
-    if (!request.capture->keepsVectors(request.layer)) return;
-    for (auto [tensor, target] :
-         {std::pair{&q, &traced.query}, std::pair{&k, &traced.key}, std::pair{&v, &traced.value}}) {
-        target->resize(tensor->rows(), tensor->cols());
-        be.enqueueDownload(*tensor, target->data());
-    }
+    if (request.capture->keepsVectors(request.layer)) keepSlotVectors(be, q, k, v, traced);
 }
 
 }  // namespace qkv

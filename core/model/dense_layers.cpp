@@ -2,28 +2,36 @@
 
 namespace qkv {
 
-std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
+namespace {
+
+// x W (+ b), its columns as stored.
+std::unique_ptr<Tensor> product(Backend& backend, const DeviceLinear& l, const Tensor& x) {
     auto y = backend.create(x.rows(), l.weight->cols());
     backend.linear(x, *l.weight, l.bias.get(), *y);
-    if (l.outputOrder.empty()) return y;
-    auto ordered = backend.create(x.rows(), static_cast<int>(l.outputOrder.size()));
-    backend.gatherColumns(*y, nullptr, l.outputOrder, *ordered);
+    return y;
+}
+
+// The columns of a product of `l` that the model uses, in its order.
+std::unique_ptr<Tensor> inOutputOrder(Backend& backend, const DeviceLinear& l, const Tensor& y) {
+    auto ordered = backend.create(y.rows(), static_cast<int>(l.outputOrder.size()));
+    backend.gatherColumns(y, nullptr, l.outputOrder, *ordered);
     return ordered;
+}
+
+}  // namespace
+
+std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
+    auto y = product(backend, l, x);
+    return l.outputOrder.empty() ? std::move(y) : inOutputOrder(backend, l, *y);
 }
 
 std::unique_ptr<Tensor> SharedProducts::apply(const DeviceLinear& l) {
     if (l.outputOrder.empty() || !l.source) return applyLinear(m_be, l, m_x);
-    const Tensor* product = nullptr;
+    const Tensor* shared = nullptr;
     for (const auto& [source, y] : m_products)
-        if (source == l.source && y->cols() == l.weight->cols()) product = y.get();
-    if (!product) {
-        auto y = m_be.create(m_x.rows(), l.weight->cols());
-        m_be.linear(m_x, *l.weight, l.bias.get(), *y);
-        product = m_products.emplace_back(l.source, std::move(y)).second.get();
-    }
-    auto ordered = m_be.create(m_x.rows(), static_cast<int>(l.outputOrder.size()));
-    m_be.gatherColumns(*product, nullptr, l.outputOrder, *ordered);
-    return ordered;
+        if (source == l.source && y->cols() == l.weight->cols()) shared = y.get();
+    if (!shared) shared = m_products.emplace_back(l.source, product(m_be, l, m_x)).second.get();
+    return inOutputOrder(m_be, l, *shared);
 }
 
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,

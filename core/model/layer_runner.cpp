@@ -254,12 +254,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
     auto attended = m_be.create(n - kept, m_c.heads * layout.valueWidth());
     m_be.attention(*q, *k, *v, layout, options, *attended, &capture);
     traced.layout = layout;
-    if (m_request.capture.keepsVectors(l))
-        for (auto [tensor, target] : {std::pair{q, &traced.query}, std::pair{k, &traced.key},
-                                      std::pair{v, &traced.value}}) {
-            target->resize(tensor->rows(), tensor->cols());
-            m_be.enqueueDownload(*tensor, target->data());
-        }
+    if (m_request.capture.keepsVectors(l)) keepSlotVectors(m_be, *q, *k, *v, traced);
     if (m_kept.keep && !cross) {
         if (static_cast<int>(m_kept.keep->size()) <= l) m_kept.keep->resize(l + 1);
         (*m_kept.keep)[l] = {keptCopy(whole[0], *q), keptCopy(whole[1], *k),

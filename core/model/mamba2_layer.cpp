@@ -29,22 +29,9 @@ std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const 
                   layout, *y, &capture);
     traceSlots(be, request, c, C, B, values, traced);
 
-    auto z = slots.projected(w.recurrent.z);
-    const int normWidth = width / ssm.normGroups;
+    be.glu(*slots.projected(w.recurrent.z), *y, Activation::SwiGlu);  // y · silu(z)
     auto out = be.create(n, width);
-    switch (ssm.gate) {
-        case Mamba2::Gate::NormOfGated:
-            be.glu(*z, *y, Activation::SwiGlu);
-            be.rmsNormHeads(*y, normWidth, *w.recurrent.norm.gamma, model.normEps, *out);
-            break;
-        case Mamba2::Gate::GatedNorm:
-            be.rmsNormHeads(*y, normWidth, *w.recurrent.norm.gamma, model.normEps, *out);
-            be.glu(*z, *out, Activation::SwiGlu);
-            break;
-        case Mamba2::Gate::GateOnly:
-            be.glu(*z, *y, Activation::SwiGlu);
-            return applyLinear(be, w.output, *y);
-    }
+    be.rmsNormHeads(*y, width / ssm.normGroups, *w.recurrent.norm.gamma, model.normEps, *out);
     return applyLinear(be, w.output, *out);
 }
 

@@ -144,8 +144,7 @@ void OverviewView::refresh() {
         c.headDim);
     // Where layers differ (local / global, NoPE; a hybrid's kinds), each row says which it is.
     QStringList& rows = spec.panels.at(0).data.rowLabels;
-    const bool hybrid =
-        c.hasMixer(Mixer::GatedDeltaNet) || c.hasMixer(Mixer::Mamba2) || c.hasMixer(Mixer::None);
+    const bool hybrid = c.isHybrid();
     if (metrics->kind == AttentionKind::Self && !c.describeLayer(0).empty())
         for (int l = 0; l < rows.size() && l < c.layers; ++l)
             rows[l] += hybrid && c.mixerOf(l) != Mixer::Attention

@@ -28,7 +28,6 @@ void read(const ConfigReader& r, Architecture& c) {
 
     const LayerKind mamba = readMamba2(
         r, {"mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv"}, c);
-    c.mamba2.gate = Mamba2::Gate::NormOfGated;
     c.mamba2.normGroups = 1;  // transformers norms all of the heads' channels at once
     if (r.has("time_step_limit")) {
         const std::vector<double> limit = r.extendedNumbers("time_step_limit");
