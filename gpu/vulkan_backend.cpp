@@ -219,21 +219,18 @@ class VulkanBackend final : public Backend {
         m_shapes.gatherColumns(first, second, columns, destination);
         const int rows = destination.rows(), cols = destination.cols();
         if (rows == 0 || cols == 0) return;
-        std::vector<float> bits(columns.size());
-        std::memcpy(bits.data(), columns.data(), columns.size() * sizeof(int));
-        auto listed = upload(bits.data(), 1, cols);
+        auto listed = uploadIndices(columns);
         const Tensor& other = second ? *second : first;  // unread without a second source
         const ColumnsParams p{static_cast<uint32_t>(rows), static_cast<uint32_t>(cols),
                               static_cast<uint32_t>(first.cols()),
                               static_cast<uint32_t>(second ? second->cols() : 0)};
-        const uint32_t workgroup = m_recorder.pipeline(Kernel::Columns).workgroupSize;
-        const uint32_t groupsY = std::min<uint32_t>(rows, 65535);
-        m_recorder.dispatch(Kernel::Columns,
-                            {{&rowMajor(first, "gatherColumns").region(), false},
-                             {&rowMajor(other, "gatherColumns").region(), false},
-                             {&rowMajor(*listed, "gatherColumns").region(), false},
-                             {&rowMajor(destination, "gatherColumns").region(), true}},
-                            p, ceilDiv(cols, workgroup), groupsY, ceilDiv(rows, groupsY));
+        const char* op = "gatherColumns";
+        dispatchOverRows(Kernel::Columns,
+                         {{&rowMajor(first, op).region(), false},
+                          {&rowMajor(other, op).region(), false},
+                          {&rowMajor(*listed, op).region(), false},
+                          {&rowMajor(destination, op).region(), true}},
+                         p, cols, rows);
     }
 
     void attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionLayout& layout,
@@ -281,20 +278,33 @@ class VulkanBackend final : public Backend {
                   const std::vector<float>* weights, Tensor& destination, uint32_t mode) {
         if (rows.empty() || source.cols() == 0) return;
         const int count = static_cast<int>(rows.size());
-        std::vector<float> bits(rows.size());
-        std::memcpy(bits.data(), rows.data(), rows.size() * sizeof(int));
-        auto listed = upload(bits.data(), 1, count);
+        auto listed = uploadIndices(rows);
         auto weighed = weights ? upload(weights->data(), 1, count) : nullptr;
         const RowsParams p{static_cast<uint32_t>(count), static_cast<uint32_t>(source.cols()),
                            mode};
-        const uint32_t workgroup = m_recorder.pipeline(Kernel::Rows).workgroupSize;
-        const uint32_t groupsY = std::min<uint32_t>(count, 65535);
-        m_recorder.dispatch(Kernel::Rows,
-                            {{&rowMajor(source, "rows").region(), false},
-                             {&rowMajor(destination, "rows").region(), true},
-                             {&rowMajor(*listed, "rows").region(), false},
-                             {&rowMajor(weighed ? *weighed : *listed, "rows").region(), false}},
-                            p, ceilDiv(source.cols(), workgroup), groupsY, ceilDiv(count, groupsY));
+        dispatchOverRows(Kernel::Rows,
+                         {{&rowMajor(source, "rows").region(), false},
+                          {&rowMajor(destination, "rows").region(), true},
+                          {&rowMajor(*listed, "rows").region(), false},
+                          {&rowMajor(weighed ? *weighed : *listed, "rows").region(), false}},
+                         p, source.cols(), count);
+    }
+
+    // An index list travels as a small tensor of the indices' bit patterns.
+    std::unique_ptr<Tensor> uploadIndices(const std::vector<int>& indices) {
+        std::vector<float> bits(indices.size());
+        std::memcpy(bits.data(), indices.data(), indices.size() * sizeof(int));
+        return upload(bits.data(), 1, static_cast<int>(indices.size()));
+    }
+
+    // One invocation per column along x, one row per y (rows beyond 65,535 fold into z).
+    template <class Params>
+    void dispatchOverRows(Kernel kernel, std::initializer_list<Binding> bindings, const Params& p,
+                          int cols, int rows) {
+        const uint32_t workgroup = m_recorder.pipeline(kernel).workgroupSize;
+        const uint32_t groupsY = std::min<uint32_t>(rows, 65535);
+        m_recorder.dispatch(kernel, bindings, p, ceilDiv(cols, workgroup), groupsY,
+                            ceilDiv(rows, groupsY));
     }
 
     std::shared_ptr<BufferRegion> allocate(int rows, int cols, const std::string& what) {

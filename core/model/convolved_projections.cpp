@@ -4,7 +4,7 @@ namespace qkv {
 
 AttentionCapture implicitCapture(const MixerRequest& request, int heads, int n,
                                  LayerTrace& traced) {
-    const CaptureSelection& wanted = *request.capture;
+    const CaptureSelection& wanted = request.capture;
     traced.implicit = true;
     traced.scores.assign(heads, RowMatrixXf());
     traced.probabilities.assign(heads, RowMatrixXf());
@@ -23,7 +23,7 @@ void traceSlots(Backend& be, const MixerRequest& request, const Architecture& c,
                 const Tensor& k, const Tensor& v, LayerTrace& traced) {
     const int group = c.heads / c.kvHeads;
     traced.layout = {c.heads, c.headDim, group, group, 1, c.valueWidth()};
-    if (request.capture->keepsVectors(request.layer)) keepSlotVectors(be, q, k, v, traced);
+    if (request.capture.keepsVectors(request.layer)) keepSlotVectors(be, q, k, v, traced);
 }
 
 }  // namespace qkv

@@ -15,9 +15,9 @@ namespace qkv {
 // What a token mixer without a softmax is asked for: its layer, the W configuration and what to
 // capture.
 struct MixerRequest {
-    int layer = 0;
-    const WConfiguration* config = nullptr;
-    const CaptureSelection* capture = nullptr;
+    int layer;
+    const WConfiguration& config;
+    const CaptureSelection& capture;
 };
 
 class ConvolvedProjections {

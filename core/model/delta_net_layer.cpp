@@ -4,12 +4,10 @@
 
 namespace qkv {
 
-std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, const DeviceLayer& w,
+std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& c, const DeviceLayer& w,
                                     const MixerRequest& request, const Tensor& x,
                                     LayerTrace& traced) {
-    const int l = request.layer, n = x.rows();
-    const Architecture c = model.atLayer(l);
-    const WConfiguration& config = *request.config;
+    const int n = x.rows();
     const DeltaRuleLayout layout{c.kvHeads, c.heads, c.headDim, c.valueWidth(),
                                  1.0f / std::sqrt(static_cast<float>(c.headDim))};
     ConvolvedProjections slots(be, w, x);
@@ -21,12 +19,12 @@ std::unique_ptr<Tensor> runDeltaNet(Backend& be, const Architecture& model, cons
         if (unit) return *unit;
         Tensor& raw = slots.convolved(p);
         unit = be.create(raw.rows(), raw.cols());
-        be.normalizeHeads(raw, c.headDim, model.deltaNet.unitNormEps, *unit);
+        be.normalizeHeads(raw, c.headDim, c.deltaNet.unitNormEps, *unit);
         return *unit;
     };
-    Tensor& q = unitHeads(config.querySource);
-    Tensor& k = unitHeads(config.keySource);
-    Tensor& v = slots.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
+    Tensor& q = unitHeads(request.config.querySource);
+    Tensor& k = unitHeads(request.config.keySource);
+    Tensor& v = slots.values(request.config.valueSource, c.heads, c.kvHeads, c.valueWidth());
     auto b = slots.projected(w.recurrent.b);
     auto a = slots.projected(w.recurrent.a);
 

@@ -17,7 +17,8 @@
 
 namespace qkv {
 
-// The layer's mixer output (x's rows, d_model wide); traced gets what `request` captures.
+// The layer's mixer output (x's rows, d_model wide); traced gets what `request` captures. `c`
+// describes the model at this layer (Architecture::atLayer).
 std::unique_ptr<Tensor> runDeltaNet(Backend& backend, const Architecture& c,
                                     const DeviceLayer& layer, const MixerRequest& request,
                                     const Tensor& x, LayerTrace& traced);

@@ -78,10 +78,11 @@ void LayerRunner::traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& 
 std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, const Tensor& in,
                                                LayerTrace& traced, bool project) const {
     if (m_c.mixerOf(l) == Mixer::GatedDeltaNet)
-        return runDeltaNet(m_be, m_c, layer, {l, &m_request.config, &m_request.capture}, in,
-                           traced);
+        return runDeltaNet(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture},
+                           in, traced);
     if (m_c.mixerOf(l) == Mixer::Mamba2)
-        return runMamba2(m_be, m_c, layer, {l, &m_request.config, &m_request.capture}, in, traced);
+        return runMamba2(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture}, in,
+                         traced);
     return attend(l, AttentionBlock::self(layer), in, in, m_c.keyMask(l), m_positionBias, traced,
                   project);
 }

@@ -2,22 +2,20 @@
 
 namespace qkv {
 
-std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const DeviceLayer& w,
+std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& c, const DeviceLayer& w,
                                   const MixerRequest& request, const Tensor& x,
                                   LayerTrace& traced) {
     const int l = request.layer, n = x.rows();
-    const Architecture c = model.atLayer(l);
-    const WConfiguration& config = *request.config;
-    const Mamba2& ssm = model.mamba2;
+    const Mamba2& ssm = c.mamba2;
     ConvolvedProjections slots(be, w, x);
-    Tensor& C = slots.convolved(config.querySource);
-    Tensor& B = slots.convolved(config.keySource);
-    Tensor& values = slots.values(config.valueSource, c.heads, c.kvHeads, c.valueWidth());
+    Tensor& C = slots.convolved(request.config.querySource);
+    Tensor& B = slots.convolved(request.config.keySource);
+    Tensor& values = slots.values(request.config.valueSource, c.heads, c.kvHeads, c.valueWidth());
     auto dt = slots.projected(w.recurrent.a);
 
     const AttentionCapture capture = implicitCapture(request, c.heads, n, traced);
     traced.skip.clear();
-    if (request.capture->includesLayer(l)) {
+    if (request.capture.includesLayer(l)) {
         traced.skip.resize(c.heads);
         be.enqueueDownload(*w.recurrent.skip, traced.skip.data());
     }
@@ -31,7 +29,7 @@ std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& model, const 
 
     be.glu(*slots.projected(w.recurrent.z), *y, Activation::SwiGlu);  // y · silu(z)
     auto out = be.create(n, width);
-    be.rmsNormHeads(*y, width / ssm.normGroups, *w.recurrent.norm.gamma, model.normEps, *out);
+    be.rmsNormHeads(*y, width / ssm.normGroups, *w.recurrent.norm.gamma, c.normEps, *out);
     return applyLinear(be, w.output, *out);
 }
 

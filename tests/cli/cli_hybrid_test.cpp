@@ -15,16 +15,32 @@ namespace {
 // As ForwardReference: float32 against transformers' float64 reference.
 constexpr double kTolerance = 1e-4;
 
-// `attention --json`'s layers for the reference's first sentence (every head, no scores).
-nlohmann::json attentionLayers(const std::filesystem::path& shared, const std::string& name,
-                               const test::ModelReference& reference) {
+// `attention --json`'s layers for the reference's first sentence (every head, no scores), with
+// the reference's results for it.
+struct Attended {
+    test::ModelReference reference;
+    nlohmann::json layers;
+    const test::ReferenceResult& expected() const {
+        return reference.sentences.front().results.at("original");
+    }
+    std::vector<std::string> kinds() const {
+        std::vector<std::string> k;
+        for (const nlohmann::json& layer : layers) k.push_back(layer["kind"]);
+        return k;
+    }
+};
+
+Attended attendFirstSentence(const std::filesystem::path& shared, const std::string& name) {
+    Attended a{test::loadReference(shared / "models" / name / "hf_reference.json"),
+               nlohmann::json::array()};
     std::string ids;
-    for (int id : reference.sentences.front().ids)
+    for (int id : a.reference.sentences.front().ids)
         ids += (ids.empty() ? "" : ",") + std::to_string(id);
     const test::CliRun r = test::cli({"attention", "--model", (shared / "models" / name).string(),
                                       "--ids", ids, "--no-scores", "--backend", "cpu", "--json"});
     EXPECT_EQ(r.exitCode, 0) << r.err;
-    return r.exitCode == 0 ? r.json()["layers"] : nlohmann::json::array();
+    if (r.exitCode == 0) a.layers = r.json()["layers"];
+    return a;
 }
 
 // A head's "attention" against the reference's matrix.
@@ -36,25 +52,23 @@ void expectMatrix(const nlohmann::json& actual, const test::ReferenceMatrix& exp
 
 TEST(CliHybrid, AttentionJsonNamesKindsAndGivesImplicitMapsAndGates) {
     QKV_REQUIRE_SHARED(shared);
-    const auto reference =
-        test::loadReference(shared / "models" / "qwen3_5-random-tiny" / "hf_reference.json");
-    const auto& expected = reference.sentences.front().results.at("original");
-    const nlohmann::json layers = attentionLayers(shared, "qwen3_5-random-tiny", reference);
-    ASSERT_EQ(layers.size(), 4u);
-    const char* kinds[] = {"linear_attention", "attention", "linear_attention", "attention"};
+    const Attended run = attendFirstSentence(shared, "qwen3_5-random-tiny");
+    const auto& expected = run.expected();
+    const nlohmann::json& layers = run.layers;
+    ASSERT_EQ(run.kinds(), (std::vector<std::string>{"linear_attention", "attention",
+                                                     "linear_attention", "attention"}));
     for (int l = 0; l < 4; ++l) {
         SCOPED_TRACE("layer " + std::to_string(l));
-        EXPECT_EQ(layers[l]["kind"], kinds[l]);
         const bool linear = l % 2 == 0;
         for (size_t h = 0; h < layers[l]["heads"].size(); ++h) {
             const nlohmann::json& head = layers[l]["heads"][h];
             EXPECT_EQ(head.value("implicit", false), linear);
             EXPECT_EQ(head.contains("output_gate"), !linear);
             expectMatrix(head["attention"], expected.attentions.at(l).at(h));
-            if (!linear)
-                for (size_t t = 0; t < head["output_gate"].size(); ++t)
-                    EXPECT_NEAR(head["output_gate"][t].get<double>(),
-                                expected.outputGates.at(l).at(h).at(t), kTolerance);
+            if (linear) continue;
+            for (size_t t = 0; t < head["output_gate"].size(); ++t)
+                EXPECT_NEAR(head["output_gate"][t].get<double>(),
+                            expected.outputGates.at(l).at(h).at(t), kTolerance);
         }
     }
 }
@@ -79,23 +93,22 @@ TEST(CliHybrid, AttentionTextPrintsImplicitMapsWithoutScores) {
 // is a layer without heads; the attention layer's heads are softmax ones.
 TEST(CliHybrid, MambaHeadsGiveTheirMapAndSkipAndMlpBlocksHaveNoHeads) {
     QKV_REQUIRE_SHARED(shared);
-    const auto reference =
-        test::loadReference(shared / "models" / "nemotron_h-random-tiny" / "hf_reference.json");
-    const auto& expected = reference.sentences.front().results.at("original");
-    const nlohmann::json layers = attentionLayers(shared, "nemotron_h-random-tiny", reference);
-    ASSERT_EQ(layers.size(), 5u);
-    const char* kinds[] = {"mamba2", "moe", "mamba2", "attention", "mlp"};
+    const Attended run = attendFirstSentence(shared, "nemotron_h-random-tiny");
+    const auto& expected = run.expected();
+    const nlohmann::json& layers = run.layers;
+    ASSERT_EQ(run.kinds(),
+              (std::vector<std::string>{"mamba2", "moe", "mamba2", "attention", "mlp"}));
     for (int l = 0; l < 5; ++l) {
         SCOPED_TRACE("layer " + std::to_string(l));
-        EXPECT_EQ(layers[l]["kind"], kinds[l]);
         ASSERT_EQ(layers[l]["heads"].size(), expected.attentions.at(l).size());
         for (size_t h = 0; h < layers[l]["heads"].size(); ++h) {
             const nlohmann::json& head = layers[l]["heads"][h];
             const bool mamba = l == 0 || l == 2;
             EXPECT_EQ(head.value("implicit", false), mamba);
             EXPECT_EQ(head.contains("skip"), mamba);
-            if (mamba)  // 7 significant digits of values up to about 2.5
+            if (mamba) {  // 7 significant digits of values up to about 2.5
                 EXPECT_NEAR(head["skip"].get<double>(), expected.skips.at(l).at(h), 2e-6);
+            }
             expectMatrix(head["attention"], expected.attentions.at(l).at(h));
         }
     }

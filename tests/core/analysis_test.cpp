@@ -195,6 +195,12 @@ class SharedModelAnalysis : public ::testing::TestWithParam<const char*> {
     static std::unique_ptr<Model> open(const std::filesystem::path& shared) {
         return Model::open(shared / "models" / GetParam());
     }
+    // A request for the reference's first sentence.
+    static ForwardRequest firstSentence(const Model& model) {
+        ForwardRequest request;
+        request.ids = test::loadReference(model.folder() / "hf_reference.json").sentences[0].ids;
+        return request;
+    }
 };
 
 // Element by element through MatrixView::at, independent of the analysis' own conversion.
@@ -318,8 +324,7 @@ TEST_P(SharedModelAnalysis, ScoreSymmetryOfSymmetrisedAndSkewScores) {
     const auto model = open(shared);
     const auto backend = createCpuBackend();
     const ForwardPass forward(*model, *backend);
-    ForwardRequest request;
-    request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
+    ForwardRequest request = firstSentence(*model);
     for (auto [name, expected] : {std::pair{"sym-scores", 1.0}, std::pair{"skew-scores", -1.0}}) {
         request.config = WConfiguration::parse(name);
         const ForwardResult result = forward.run(request);
@@ -336,8 +341,7 @@ TEST_P(SharedModelAnalysis, ScoreSymmetryOnlyForCapturedHeads) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);
     const auto backend = createCpuBackend();
-    ForwardRequest request;
-    request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
+    ForwardRequest request = firstSentence(*model);
     request.capture.layer = 1;
     request.capture.head = 0;
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
@@ -357,8 +361,7 @@ TEST_P(SharedModelAnalysis, AddedScoreSymmetryEqualsAnalysisWithTheTrace) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);
     const auto backend = createCpuBackend();
-    ForwardRequest request;
-    request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
+    ForwardRequest request = firstSentence(*model);
     request.capture.layer = 1;  // one layer captured: the other's heads stay without
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
     ModelMetrics added = analyzeModel(*model, request.config);
@@ -376,8 +379,7 @@ TEST_P(SharedModelAnalysis, TokenPairSimilarity) {
     QKV_REQUIRE_SHARED(shared);
     const auto model = open(shared);
     const auto backend = createCpuBackend();
-    ForwardRequest request;
-    request.ids = test::loadReference(model->folder() / "hf_reference.json").sentences[0].ids;
+    ForwardRequest request = firstSentence(*model);
     request.config = WConfiguration::parse("tied-kv");
     const ForwardResult result = ForwardPass(*model, *backend).run(request);
     const AttentionTrace& trace = result.trace;

@@ -29,26 +29,30 @@ struct Reference {
     MatrixXd logits;                                             // target positions x vocab
 };
 
+// One post-norm attention sublayer (`name` is self_attn or encoder_attn): its probabilities are
+// kept, the normalised residual returned.
+MatrixXd attentionSublayer(const Tensors& t, const std::string& p, const std::string& name,
+                           const MatrixXd& x, const MatrixXd& memory, int heads, bool causal,
+                           std::vector<std::vector<MatrixXd>>& kept) {
+    const Attention a = attend(t, p + name + ".", x, memory, heads, causal);
+    kept.push_back(a.probabilities);
+    return layerNorm(t, p + name + "_layer_norm", x + a.output);
+}
+
 Reference referenceBart(const Tensors& t, const test::TinyModelSpec& s,
                         const std::vector<int>& source, const std::vector<int>& target) {
     Reference r;
     MatrixXd x = embed(t, "encoder", source);
     for (int l = 0; l < s.layers; ++l) {
         const std::string p = "model.encoder.layers." + std::to_string(l) + ".";
-        const Attention a = attend(t, p + "self_attn.", x, x, s.heads, false);
-        r.encoder.push_back(a.probabilities);
-        x = layerNorm(t, p + "self_attn_layer_norm", x + a.output);
+        x = attentionSublayer(t, p, "self_attn", x, x, s.heads, false, r.encoder);
         x = layerNorm(t, p + "final_layer_norm", x + feedForward(t, p, x, gelu));
     }
     MatrixXd y = embed(t, "decoder", target);
     for (int l = 0; l < s.layers; ++l) {
         const std::string p = "model.decoder.layers." + std::to_string(l) + ".";
-        const Attention self = attend(t, p + "self_attn.", y, y, s.heads, true);
-        r.decoder.push_back(self.probabilities);
-        y = layerNorm(t, p + "self_attn_layer_norm", y + self.output);
-        const Attention cross = attend(t, p + "encoder_attn.", y, x, s.heads, false);
-        r.cross.push_back(cross.probabilities);
-        y = layerNorm(t, p + "encoder_attn_layer_norm", y + cross.output);
+        y = attentionSublayer(t, p, "self_attn", y, y, s.heads, true, r.decoder);
+        y = attentionSublayer(t, p, "encoder_attn", y, x, s.heads, false, r.cross);
         y = layerNorm(t, p + "final_layer_norm", y + feedForward(t, p, y, gelu));
     }
     r.logits = y * matrix(t, "model.shared.weight").transpose();

@@ -33,6 +33,14 @@ void expectOpenError(const std::filesystem::path& file, std::vector<std::string>
     }
 }
 
+// Expects a file of this header and data to be refused with every fragment in the message.
+void expectHeaderRefused(const std::string& header, const std::vector<std::uint8_t>& data,
+                         std::vector<std::string> fragments) {
+    TempDir dir;
+    writeRawSafetensors(dir.path() / "t.safetensors", header, data);
+    expectOpenError(dir.path() / "t.safetensors", std::move(fragments));
+}
+
 TEST(Safetensors, ReadsFloat32InPlace) {
     TempDir dir;
     test::writeSafetensors(dir.path() / "m.safetensors",
@@ -124,62 +132,42 @@ TEST(SafetensorsErrors, HugeHeaderLength) {
 }
 
 TEST(SafetensorsErrors, InvalidJson) {
-    TempDir dir;
-    writeRawSafetensors(dir.path() / "t.safetensors", R"({"x": {"dtype": )", {});
-    expectOpenError(dir.path() / "t.safetensors", {"not valid JSON"});
-    writeRawSafetensors(dir.path() / "t.safetensors", "[1, 2]", {});
-    expectOpenError(dir.path() / "t.safetensors", {"not a JSON object"});
+    expectHeaderRefused(R"({"x": {"dtype": )", {}, {"not valid JSON"});
+    expectHeaderRefused("[1, 2]", {}, {"not a JSON object"});
 }
 
 TEST(SafetensorsErrors, OffsetsOutOfRange) {
-    TempDir dir;
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
-                        bytesOf({1, 2}));  // only 8 data bytes
-    expectOpenError(dir.path() / "t.safetensors", {"'w'", "outside the 8-byte data region"});
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})",
-                        bytesOf({1, 2}));
-    expectOpenError(dir.path() / "t.safetensors", {"'w'", "data_offsets [8, 4]"});
+    expectHeaderRefused(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+                        bytesOf({1, 2}),  // only 8 data bytes
+                        {"'w'", "outside the 8-byte data region"});
+    expectHeaderRefused(R"({"w":{"dtype":"F32","shape":[0],"data_offsets":[8,4]}})",
+                        bytesOf({1, 2}), {"'w'", "data_offsets [8, 4]"});
 }
 
 TEST(SafetensorsErrors, OverlappingTensors) {
-    TempDir dir;
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
+    expectHeaderRefused(R"({"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},)"
                         R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
                         R"("c":{"dtype":"F32","shape":[1],"data_offsets":[16,20]}})",
-                        bytesOf({1, 2, 3, 4, 5}));
-    expectOpenError(dir.path() / "t.safetensors", {"'a'", "'b'", "overlap"});
+                        bytesOf({1, 2, 3, 4, 5}), {"'a'", "'b'", "overlap"});
 }
 
 TEST(SafetensorsErrors, ByteSizeMustMatchShape) {
-    TempDir dir;
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
-                        bytesOf({1, 2}));
-    expectOpenError(dir.path() / "t.safetensors", {"'w'", "occupies 8 bytes", "need 12"});
+    expectHeaderRefused(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}), {"'w'", "occupies 8 bytes", "need 12"});
 }
 
 TEST(SafetensorsErrors, ShapeOverflow) {
-    TempDir dir;
-    writeRawSafetensors(
-        dir.path() / "t.safetensors",
+    expectHeaderRefused(
         R"({"w":{"dtype":"F32","shape":[4294967296,4294967296,16],"data_offsets":[0,8]}})",
-        bytesOf({1, 2}));
-    expectOpenError(dir.path() / "t.safetensors", {"'w'", "overflows"});
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})",
-                        bytesOf({1, 2}));
-    expectOpenError(dir.path() / "t.safetensors", {"'w'", "not a non-negative integer"});
+        bytesOf({1, 2}), {"'w'", "overflows"});
+    expectHeaderRefused(R"({"w":{"dtype":"F32","shape":[-2],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}), {"'w'", "not a non-negative integer"});
 }
 
 TEST(SafetensorsErrors, DTypes) {
     TempDir dir;
-    writeRawSafetensors(dir.path() / "t.safetensors",
-                        R"({"w":{"dtype":"Q4_K","shape":[2],"data_offsets":[0,8]}})",
-                        bytesOf({1, 2}));
-    expectOpenError(dir.path() / "t.safetensors", {"unknown dtype 'Q4_K'"});
+    expectHeaderRefused(R"({"w":{"dtype":"Q4_K","shape":[2],"data_offsets":[0,8]}})",
+                        bytesOf({1, 2}), {"unknown dtype 'Q4_K'"});
 
     // Integer tensors (e.g. BERT's position_ids buffer) open, but are not weights.
     writeRawSafetensors(dir.path() / "t.safetensors",
@@ -195,13 +183,11 @@ TEST(SafetensorsErrors, DTypes) {
 }
 
 TEST(SafetensorsErrors, MalformedEntries) {
-    TempDir dir;
     for (const char* header : {R"({"w":3})", R"({"w":{"shape":[1],"data_offsets":[0,4]}})",
                                R"({"w":{"dtype":"F32","data_offsets":[0,4]}})",
                                R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0]}})",
                                R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,"4"]}})"}) {
-        writeRawSafetensors(dir.path() / "t.safetensors", header, bytesOf({1}));
-        expectOpenError(dir.path() / "t.safetensors", {"'w'"});
+        expectHeaderRefused(header, bytesOf({1}), {"'w'"});
     }
 }
 

@@ -24,6 +24,13 @@ constexpr Tolerance kDeltaRule{Normalisation::ToLargest, 2e-5};
 // the output sums n of them times values in [-1, 1], plus D x.
 constexpr Tolerance kStateSpace{Normalisation::ToLargest, 2e-5};
 
+// rows x cols values in [-scale, scale] from `seed` (randomValues), on the backend.
+std::unique_ptr<Tensor> randomTensor(Backend& be, int rows, int cols, unsigned seed,
+                                     float scale = 1.0f) {
+    const auto values = randomValues(static_cast<size_t>(rows) * cols, seed, scale);
+    return be.upload(values.data(), rows, cols);
+}
+
 struct ConvShape {
     int rows, channels, kernel;
     bool bias = false;
@@ -40,12 +47,9 @@ void addConvCases(std::vector<OpCase>& cases) {
                         " taps each; x and taps in [-1, 1] (seeds 61, 62)" +
                         (s.bias ? ", a bias in [-1, 1] (63)" : "");
         c.run = [s](Backend& be) {
-            const auto x = randomValues(static_cast<size_t>(s.rows) * s.channels, 61);
-            const auto taps = randomValues(static_cast<size_t>(s.channels) * s.kernel, 62);
-            const auto bias = randomValues(s.channels, 63);
-            auto xt = be.upload(x.data(), s.rows, s.channels);
-            auto tt = be.upload(taps.data(), 1, s.channels * s.kernel);
-            auto bt = be.upload(bias.data(), 1, s.channels);
+            auto xt = randomTensor(be, s.rows, s.channels, 61);
+            auto tt = randomTensor(be, 1, s.channels * s.kernel, 62);
+            auto bt = randomTensor(be, 1, s.channels, 63);
             auto y = be.create(s.rows, s.channels);
             be.causalConv(*xt, *tt, s.bias ? bt.get() : nullptr, *y);
             return download(be, *y);
@@ -53,13 +57,6 @@ void addConvCases(std::vector<OpCase>& cases) {
         c.tolerance = kConv;
         cases.push_back(std::move(c));
     }
-}
-
-// rows x cols values in [-scale, scale] from `seed` (randomValues), on the backend.
-std::unique_ptr<Tensor> randomTensor(Backend& be, int rows, int cols, unsigned seed,
-                                     float scale = 1.0f) {
-    const auto values = randomValues(static_cast<size_t>(rows) * cols, seed, scale);
-    return be.upload(values.data(), rows, cols);
 }
 
 // Every head's n x n map, captured (filled with -7 first, so that a cell never written shows),
@@ -110,20 +107,18 @@ void addDeltaRuleCases(std::vector<OpCase>& cases) {
                                {70, 1, 2, 16, 8},
                                {33, 1, 2, 128, 128},
                                {9, 2, 2, 32, 16}}) {
-        OpCase c;
-        c.name = "GatedDeltaRule_" + std::to_string(s.tokens) + "tokens_" +
-                 std::to_string(s.keyHeads) + "k" + std::to_string(s.valueHeads) + "v_d" +
-                 std::to_string(s.keyDim) + "x" + std::to_string(s.valueDim);
-        c.description = "gatedDeltaRule: " + std::to_string(s.tokens) + " tokens, " +
-                        std::to_string(s.keyHeads) + " key heads of " + std::to_string(s.keyDim) +
-                        ", " + std::to_string(s.valueHeads) + " value heads of " +
-                        std::to_string(s.valueDim) +
-                        "; unit q, k (seeds 71, 72), v in [-1, 1] (73), b in [-6, 6] (74), a in "
-                        "[-4, 4] (75), A_log in [-2, 2] (76), dt_bias in [-1, 1] (77); the "
-                        "output, then every head's implicit map";
-        c.run = [s](Backend& be) { return runDeltaRule(be, s); };
-        c.tolerance = kDeltaRule;
-        cases.push_back(std::move(c));
+        std::string name = "GatedDeltaRule_" + std::to_string(s.tokens) + "tokens_" +
+                           std::to_string(s.keyHeads) + "k" + std::to_string(s.valueHeads) + "v_d" +
+                           std::to_string(s.keyDim) + "x" + std::to_string(s.valueDim);
+        std::string description =
+            "gatedDeltaRule: " + std::to_string(s.tokens) + " tokens, " +
+            std::to_string(s.keyHeads) + " key heads of " + std::to_string(s.keyDim) + ", " +
+            std::to_string(s.valueHeads) + " value heads of " + std::to_string(s.valueDim) +
+            "; unit q, k (seeds 71, 72), v in [-1, 1] (73), b in [-6, 6] (74), a in "
+            "[-4, 4] (75), A_log in [-2, 2] (76), dt_bias in [-1, 1] (77); the "
+            "output, then every head's implicit map";
+        cases.push_back({std::move(name), std::move(description),
+                         [s](Backend& be) { return runDeltaRule(be, s); }, kDeltaRule});
     }
 }
 
@@ -154,21 +149,19 @@ void addStateSpaceCases(std::vector<OpCase>& cases) {
                                     {14, 8, 8, 2, 16, 0.05f, inf},
                                     {70, 6, 16, 1, 16, 0.0f, 0.5f},
                                     {33, 4, 64, 4, 128, 0.001f, inf}}) {
-        OpCase c;
-        c.name = "StateSpace_" + std::to_string(s.tokens) + "tokens_" + std::to_string(s.heads) +
-                 "h" + std::to_string(s.headDim) + "_" + std::to_string(s.groups) + "g" +
-                 std::to_string(s.stateDim);
-        c.description = "stateSpace: " + std::to_string(s.tokens) + " tokens, " +
-                        std::to_string(s.heads) + " heads of " + std::to_string(s.headDim) + ", " +
-                        std::to_string(s.groups) + " groups of state " +
-                        std::to_string(s.stateDim) + ", dt clamped to [" + std::to_string(s.dtMin) +
-                        ", " + std::to_string(s.dtMax) +
-                        "]; x, B, C in [-1, 1] (seeds 81-83), dt in [-4, 4] (84), A_log in "
-                        "[-1.5, 1.5] (85), dt_bias in [-1, 1] (86), D in [-2, 2] (87); the "
-                        "output, then every head's implicit map";
-        c.run = [s](Backend& be) { return runStateSpace(be, s); };
-        c.tolerance = kStateSpace;
-        cases.push_back(std::move(c));
+        std::string name = "StateSpace_" + std::to_string(s.tokens) + "tokens_" +
+                           std::to_string(s.heads) + "h" + std::to_string(s.headDim) + "_" +
+                           std::to_string(s.groups) + "g" + std::to_string(s.stateDim);
+        std::string description =
+            "stateSpace: " + std::to_string(s.tokens) + " tokens, " + std::to_string(s.heads) +
+            " heads of " + std::to_string(s.headDim) + ", " + std::to_string(s.groups) +
+            " groups of state " + std::to_string(s.stateDim) + ", dt clamped to [" +
+            std::to_string(s.dtMin) + ", " + std::to_string(s.dtMax) +
+            "]; x, B, C in [-1, 1] (seeds 81-83), dt in [-4, 4] (84), A_log in "
+            "[-1.5, 1.5] (85), dt_bias in [-1, 1] (86), D in [-2, 2] (87); the "
+            "output, then every head's implicit map";
+        cases.push_back({std::move(name), std::move(description),
+                         [s](Backend& be) { return runStateSpace(be, s); }, kStateSpace});
     }
 }
 

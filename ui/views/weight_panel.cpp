@@ -58,32 +58,25 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     m_spectrum->xAxis->setSubTicks(false);
     layout->addWidget(m_spectrum);
 
-    auto* form = new QFormLayout;
-    m_form = form;
-    m_rank = addValue(form, tr("rank"), "rank");
-    m_rotary = addValue(form, tr("rotary part"), "rotary");
-    m_parameters = addValue(form, tr("parameters"), "parameters", true);
-    m_symmetry = addValue(form, tr("symmetry s(M)"), "symmetry");
-    m_positivity = addValue(form, tr("eigenvalue positivity"), "positivity");
-    m_directionality = addValue(form, tr("directionality"), "directionality");
-    m_scoreSymmetry = addValue(form, tr("score symmetry s(S)"), "score-symmetry");
-    layout->addLayout(form);
+    m_form = addForm(layout, {{&m_rank, tr("rank"), "rank"},
+                              {&m_rotary, tr("rotary part"), "rotary"},
+                              {&m_parameters, tr("parameters"), "parameters", true},
+                              {&m_symmetry, tr("symmetry s(M)"), "symmetry"},
+                              {&m_positivity, tr("eigenvalue positivity"), "positivity"},
+                              {&m_directionality, tr("directionality"), "directionality"},
+                              {&m_scoreSymmetry, tr("score symmetry s(S)"), "score-symmetry"}});
 
     layout->addWidget(sectionLabel(tr("OV circuit W_OV = W_V W_O (what the head writes)"), this));
-    auto* ov = new QFormLayout;
-    m_ovRank = addValue(ov, tr("rank"), "ov-rank");
-    m_ovTop = addValue(ov, tr("largest σ"), "ov-sigma");
-    m_ovCopying = addValue(ov, tr("copying score"), "ov-copying");
-    layout->addLayout(ov);
+    addForm(layout, {{&m_ovRank, tr("rank"), "ov-rank"},
+                     {&m_ovTop, tr("largest σ"), "ov-sigma"},
+                     {&m_ovCopying, tr("copying score"), "ov-copying"}});
 
     layout->addWidget(
         sectionLabel(tr("Subspace similarity (mean cos² of principal angles)"), this));
-    auto* similarity = new QFormLayout;
-    m_qk = addValue(similarity, tr("W_Q vs W_K"), "qk");
-    m_qv = addValue(similarity, tr("W_Q vs W_V"), "qv");
-    m_kv = addValue(similarity, tr("W_K vs W_V"), "kv");
-    m_baseline = addValue(similarity, tr("random baseline"), "baseline");
-    layout->addLayout(similarity);
+    addForm(layout, {{&m_qk, tr("W_Q vs W_K"), "qk"},
+                     {&m_qv, tr("W_Q vs W_V"), "qv"},
+                     {&m_kv, tr("W_K vs W_V"), "kv"},
+                     {&m_baseline, tr("random baseline"), "baseline"}});
 
     layout->addWidget(sectionLabel(tr("Token pair"), this));
     m_pairHint = new QLabel(tr("Click a heatmap cell to compare the keys and the values of "
@@ -91,12 +84,10 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
                             this);
     m_pairHint->setWordWrap(true);
     layout->addWidget(m_pairHint);
-    auto* pair = new QFormLayout;
-    m_pair = addValue(pair, tr("pair"), "pair");
-    m_pairScores = addValue(pair, tr("scores"), "pair-scores");
-    m_keyCosine = addValue(pair, tr("cosine of keys"), "key-cosine");
-    m_valueCosine = addValue(pair, tr("cosine of values"), "value-cosine");
-    layout->addLayout(pair);
+    addForm(layout, {{&m_pair, tr("pair"), "pair"},
+                     {&m_pairScores, tr("scores"), "pair-scores"},
+                     {&m_keyCosine, tr("cosine of keys"), "key-cosine"},
+                     {&m_valueCosine, tr("cosine of values"), "value-cosine"}});
     m_pairVerdict = new QLabel(this);
     m_pairVerdict->setWordWrap(true);
     layout->addWidget(m_pairVerdict);
@@ -105,6 +96,13 @@ WeightPanel::WeightPanel(LabDocument& document, QWidget* parent) : DocumentView(
     connect(&document, &LabDocument::metricsChanged, this, &WeightPanel::scheduleRefresh);
     connect(&document, &LabDocument::headChanged, this, &WeightPanel::scheduleRefresh);
     connect(&document, &LabDocument::tokenPairChanged, this, &WeightPanel::scheduleRefresh);
+}
+
+QFormLayout* WeightPanel::addForm(QBoxLayout* layout, std::initializer_list<FormValue> values) {
+    auto* form = new QFormLayout;
+    for (const FormValue& v : values) *v.label = addValue(form, v.title, v.name, v.ownLine);
+    layout->addLayout(form);
+    return form;
 }
 
 QLabel* WeightPanel::addValue(QFormLayout* form, const QString& label, const QString& name,

@@ -4,6 +4,7 @@
 // directionality), the OV circuit (rank, largest singular value, copying score), the subspace
 // similarities of W_Q, W_K and W_V, and for the clicked token pair the cosine of their keys
 // versus of their values.
+#include <initializer_list>
 #include <vector>
 
 #include "ui/compute/compute_types.h"
@@ -11,6 +12,7 @@
 #include "ui/views/document_view.h"
 
 class QCustomPlot;
+class QBoxLayout;
 class QFormLayout;
 class QLabel;
 
@@ -30,6 +32,13 @@ class WeightPanel : public DocumentView {
     void refresh() override;
 
   private:
+    struct FormValue {
+        QLabel** label;
+        QString title, name;
+        bool ownLine = false;  // several lines under the title, across the panel
+    };
+    // A form of selectable values, each stored in *label, added to `layout`.
+    QFormLayout* addForm(QBoxLayout* layout, std::initializer_list<FormValue> values);
     // `ownLine`: the value takes the lines under its label, for a value of several lines.
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& name,
                      bool ownLine = false);
