@@ -159,6 +159,7 @@ class VulkanBackend final : public Backend {
         elementwise(up, &gate,
                     gated == Activation::SwiGlu          ? eltwise::kSwiGlu
                     : gated == Activation::SigmoidGlu    ? eltwise::kSigmoidGlu
+                    : gated == Activation::ProductGlu    ? eltwise::kProductGlu
                     : gated == Activation::GeluGlu       ? eltwise::kGeluGlu
                     : gated == Activation::ClampedSwiGlu ? eltwise::kClampedSwiGluApart
                                                          : eltwise::kGeluTanhGlu,

@@ -72,7 +72,7 @@ constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_G
                    kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU,
                    kGeluGlu = QKV_ELTWISE_GELU_GLU, kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU,
                    kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART,
-                   kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU;
+                   kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU, kProductGlu = QKV_ELTWISE_PRODUCT_GLU;
 }
 
 struct RopeParams {

@@ -13,7 +13,8 @@ namespace {
 
 // `withSinks`: the mean sink share column (gpt-oss, with an input); `withRotary`: latent
 // attention's rotary part.
-void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks, bool withRotary) {
+void printMetrics(const Architecture& c, const ModelMetrics& metrics, bool withScores,
+                  bool withSinks, bool withRotary) {
     std::printf("%5s %5s %9s %9s %5s %9s %8s %8s %8s %7s %8s%s%s%s\n", "layer", "head", "W_QK sym",
                 "W_QK dir", "rank", "eig.pos", "QK sim", "QV sim", "KV sim", "OV rank", "OV copy",
                 withScores ? "  score sym" : "", withSinks ? "  sink share" : "",
@@ -35,8 +36,10 @@ void printMetrics(const ModelMetrics& metrics, bool withScores, bool withSinks, 
                 std::printf(" %9d %9.4f", m.rotaryPart->rank, m.rotaryPart->symmetry);
             std::printf("\n");
         }
-        if (layer.heads.empty())  // a block without a token mixer (Nemotron-H's MLPs)
-            std::printf("%5zu %5s %9s %9s   (no heads: an MLP block)\n", l, "-", "-", "-");
+        if (layer.heads.empty())  // a block without a token mixer, or a short convolution
+            std::printf("%5zu %5s %9s %9s   (no heads: %s)\n", l, "-", "-", "-",
+                        c.mixerOf(static_cast<int>(l)) == Mixer::ShortConv ? "a short convolution"
+                                                                           : "an MLP block");
         else
             std::printf("%5zu %5s %9.4f %9.4f   (whole layer)\n", l, "all", layer.wqkSymmetry,
                         layer.wqkDirectionality);
@@ -116,7 +119,7 @@ int runAnalyze(const Arguments& args) {
         if (c.isEncoderDecoder()) std::printf("\n%s attention\n", blocks[i].name);
         std::printf("median layer W_QK symmetry %.4f, directionality %.4f\n\n",
                     metrics[i].medianLayerWqkSymmetry, metrics[i].medianLayerWqkDirectionality);
-        printMetrics(metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross,
+        printMetrics(c, metrics[i], forward.has_value() && blocks[i].kind != AttentionKind::Cross,
                      forward.has_value() && c.attentionSinks, c.latent.present());
     }
     return 0;

@@ -27,12 +27,24 @@ void printMatrix(const char* title, const RowMatrixXf& m, const std::vector<std:
     }
 }
 
+// A short convolution's band: each channel's weights on its last kernel tokens.
+void printTaps(int l, const RowMatrixXf& taps) {
+    std::printf("\nlayer %d: a short convolution y = C · conv(B · x), no heads\n", l);
+    std::vector<std::string> channels, offsets;
+    for (Eigen::Index c = 0; c < taps.rows(); ++c)
+        channels.push_back("channel " + std::to_string(c));
+    for (Eigen::Index k = taps.cols() - 1; k >= 0; --k)
+        offsets.push_back(k == 0 ? "t" : "t-" + std::to_string(k));
+    printMatrix("taps (rows: channels, columns: the token each weighs)", taps, channels, offsets);
+}
+
 // Every captured head of one trace; `kind` names the attention ("cross-attention "). Where the
-// heads had sinks, what each row's sink took.
+// heads had sinks, what each row's sink took; a short convolution's taps.
 void printTrace(const std::string& kind, const AttentionTrace& trace,
                 const CaptureSelection& capture, const std::vector<std::string>& queries,
                 const std::vector<std::string>& keys) {
-    for (int l = 0; l < trace.layerCount(); ++l)
+    for (int l = 0; l < trace.layerCount(); ++l) {
+        if (trace.layers()[l].taps.size() > 0) printTaps(l, trace.layers()[l].taps);
         for (int h = 0; h < trace.headCount(l); ++h) {
             if (!capture.includes(l, h)) continue;
             std::printf("\n%slayer %d head %d\n", kind.c_str(), l, h);
@@ -48,6 +60,7 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
             if (capture.scores && trace.hasScores(l, h))
                 printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
         }
+    }
 }
 
 // Per mixture-of-experts layer, a line per token: "  piece  expert 3 (0.612), expert 1 (0.388)".

@@ -50,10 +50,13 @@ int runInfo(const Arguments& args) {
     row("d_model", std::to_string(c.dModel));
     row("d_k", std::to_string(c.headDim) + ownHeadsNote(c));
     // The first layer of each kind without a softmax: its heads (layer kinds counts them).
-    for (Mixer mixer : {Mixer::GatedDeltaNet, Mixer::Mamba2})
+    for (Mixer mixer : {Mixer::GatedDeltaNet, Mixer::Mamba2, Mixer::ShortConv})
         for (int l = 0; l < c.layers; ++l)
             if (c.mixerOf(l) == mixer) {
-                row(mixer == Mixer::Mamba2 ? "mamba2" : "linear attn", c.describeLayer(l));
+                row(mixer == Mixer::Mamba2      ? "mamba2"
+                    : mixer == Mixer::ShortConv ? "short conv"
+                                                : "linear attn",
+                    c.describeLayer(l));
                 break;
             }
     if (c.bilinearHeads)

@@ -16,7 +16,8 @@ enum class Activation {
     GeluTanhGlu,
     GeluGlu,
     ClampedSwiGlu,
-    SigmoidGlu  // σ(gate) · up: gated attention's output gate (Qwen3.5, Qwen3-Next)
+    SigmoidGlu,  // σ(gate) · up: gated attention's output gate (Qwen3.5, Qwen3-Next)
+    ProductGlu   // gate · up, no activation: LFM2's short convolution (B · x, C · conv)
 };
 
 // gpt-oss's expert activation (clamped_swiglu.h).
@@ -31,7 +32,8 @@ inline bool isGated(Activation a) {
 
 // The kinds that read a gate beside their input (Backend::glu, clampedSwiGlu), not activate().
 inline bool readsAGate(Activation a) {
-    return isGated(a) || a == Activation::ClampedSwiGlu || a == Activation::SigmoidGlu;
+    return isGated(a) || a == Activation::ClampedSwiGlu || a == Activation::SigmoidGlu ||
+           a == Activation::ProductGlu;
 }
 
 }  // namespace qkv

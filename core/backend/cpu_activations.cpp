@@ -45,6 +45,9 @@ void gateInPlace(ConstArrayMap gate, ArrayMap up, Activation gated) {
         case Activation::SigmoidGlu:
             up *= 1.0f / (1.0f + (-gate).exp());
             return;
+        case Activation::ProductGlu:
+            up *= gate;
+            return;
         case Activation::ClampedSwiGlu:
             for (Eigen::Index i = 0; i < up.size(); ++i) up[i] = clampedSwiGluOf(gate[i], up[i]);
             return;

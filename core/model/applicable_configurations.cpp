@@ -28,11 +28,15 @@ bool scoresUntouched(const WConfiguration& config) {
 const LayerKind* firstImplicitLayer(const Architecture& c, const WConfiguration& config,
                                     bool (*applies)(const LayerKind&, const WConfiguration&)) {
     for (int l = 0; l < c.layers; ++l)
-        if (c.isImplicit(l) && !applies(c.layerKinds[l], config)) return &c.layerKinds[l];
+        if ((c.isImplicit(l) || c.mixerOf(l) == Mixer::ShortConv) &&
+            !applies(c.layerKinds[l], config))
+            return &c.layerKinds[l];
     return nullptr;
 }
 
+// A short convolution's B, C and x are all d_model wide: any of them fills any slot.
 bool implicitApplies(const LayerKind& kind, const WConfiguration& config) {
+    if (kind.mixer == Mixer::ShortConv) return scoresUntouched(config);
     const bool valuesFit = config.valueSource == Projection::Value || kind.valueDim == kind.headDim;
     return scoresUntouched(config) && config.querySource != Projection::Value &&
            config.keySource != Projection::Value && valuesFit;
@@ -57,8 +61,9 @@ std::string configurationRefusal(const Architecture& c, const WConfiguration& co
                 " wide) have no projection of W_h's shape to trade places with; learned, "
                 "sym-scores and skew-scores are, with scale outside or the self mask");
     if (const LayerKind* kind = firstImplicitLayer(c, config, implicitApplies)) {
-        const std::string layers =
-            kind->mixer == Mixer::Mamba2 ? "Mamba-2 layers" : "Gated DeltaNet layers";
+        const std::string layers = kind->mixer == Mixer::Mamba2      ? "Mamba-2 layers"
+                                   : kind->mixer == Mixer::ShortConv ? "short-convolution layers"
+                                                                     : "Gated DeltaNet layers";
         if (!scoresUntouched(config))
             return "configuration " + config.name() + " is not defined for " + layers +
                    ": they have no score matrix before "

@@ -29,7 +29,7 @@ enum class QkNorm { None, PerHead, Whole };
 // value slots, its B/C groups are its key heads, the state size their width, its heads
 // headDim-wide x heads its value heads. None: the block has no token mixer (Nemotron-H's MLP
 // blocks) and no heads.
-enum class Mixer { Attention, GatedDeltaNet, Mamba2, None };
+enum class Mixer { Attention, GatedDeltaNet, Mamba2, ShortConv, None };
 
 // What one layer is where a family mixes kinds.
 struct LayerKind {
@@ -65,6 +65,13 @@ struct Mamba2 {
     float dtMin = 0.0f;
     float dtMax = std::numeric_limits<float>::infinity();
     int normGroups = 1;
+};
+
+// LFM2's short-convolution layers: in_proj's rows [B | C | x], y = C · conv(B · x), a depthwise
+// causal convolution of `convKernel` taps without an activation, then out_proj. They have no
+// heads: each channel mixes its last convKernel tokens (its band, the taps).
+struct ShortConv {
+    int convKernel = 0;  // 0: no layer is one
 };
 
 // How a router's logits choose a token's experts and weigh them.
@@ -171,6 +178,7 @@ struct Architecture {
     LatentAttention latent;  // DeepSeek's projections instead of W_Q, W_K, W_V
     GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
     Mamba2 mamba2;           // the state-space layers' (LayerKind::mixer)
+    ShortConv shortConv;     // the short-convolution layers' (LayerKind::mixer)
     // Gated attention (Qwen3.5, Qwen3-Next full layers): q_proj gives each head's query and a
     // gate of the same width; the head's output is multiplied by σ(gate) before o_proj.
     bool outputGate = false;
@@ -216,7 +224,7 @@ struct Architecture {
         return a;
     }
     int headsOf(int layer) const {
-        if (mixerOf(layer) == Mixer::None) return 0;
+        if (mixerOf(layer) == Mixer::None || mixerOf(layer) == Mixer::ShortConv) return 0;
         return kindOf(layer).heads > 0 ? kindOf(layer).heads : heads;
     }
     // Whether the layer's heads show an implicit attention (no softmax).
@@ -250,14 +258,16 @@ struct Architecture {
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
     // The layer's kind as the command line and the Python module name it: "attention",
-    // "attention_sliding", "linear_attention", "mamba2", or for a block without a token mixer
-    // "mlp" or "moe".
+    // "attention_sliding", "linear_attention", "mamba2", "short_conv", or for a block without a
+    // token mixer "mlp" or "moe".
     std::string kindName(int layer) const {
         switch (mixerOf(layer)) {
             case Mixer::GatedDeltaNet:
                 return "linear_attention";
             case Mixer::Mamba2:
                 return "mamba2";
+            case Mixer::ShortConv:
+                return "short_conv";
             case Mixer::None:
                 return kindOf(layer).experts ? "moe" : "mlp";
             case Mixer::Attention:
@@ -272,7 +282,8 @@ struct Architecture {
     }
     // A hybrid: some layer mixes its tokens without a softmax, or not at all.
     bool isHybrid() const {
-        return hasMixer(Mixer::GatedDeltaNet) || hasMixer(Mixer::Mamba2) || hasMixer(Mixer::None);
+        return hasMixer(Mixer::GatedDeltaNet) || hasMixer(Mixer::Mamba2) ||
+               hasMixer(Mixer::ShortConv) || hasMixer(Mixer::None);
     }
     int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
@@ -291,7 +302,8 @@ struct Architecture {
     // layer is a plain global one (GPT-2, Llama).
     // Gemma 4's global layers add their heads and ", W_V = W_K (tied by the model)".
     std::string describeLayer(int layer) const {
-        bool mixed = localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0;
+        bool mixed =
+            localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0 || isHybrid();
         for (int l = 0; l < layers; ++l)
             mixed |= windowOf(l) > 0 || (positions == Positions::Rotary && !kindOf(l).rotary);
         if (!mixed) return {};
@@ -303,6 +315,9 @@ struct Architecture {
                    std::to_string(kindOf(layer).valueDim) + " (x), B and C in " +
                    std::to_string(kvHeadsOf(layer)) + " groups of state " +
                    std::to_string(headDimOf(layer));
+        if (mixerOf(layer) == Mixer::ShortConv)
+            return "short convolution C · conv(B · x), " + std::to_string(shortConv.convKernel) +
+                   " taps a channel, no heads";
         if (mixerOf(layer) == Mixer::None)
             return kindOf(layer).experts ? "mixture of experts only, no heads"
                                          : "MLP only, no heads";

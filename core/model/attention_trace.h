@@ -46,6 +46,9 @@ struct LayerTrace {
     // A Mamba-2 layer's skip D per head (out_t = Σ_s M_ts x_s + D x_t), where its heads are
     // captured; empty elsewhere.
     std::vector<float> skip;
+    // A short-convolution layer's taps, channels x kernel (tap kernel-1 weighs the current
+    // token), where the layer is captured; empty elsewhere.
+    RowMatrixXf taps;
     // A mixture-of-experts layer's choice per token; empty in other layers.
     std::vector<TokenRouting> routing;
 };

@@ -30,19 +30,23 @@ class ConvolvedProjections {
         return m_products.apply(weights);
     }
 
+    // The layer's projection `p` (Mamba-2: C, B or x; LFM2: C, B or x; Gated DeltaNet: q, k, v).
+    const DeviceLinear& weightsOf(Projection p) const {
+        return p == Projection::Query ? m_w.query : p == Projection::Key ? m_w.key : m_w.value;
+    }
+
     // A projection through its own convolution taps (and bias) and SiLU, once per projection.
     Tensor& convolved(Projection p) {
         auto& slot = m_convolved[static_cast<int>(p)];
         if (slot) return *slot;
         const RecurrentMixerOf<DeviceParts>& r = m_w.recurrent;
         const bool query = p == Projection::Query, key = p == Projection::Key;
-        const DeviceLinear& weights = query ? m_w.query : key ? m_w.key : m_w.value;
         const Tensor& taps = *(query ? r.queryTaps : key ? r.keyTaps : r.valueTaps);
         const Tensor* bias = (query ? r.queryConvBias
                               : key ? r.keyConvBias
                                     : r.valueConvBias)
                                  .get();
-        auto raw = projected(weights);
+        auto raw = projected(weightsOf(p));
         slot = m_be.create(raw->rows(), raw->cols());
         m_be.causalConv(*raw, taps, bias, *slot);
         m_be.activate(*slot, Activation::Silu);

@@ -1,6 +1,6 @@
-#include "core/model/delta_net_layer.h"
-
 #include <cmath>
+
+#include "core/model/token_mixers.h"
 
 namespace qkv {
 

@@ -202,11 +202,11 @@ ForwardResult ForwardPass::run(const ForwardRequest& request, KeptVectors* keep)
 
 bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
     const Architecture& c = m_model.architecture();
-    // A linear or state-space layer's state and convolution run through every token: nothing
-    // is kept.
+    // A linear or state-space layer's state and a short convolution run through every token:
+    // nothing is kept.
     return c.causal && !c.isEncoderDecoder() && c.relativeBuckets == 0 &&
            request.tokenTypes.empty() && !c.hasMixer(Mixer::GatedDeltaNet) &&
-           !c.hasMixer(Mixer::Mamba2);
+           !c.hasMixer(Mixer::Mamba2) && !c.hasMixer(Mixer::ShortConv);
 }
 
 ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const ForwardResult& earlier,

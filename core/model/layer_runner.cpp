@@ -3,8 +3,7 @@
 #include <numeric>
 #include <optional>
 
-#include "core/model/delta_net_layer.h"
-#include "core/model/mamba2_layer.h"
+#include "core/model/token_mixers.h"
 
 namespace qkv {
 
@@ -80,6 +79,9 @@ std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, 
     if (m_c.mixerOf(l) == Mixer::GatedDeltaNet)
         return runDeltaNet(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture},
                            in, traced);
+    if (m_c.mixerOf(l) == Mixer::ShortConv)
+        return runShortConv(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture},
+                            in, traced);
     if (m_c.mixerOf(l) == Mixer::Mamba2)
         return runMamba2(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture}, in,
                          traced);

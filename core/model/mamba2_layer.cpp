@@ -1,4 +1,4 @@
-#include "core/model/mamba2_layer.h"
+#include "core/model/token_mixers.h"
 
 namespace qkv {
 

@@ -90,6 +90,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::qwen3Next(),
         families::nemotronH(),
         families::graniteMoeHybrid(),
+        families::lfm2(),
         families::fullBilinear(),
     };
     return all;

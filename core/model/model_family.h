@@ -96,6 +96,7 @@ ModelFamily qwen3_5MoeMultimodal();
 ModelFamily qwen3Next();
 ModelFamily nemotronH();
 ModelFamily graniteMoeHybrid();
+ModelFamily lfm2();
 ModelFamily gemma3();
 ModelFamily gemma3Multimodal();
 ModelFamily olmo2();

@@ -63,6 +63,8 @@ struct RecurrentMixerOf {
     typename P::Linear z, b, a;
     typename P::Vector aLog, dtBias, skip;
     typename P::Norm norm;
+    // A short convolution's taps over B · x ([channels, kernel]) and their bias (LFM2).
+    typename P::Vector productTaps, productConvBias;
 };
 
 template <class P>
@@ -133,6 +135,8 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(fd.keyConvBias, td.keyConvBias);
     part(fd.valueConvBias, td.valueConvBias);
     part(fd.z, td.z);
+    part(fd.productTaps, td.productTaps);
+    part(fd.productConvBias, td.productConvBias);
     part(fd.b, td.b);
     part(fd.a, td.a);
     part(fd.aLog, td.aLog);

@@ -102,7 +102,14 @@ VectorView TensorBinder::flatVector(const std::string& name,
     const TensorInfo& t = require({name});
     std::int64_t size = 1;
     for (std::int64_t extent : shape) size *= extent;
-    return {bind(t, shape), static_cast<int>(size)};
+    // The same elements in the same order whatever axes of extent 1 the file gives the tensor
+    // (a GGUF file's [channels, taps] for Hugging Face's [channels, 1, taps]).
+    auto squeezed = [](std::vector<std::int64_t> extents) {
+        std::erase(extents, 1);
+        return extents;
+    };
+    return {bind(t, squeezed(t.shape) == squeezed(shape) ? t.shape : shape),
+            static_cast<int>(size)};
 }
 
 VectorView TensorBinder::rowVector(const std::string& name, std::int64_t size) {

@@ -118,6 +118,11 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
             json.endObject();
         }
         json.endArray();
+        // A short convolution: its band, each channel's taps (the last weighs the current token).
+        if (const RowMatrixXf& taps = trace.layers()[l].taps; taps.size() > 0) {
+            json.key("taps");
+            writeMatrix(json, taps);
+        }
         if (selected) json.members({{"layer", l}});
         json.endObject();
     }

@@ -65,7 +65,9 @@ void validate(const PythonCheck& check) {
     if (check.head < 0 || check.head >= heads)
         throw Error("layer " + std::to_string(check.layer) + ", head " +
                     std::to_string(check.head) + " is not in the model: layer " +
-                    std::to_string(check.layer) + " has " + std::to_string(heads) + " heads");
+                    std::to_string(check.layer) +
+                    (heads == 0 ? " has no heads (a " + a.kindName(check.layer) + " layer)"
+                                : " has " + std::to_string(heads) + " heads"));
     if (a.isEncoderDecoder() && check.targetIds.empty())
         throw Error("an encoder-decoder model needs the decoder's input ids");
 }
@@ -112,7 +114,13 @@ void writeRun(std::ostream& out, const PythonCheck& check) {
     if (encoderDecoder) out << "decoder_input_ids=decoder_input_ids, ";
     out << "output_attentions=True)\n";
     out << "# Softmax probabilities, rows are queries and columns keys.\n";
-    out << "matrix = outputs." << attentionsField(check.kind, encoderDecoder) << "[" << check.layer
+    // transformers records what its attention modules return: a hybrid's tuple holds its
+    // softmax layers alone, so the index counts those before the layer.
+    int index = check.layer;
+    if (!encoderDecoder)
+        for (int l = 0; l < check.layer; ++l)
+            index -= check.architecture.mixerOf(l) != Mixer::Attention;
+    out << "matrix = outputs." << attentionsField(check.kind, encoderDecoder) << "[" << index
         << "][0, " << check.head << "].numpy()\n";
     out << "np.set_printoptions(precision=4, suppress=True, linewidth=160)\n";
     out << "print(matrix)\n";
@@ -175,12 +183,13 @@ std::string pythonSnippet(const PythonCheck& check) {
     writeHeader(out, check);
     std::vector<std::string> reasons = untranslatableParts(check.config, check.architecture);
     if (check.architecture.mixerOf(check.layer) == Mixer::GatedDeltaNet)
-        reasons.insert(reasons.begin(),
-                       "layer " + std::to_string(check.layer) +
-                           " is a Gated DeltaNet layer: transformers returns no attention matrix "
-                           "for it (None in outputs.attentions); its implicit attention is the "
-                           "matrix A with core = A v that QKV Lab computes from the layer's q, k, "
-                           "v, beta and decay");
+        reasons.insert(
+            reasons.begin(),
+            "layer " + std::to_string(check.layer) +
+                " is a Gated DeltaNet layer: transformers returns no attention matrix "
+                "for it (outputs.attentions holds the softmax layers alone); its implicit "
+                "attention is the matrix A with core = A v that QKV Lab computes from the "
+                "layer's q, k, v, beta and decay");
     if (check.architecture.mixerOf(check.layer) == Mixer::Mamba2)
         reasons.insert(reasons.begin(),
                        "layer " + std::to_string(check.layer) +

@@ -26,7 +26,12 @@ bool groupedQuery(const Architecture& a) { return a.kvHeads != a.heads; }
 
 // Every attention block in the model: a layer's self-attention, and a decoder layer's
 // cross-attention too.
-int attentionBlocks(const Architecture& a) { return a.layers + 2 * a.decoderLayers; }
+// The modules with q_proj: a hybrid's softmax layers, an encoder-decoder's three kinds.
+int attentionBlocks(const Architecture& a) {
+    int blocks = 2 * a.decoderLayers;
+    for (int l = 0; l < a.layers; ++l) blocks += a.mixerOf(l) == Mixer::Attention;
+    return blocks;
+}
 
 // def projections(block): the [Q, K, V] lists of views of each weight (and bias), in place.
 void writeProjections(std::ostream& out, const Architecture& a, const HfAttentionLayout& layout) {
@@ -116,6 +121,10 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
             "Gated DeltaNet layer's q, k and v are blocks of one in_proj_qkv with convolution "
             "channels of their own: a copy of whole modules would carry the gates or miss the "
             "convolution");
+    if (a.hasMixer(Mixer::ShortConv) && !movedSlots(config).empty())
+        reasons.push_back(
+            "a short convolution's B, C and x are row blocks of one in_proj, beside the attention "
+            "layers' q_proj, k_proj and v_proj: a copy of whole modules would miss them");
     if (a.hasMixer(Mixer::Mamba2) && !movedSlots(config).empty())
         reasons.push_back(
             "a Mamba-2 layer's C, B and x are blocks of one in_proj with convolution channels and "

@@ -25,6 +25,7 @@ const uint kSilu = QKV_ELTWISE_SILU;
 const uint kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
 const uint kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART;
 const uint kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU;
+const uint kProductGlu = QKV_ELTWISE_PRODUCT_GLU;
 // gpt-oss's constants, shared with the CPU backend.
 const float kClampLimit = QKV_CLAMPED_SWIGLU_LIMIT;
 const float kClampAlpha = QKV_CLAMPED_SWIGLU_ALPHA;
@@ -95,6 +96,8 @@ float apply(float v, uint index) {
             return clampedSwiGlu(y[index], v);
         case kSigmoidGlu:
             return v / (1.0 + exp(-y[index]));
+        case kProductGlu:
+            return v * y[index];
         default:
             return v + y[index];
     }

@@ -84,6 +84,7 @@
 #define QKV_ELTWISE_CLAMPED_SWIGLU_APART 9u
 #define QKV_ELTWISE_SIGMOID_GLU 10u /* x *= sigmoid(y): gated attention's output gate */
 #define QKV_ELTWISE_RELU_SQUARED 11u
+#define QKV_ELTWISE_PRODUCT_GLU 12u /* x *= y: LFM2's short convolution */
 
 // rows.comp: a mixture of experts' row moves (gather, add weighted).
 #define QKV_ROWS_PARAMS \

@@ -114,5 +114,31 @@ TEST(CliHybrid, MambaHeadsGiveTheirMapAndSkipAndMlpBlocksHaveNoHeads) {
     }
 }
 
+// LFM2: a short convolution is a layer without heads that gives its taps (each channel's
+// weights on its last conv_L_cache tokens); the attention layers' heads match the reference.
+TEST(CliHybrid, ShortConvolutionsGiveTheirTaps) {
+    QKV_REQUIRE_SHARED(shared);
+    const Attended run = attendFirstSentence(shared, "lfm2-random-tiny");
+    const auto& expected = run.expected();
+    ASSERT_EQ(run.kinds(), (std::vector<std::string>{"short_conv", "short_conv", "attention",
+                                                     "short_conv", "attention"}));
+    for (int l = 0; l < 5; ++l) {
+        SCOPED_TRACE("layer " + std::to_string(l));
+        const nlohmann::json& layer = run.layers[l];
+        const bool conv = layer["kind"] == "short_conv";
+        EXPECT_EQ(layer.contains("taps"), conv);
+        if (!conv) {
+            for (size_t h = 0; h < layer["heads"].size(); ++h)
+                expectMatrix(layer["heads"][h]["attention"], expected.attentions.at(l).at(h));
+            continue;
+        }
+        EXPECT_TRUE(layer["heads"].empty());
+        ASSERT_EQ(layer["taps"].size(), expected.taps.at(l).size());
+        for (size_t c = 0; c < layer["taps"].size(); ++c)
+            for (size_t k = 0; k < 3; ++k)  // 7 significant digits of values up to about 2
+                EXPECT_NEAR(layer["taps"][c][k].get<double>(), expected.taps.at(l)[c].at(k), 1e-6);
+    }
+}
+
 }  // namespace
 }  // namespace qkv

@@ -92,6 +92,16 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
             for (size_t h = 0; h < skip.size(); ++h)
                 EXPECT_NEAR(skip[h], expected.skips[l][h], 2e-6) << "layer " << l << " head " << h;
         }
+        // A short convolution's taps as the checkpoint stores them; the reference keeps 7
+        // significant digits of values up to about 2: 1e-6.
+        for (size_t l = 0; l < expected.taps.size(); ++l) {
+            const RowMatrixXf& taps = result.trace.layers()[l].taps;
+            ASSERT_EQ(static_cast<size_t>(taps.rows()), expected.taps[l].size()) << "layer " << l;
+            for (int c = 0; c < taps.rows(); ++c)
+                for (int k = 0; k < taps.cols(); ++k)
+                    EXPECT_NEAR(taps(c, k), expected.taps[l][c].at(k), 1e-6)
+                        << "taps of layer " << l << " channel " << c;
+        }
         RecordProperty(
             "max_attention_difference_" + std::to_string(&sentence - &reference.sentences[0]),
             std::to_string(worst));

@@ -43,6 +43,9 @@ std::vector<GgufCase> ggufCases() {
     // v_b, the sigmoid router with its score bias; the converter's own types only.
     for (const char* type : {"F16", "Q8_0", "Q4_K_M"})
         cases.push_back({"deepseek_v3-gguf-tiny", type});
+    // LFM2 (lfm2): short convolutions beside attention, each layer's kind from its key/value
+    // head count (0: a convolution), the final norm named token_embd_norm.
+    for (const char* type : {"F16", "Q8_0", "Q4_K_M"}) cases.push_back({"lfm2-gguf-tiny", type});
     return cases;
 }
 
@@ -173,26 +176,41 @@ TEST(GgufParse, MalformedFilesAreRefusedNamingTheFault) {
     EXPECT_NE(parseError(huge.bytes).find("too large"), std::string::npos);
 }
 
-TEST(GgufOpen, AnArchitectureNotReadIsRefusedByName) {
-    QKV_REQUIRE_SHARED_GGUF(shared);
+// The error opening a copy of `source` whose metadata key `from` is renamed `to` (as long).
+std::string openingErrorWithKeyRenamed(const std::filesystem::path& source, const std::string& from,
+                                       const std::string& to) {
     const test::TempDir dir;
-    const auto source = shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-F32.gguf";
     std::ifstream in(source, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const std::string from = "llama.block_count", to = "xxxxx.block_count";
     auto at = std::search(bytes.begin(), bytes.end(), from.begin(), from.end());
-    ASSERT_NE(at, bytes.end());
-    std::copy(to.begin(), to.end(), at);  // the block count is now unknown to the llama reader
+    EXPECT_NE(at, bytes.end()) << from;
+    if (at == bytes.end() || from.size() != to.size()) return {};
+    std::copy(to.begin(), to.end(), at);
     const auto file = dir.path() / "broken.gguf";
     std::ofstream(file, std::ios::binary)
         .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    try {
-        Model::open(file);
-        ADD_FAILURE() << "opened";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("llama.block_count is missing"), std::string::npos)
-            << e.what();
-    }
+    return test::openingError(file);
+}
+
+TEST(GgufOpen, AnArchitectureNotReadIsRefusedByName) {
+    QKV_REQUIRE_SHARED_GGUF(shared);
+    // The block count is then unknown to the llama reader.
+    const std::string error =
+        openingErrorWithKeyRenamed(shared / "gguf" / "llama-gguf-tiny" / "llama-gguf-tiny-F32.gguf",
+                                   "llama.block_count", "xxxxx.block_count");
+    EXPECT_NE(error.find("llama.block_count is missing"), std::string::npos) << error;
+}
+
+// LFM2's layer kinds come from each layer's key/value head count: without the list, the file is
+// refused naming it.
+TEST(GgufOpen, Lfm2WithoutItsLayersKeyValueHeadsIsRefused) {
+    QKV_REQUIRE_SHARED_GGUF(shared);
+    const std::string error =
+        openingErrorWithKeyRenamed(shared / "gguf" / "lfm2-gguf-tiny" / "lfm2-gguf-tiny-F16.gguf",
+                                   "lfm2.attention.head_count_kv", "lfm2.attention.head_count_xx");
+    EXPECT_NE(error.find("lfm2.attention.head_count_kv must list each layer's key/value heads"),
+              std::string::npos)
+        << error;
 }
 
 // Llama's W_Q and W_K rows are reordered per head: a head count that does not divide the rows

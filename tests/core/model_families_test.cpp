@@ -186,6 +186,13 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
         {"granitemoehybrid-random-tiny", "time_step_limit", nlohmann::json{1.0, 0.5},
          "\"time_step_limit\" must be [low, high]"},
         {"granitemoehybrid-random-tiny", "mamba_d_conv", 2, "conv1d.weight' has shape"},
+        {"lfm2-random-tiny", "layer_types", nlohmann::json{"conv", "full_attention"},
+         "\"layer_types\" lists 2 layers; the model has 5"},
+        {"lfm2-random-tiny", "layer_types", nlohmann::json(5, "mamba"),
+         "\"layer_types\" entry \"mamba\" is not supported (conv or full_attention)"},
+        {"lfm2-random-tiny", "conv_L_cache", 4,
+         "conv.conv.weight' has shape [64, 1, 3], expected [64, 1, 4]"},
+        {"lfm2-random-tiny", "block_multiple_of", 64, "w1.weight' has shape [96, 64]"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);

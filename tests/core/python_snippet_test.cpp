@@ -254,12 +254,38 @@ TEST(PythonSnippet, MambaLayersAndBlocksWithoutHeadsAreExplained) {
         pythonSnippet(check);
         ADD_FAILURE() << "a head of a block without heads was accepted";
     } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("layer 1 has 0 heads"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("layer 1 has no heads (a moe layer)"),
+                  std::string::npos)
+            << e.what();
     }
     check = checkOf(a, "shared-qk");
     check.layer = 3;  // attention
     check.head = 3;
     EXPECT_CONTAINS(pythonSnippet(check), "a Mamba-2 layer's C, B and x are blocks of one in_proj");
+}
+
+// LFM2: transformers' outputs.attentions holds the softmax layers alone (it records its
+// attention modules), so layer 4 is its entry 1; a short convolution has no heads; no
+// configuration copies modules while B, C and x are rows of one in_proj.
+TEST(PythonSnippet, HybridsIndexTheirSoftmaxLayersAndShortConvolutionsHaveNoHeads) {
+    QKV_REQUIRE_SHARED(shared);
+    const Architecture a = loadArchitecture(shared / "models" / "lfm2-random-tiny" / "config.json");
+    PythonCheck check = checkOf(a, "learned");
+    check.layer = 4;  // conv, conv, attention, conv, attention
+    check.head = 1;
+    EXPECT_CONTAINS(pythonSnippet(check), "matrix = outputs.attentions[1][0, 1]");
+    check.layer = 3;
+    try {
+        pythonSnippet(check);
+        ADD_FAILURE() << "a head of a short convolution was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("layer 3 has no heads (a short_conv layer)"),
+                  std::string::npos)
+            << e.what();
+    }
+    check = checkOf(a, "tied-kv");
+    check.layer = 2;
+    EXPECT_CONTAINS(pythonSnippet(check), "a short convolution's B, C and x are row blocks");
 }
 
 TEST(PythonSnippet, FoldersAndCacheSnapshots) {

@@ -93,6 +93,8 @@ const char* activationName(Activation a) {
             return "ClampedSwiGlu";
         case Activation::SigmoidGlu:
             return "SigmoidGlu";
+        case Activation::ProductGlu:
+            return "ProductGlu";
     }
     return "";
 }
@@ -386,7 +388,7 @@ void addGluAndAddCases(std::vector<OpCase>& cases) {
     const std::string inputs =
         "gate 7 x 173 in [-12, 12] with gate[0] = -200 (seed 21), up 7 x 173 in [-2, 2] (seed 22)";
     for (Activation gated : {Activation::SwiGlu, Activation::GeluTanhGlu, Activation::GeluGlu,
-                             Activation::SigmoidGlu}) {
+                             Activation::SigmoidGlu, Activation::ProductGlu}) {
         OpCase glu;
         glu.name = std::string("Glu_") + activationName(gated);
         glu.description =

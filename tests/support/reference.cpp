@@ -74,6 +74,11 @@ ModelReference parseReference(const nlohmann::json& doc) {
                 for (const auto& layer : it.value().at("mamba2_D"))
                     result.skips.push_back(layer.is_null() ? std::vector<double>()
                                                            : layer.get<std::vector<double>>());
+            if (it.value().contains("short_conv_taps"))
+                for (const auto& layer : it.value().at("short_conv_taps"))
+                    result.taps.push_back(layer.is_null()
+                                              ? std::vector<std::vector<double>>()
+                                              : layer.get<std::vector<std::vector<double>>>());
             const auto& top = it.value().at("last_token_top5");
             result.top5Ids = top.at("ids").get<std::vector<int>>();
             result.top5Logits = top.at("logits").get<std::vector<double>>();

@@ -36,6 +36,8 @@ struct ReferenceResult {
     std::vector<std::vector<std::vector<double>>> outputGates;
     // Mamba-2 layers' skip D per head (mamba2_D); empty for other layers.
     std::vector<std::vector<double>> skips;
+    // Short-convolution layers' taps [layer][channel][tap] (short_conv_taps); empty elsewhere.
+    std::vector<std::vector<std::vector<double>>> taps;
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };

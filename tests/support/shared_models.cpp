@@ -19,7 +19,6 @@ struct PendingFamily {
 const std::vector<PendingFamily> kPendingFamilies = {
     // Hybrids: Gated DeltaNet, Mamba-2 and short-convolution layers beside attention.
     {"falcon_h1", "unsupported architecture \"falcon_h1\""},
-    {"lfm2", "unsupported architecture \"lfm2\""},
     // The 2025-26 softmax families, sparse attention among them.
     {"llama4", "unsupported architecture \"llama4_text\""},
     {"llama4mm", "unsupported architecture \"llama4\""},
@@ -47,7 +46,6 @@ const std::vector<PendingFamily> kPendingFamilies = {
 const std::vector<PendingFamily> kPendingGgufFamilies = {
     {"qwen3_5", "GGUF architecture \"qwen35\" is not supported"},
     {"granitemoehybrid", "GGUF architecture \"granitehybrid\" is not supported"},
-    {"lfm2", "GGUF architecture \"lfm2\" is not supported"},
     {"glm4_moe", "GGUF architecture \"glm4moe\" is not supported"},
 };
 

@@ -96,6 +96,10 @@ void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& 
     // forward no longer reads it, and neither does this one.
 }
 
+LinearWeights columnsOf(const LinearWeights& w, int first, int count) {
+    return {w.weight.columns(first, count), w.bias.empty() ? w.bias : w.bias.slice(first, count)};
+}
+
 void bindLlamaAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool qkvBias,
                         LayerWeights& layer, bool outputBias) {
     const int d = c.dModel;

@@ -11,6 +11,8 @@ namespace qkv::families {
 
 // nn.Linear stores [out, in]; the forward reads "in x out". The bias is required when `bias`.
 LinearWeights linearLayer(TensorBinder& b, const std::string& module, int in, int out, bool bias);
+// A column block of a linear layer and of its bias (a slot of a fused projection).
+LinearWeights columnsOf(const LinearWeights& w, int first, int count);
 NormWeights layerNorm(TensorBinder& b, const std::string& module, int size);  // weight + bias
 NormWeights rmsNorm(TensorBinder& b, const std::string& module, int size);    // weight only
 // The output projection: the token embedding when the config ties them, else `name`

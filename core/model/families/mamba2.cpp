@@ -18,15 +18,6 @@ LayerKind readMamba2(const ConfigReader& r, const Mamba2Keys& keys, Architecture
     return k;
 }
 
-namespace {
-
-// A column block of a linear layer and of its bias.
-LinearWeights columnsOf(const LinearWeights& w, int first, int count) {
-    return {w.weight.columns(first, count), w.bias.empty() ? w.bias : w.bias.slice(first, count)};
-}
-
-}  // namespace
-
 void bindMamba2(TensorBinder& b, const Architecture& model, int l, const std::string& p,
                 LayerWeights& layer) {
     const Architecture c = model.atLayer(l);
