@@ -60,6 +60,14 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
             if (capture.scores && trace.hasScores(l, h))
                 printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
         }
+        for (const LayerTrace& mixer : trace.layers()[l].beside)  // Falcon-H1's Mamba-2 heads
+            for (size_t h = 0; h < mixer.probabilities.size(); ++h) {
+                if (mixer.probabilities[h].size() == 0) continue;
+                std::printf("\n%slayer %d Mamba-2 head %zu (beside the attention), skip D %.4f\n",
+                            kind.c_str(), l, h, h < mixer.skip.size() ? mixer.skip[h] : 0.0f);
+                printMatrix("implicit attention (rows: queries, columns: keys)",
+                            mixer.probabilities[h], queries, keys);
+            }
     }
 }
 

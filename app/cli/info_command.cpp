@@ -59,6 +59,7 @@ int runInfo(const Arguments& args) {
                     c.describeLayer(l));
                 break;
             }
+    if (c.besideMamba) row("layers are", c.describeLayer(0));
     if (c.bilinearHeads)
         row("W_h", "one " + std::to_string(c.dModel) + " x " + std::to_string(c.dModel) +
                        " matrix per head instead of W_Q W_K^T: S_ij = (x_i W_h + c_h) . x_j / "

@@ -31,6 +31,7 @@ const LayerKind* firstImplicitLayer(const Architecture& c, const WConfiguration&
         if ((c.isImplicit(l) || c.mixerOf(l) == Mixer::ShortConv) &&
             !applies(c.layerKinds[l], config))
             return &c.layerKinds[l];
+    if (c.besideMamba && !applies(*c.besideMamba, config)) return &*c.besideMamba;
     return nullptr;
 }
 

@@ -4,6 +4,7 @@
 // A model family's reader (core/model/families/) fills it from config.json; nothing downstream
 // looks at the family's name.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -65,6 +66,7 @@ struct Mamba2 {
     float dtMin = 0.0f;
     float dtMax = std::numeric_limits<float>::infinity();
     int normGroups = 1;
+    bool gatedNorm = true;  // false: y · silu(z) without the RMSNorm (Falcon-H1's mamba_rms_norm)
 };
 
 // LFM2's short-convolution layers: in_proj's rows [B | C | x], y = C · conv(B · x), a depthwise
@@ -72,6 +74,15 @@ struct Mamba2 {
 // heads: each channel mixes its last convKernel tokens (its band, the taps).
 struct ShortConv {
     int convKernel = 0;  // 0: no layer is one
+};
+
+// Factors of projections' outputs a family binds as LinearWeights::scale (Falcon-H1's µP
+// multipliers: each projection then gives what transformers computes); 1 where a model has none.
+struct ProjectionScales {
+    float attentionInput = 1.0f, attentionOutput = 1.0f;  // q, k, v; o_proj
+    float mixerInput = 1.0f, mixerOutput = 1.0f;          // a beside mixer's in_proj; out_proj
+    std::array<float, 5> mixerBlocks = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f};  // in_proj's z, x, B, C, dt
+    float mlpGate = 1.0f, mlpOutput = 1.0f;                             // gate_proj; down_proj
 };
 
 // How a router's logits choose a token's experts and weigh them.
@@ -179,6 +190,10 @@ struct Architecture {
     GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
     Mamba2 mamba2;           // the state-space layers' (LayerKind::mixer)
     ShortConv shortConv;     // the short-convolution layers' (LayerKind::mixer)
+    // Falcon-H1: a Mamba-2 mixer beside every layer's attention, reading the same normed input,
+    // its output added to the attention's; the shape of its heads (absent elsewhere).
+    std::optional<LayerKind> besideMamba;
+    ProjectionScales projectionScales;
     // Gated attention (Qwen3.5, Qwen3-Next full layers): q_proj gives each head's query and a
     // gate of the same width; the head's output is multiplied by σ(gate) before o_proj.
     bool outputGate = false;
@@ -223,6 +238,12 @@ struct Architecture {
         if (kindOf(layer).valueDim > 0) a.valueDim = kindOf(layer).valueDim;
         return a;
     }
+    // The description as the Mamba-2 mixer beside a layer's attention sees it (besideMamba).
+    Architecture besideAt(int layer) const {
+        Architecture a = *this;
+        a.layerKinds.assign(layers, *besideMamba);
+        return a.atLayer(layer);
+    }
     int headsOf(int layer) const {
         if (mixerOf(layer) == Mixer::None || mixerOf(layer) == Mixer::ShortConv) return 0;
         return kindOf(layer).heads > 0 ? kindOf(layer).heads : heads;
@@ -258,8 +279,8 @@ struct Architecture {
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
     // The layer's kind as the command line and the Python module name it: "attention",
-    // "attention_sliding", "linear_attention", "mamba2", "short_conv", or for a block without a
-    // token mixer "mlp" or "moe".
+    // "attention_sliding", "linear_attention", "mamba2", "short_conv", "attention+mamba2" (a
+    // Mamba-2 mixer beside the attention), or for a block without a token mixer "mlp" or "moe".
     std::string kindName(int layer) const {
         switch (mixerOf(layer)) {
             case Mixer::GatedDeltaNet:
@@ -273,6 +294,7 @@ struct Architecture {
             case Mixer::Attention:
                 break;
         }
+        if (besideMamba) return "attention+mamba2";
         return windowOf(layer) > 0 ? "attention_sliding" : "attention";
     }
     bool hasMixer(Mixer mixer) const {
@@ -283,7 +305,7 @@ struct Architecture {
     // A hybrid: some layer mixes its tokens without a softmax, or not at all.
     bool isHybrid() const {
         return hasMixer(Mixer::GatedDeltaNet) || hasMixer(Mixer::Mamba2) ||
-               hasMixer(Mixer::ShortConv) || hasMixer(Mixer::None);
+               hasMixer(Mixer::ShortConv) || hasMixer(Mixer::None) || besideMamba.has_value();
     }
     int tokenWidth() const { return embeddingWidth > 0 ? embeddingWidth : dModel; }
     // A description no reader filled (a test's, the benchmark's) has every layer alike.
@@ -332,6 +354,12 @@ struct Architecture {
         }
         if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
         if (outputGate) text += ", output gate σ(gate)";
+        if (besideMamba)
+            text += "; beside it Mamba-2, implicit attention, " +
+                    std::to_string(besideMamba->heads) + " heads of " +
+                    std::to_string(besideMamba->valueDim) + " (x), B and C in " +
+                    std::to_string(besideMamba->kvHeads) + " groups of state " +
+                    std::to_string(besideMamba->headDim);
         return text;
     }
     // Whether inputs of a and b tokens rotate every position alike (dynamic and longrope

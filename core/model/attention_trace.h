@@ -51,6 +51,9 @@ struct LayerTrace {
     RowMatrixXf taps;
     // A mixture-of-experts layer's choice per token; empty in other layers.
     std::vector<TokenRouting> routing;
+    // Falcon-H1: the trace of the Mamba-2 mixer beside the attention (its implicit maps, skips,
+    // C, B and x); empty elsewhere.
+    std::vector<LayerTrace> beside;
 };
 
 // Queues q, k and v's download into the layer's trace (its query, key and value rows).

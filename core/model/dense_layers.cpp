@@ -1,5 +1,7 @@
 #include "core/model/dense_layers.h"
 
+#include <numeric>
+
 namespace qkv {
 
 namespace {
@@ -20,9 +22,20 @@ std::unique_ptr<Tensor> inOutputOrder(Backend& backend, const DeviceLinear& l, c
 
 }  // namespace
 
+void scaleInPlace(Backend& backend, Tensor& y, float factor) {
+    if (factor == 1.0f) return;
+    auto copy = backend.create(y.rows(), y.cols());
+    backend.copyRows(y, 0, y.rows(), *copy, 0);
+    std::vector<int> rows(y.rows());
+    std::iota(rows.begin(), rows.end(), 0);
+    backend.addWeightedRows(*copy, rows, std::vector<float>(rows.size(), factor - 1.0f), y);
+}
+
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {
     auto y = product(backend, l, x);
-    return l.outputOrder.empty() ? std::move(y) : inOutputOrder(backend, l, *y);
+    if (!l.outputOrder.empty()) y = inOutputOrder(backend, l, *y);
+    scaleInPlace(backend, *y, l.scale);
+    return y;
 }
 
 std::unique_ptr<Tensor> SharedProducts::apply(const DeviceLinear& l) {
@@ -31,7 +44,9 @@ std::unique_ptr<Tensor> SharedProducts::apply(const DeviceLinear& l) {
     for (const auto& [source, y] : m_products)
         if (source == l.source && y->cols() == l.weight->cols()) shared = y.get();
     if (!shared) shared = m_products.emplace_back(l.source, product(m_be, l, m_x)).second.get();
-    return inOutputOrder(m_be, l, *shared);
+    auto y = inOutputOrder(m_be, l, *shared);
+    scaleInPlace(m_be, *y, l.scale);
+    return y;
 }
 
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,

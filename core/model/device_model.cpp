@@ -13,6 +13,7 @@ struct Binder {
         if (!w.bias.empty()) out.bias = backend.vector(w.bias);
         out.outputOrder = w.outputOrder;
         out.source = w.weight.data;
+        out.scale = w.scale;
     }
     void operator()(const NormWeights& w, DeviceNorm& out) const {
         if (!w.gamma.empty()) out.gamma = backend.vector(w.gamma);

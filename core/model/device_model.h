@@ -15,6 +15,7 @@ struct DeviceLinear {
     std::vector<int> outputOrder;  // LinearWeights::outputOrder
     // The stored weight's memory: slots with one source share x W (SharedProducts).
     const void* source = nullptr;
+    float scale = 1.0f;  // LinearWeights::scale
 };
 
 struct DeviceNorm {

@@ -42,7 +42,7 @@ void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, Lay
         if (m_c.kindOf(l).mlp)
             addResidual(x, *mlp(l, layer, normedOrSame(layer.mlpNorm, x, h), traced),
                         layer.mlpOutputNorm, h);
-        if (layer.outputScale != 1.0f) scale(x, layer.outputScale, h);
+        scaleInPlace(m_be, x, layer.outputScale);
     } else {  // norm(x + attn(x)), then norm(x + mlp(x))
         postNormed(layer.attentionNorm, x, mixTokens(l, layer, x, traced));
         if (encoded)
@@ -76,6 +76,15 @@ void LayerRunner::traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& 
 
 std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, const Tensor& in,
                                                LayerTrace& traced, bool project) const {
+    if (!layer.beside.empty()) {  // Falcon-H1: attention + the Mamba-2 mixer beside it
+        auto attended = attend(l, AttentionBlock::self(layer), in, in, m_c.keyMask(l),
+                               m_positionBias, traced, true);
+        traced.beside.resize(1);
+        m_be.add(*attended,
+                 *runMamba2(m_be, m_c.besideAt(l), layer.beside.front(),
+                            {l, m_request.config, m_request.capture}, in, traced.beside.front()));
+        return attended;
+    }
     if (m_c.mixerOf(l) == Mixer::GatedDeltaNet)
         return runDeltaNet(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture},
                            in, traced);
@@ -118,13 +127,6 @@ const Tensor& LayerRunner::normedOrSame(const DeviceNorm& n, const Tensor& x, Te
 void LayerRunner::postNormed(const DeviceNorm& n, Tensor& x, std::unique_ptr<Tensor> out) const {
     m_be.add(*out, x);
     norm(n, *out, x);
-}
-
-void LayerRunner::scale(Tensor& x, float factor, Tensor& h) const {
-    std::vector<int> rows(x.rows());
-    std::iota(rows.begin(), rows.end(), 0);
-    m_be.copyRows(x, 0, x.rows(), h, 0);
-    m_be.addWeightedRows(h, rows, std::vector<float>(rows.size(), factor - 1.0f), x);
 }
 
 void LayerRunner::addResidual(Tensor& x, const Tensor& out, const DeviceNorm& outputNorm,

@@ -119,10 +119,6 @@ class LayerRunner {
     // x := norm(x + out), the post-norm residual.
     void postNormed(const DeviceNorm& n, Tensor& x, std::unique_ptr<Tensor> out) const;
 
-    // x *= factor (Gemma 4's layer_scalar) as x += (factor - 1) x, the backend's weighted row
-    // sum; h is scratch. Differs from the product by at most an ulp of x.
-    void scale(Tensor& x, float factor, Tensor& h) const;
-
     // x += sublayer output, normed first where the family norms it (Gemma-2).
     void addResidual(Tensor& x, const Tensor& out, const DeviceNorm& outputNorm, Tensor& h) const;
 

@@ -28,6 +28,7 @@ std::unique_ptr<Tensor> runMamba2(Backend& be, const Architecture& c, const Devi
     traceSlots(be, request, c, C, B, values, traced);
 
     be.glu(*slots.projected(w.recurrent.z), *y, Activation::SwiGlu);  // y · silu(z)
+    if (!ssm.gatedNorm) return applyLinear(be, w.output, *y);
     auto out = be.create(n, width);
     be.rmsNormHeads(*y, width / ssm.normGroups, *w.recurrent.norm.gamma, c.normEps, *out);
     return applyLinear(be, w.output, *out);

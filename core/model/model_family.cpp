@@ -91,6 +91,7 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::nemotronH(),
         families::graniteMoeHybrid(),
         families::lfm2(),
+        families::falconH1(),
         families::fullBilinear(),
     };
     return all;

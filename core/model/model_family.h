@@ -97,6 +97,7 @@ ModelFamily qwen3Next();
 ModelFamily nemotronH();
 ModelFamily graniteMoeHybrid();
 ModelFamily lfm2();
+ModelFamily falconH1();
 ModelFamily gemma3();
 ModelFamily gemma3Multimodal();
 ModelFamily olmo2();

@@ -16,6 +16,9 @@ struct LinearWeights {
     // another order (TensorInfo::rowOrder) or interleaves them with another projection's (gated
     // attention's query and gate); empty: as stored. Products gather them.
     std::vector<int> outputOrder = {};
+    // The factor its outputs are multiplied by (Falcon-H1's µP multipliers); the weight itself
+    // stays the file's.
+    float scale = 1.0f;
 };
 
 struct NormWeights {
@@ -101,6 +104,9 @@ struct LayerOf {
     Linear crossQuery, crossKey, crossValue, crossOutput;
     // Gemma 4's layer_scalar: the layer's output (the residual stream) is multiplied by it.
     float outputScale = 1.0f;
+    // Falcon-H1: the Mamba-2 mixer beside the attention (Architecture::besideMamba), its C, B and
+    // x as its query, key and value; empty elsewhere.
+    std::vector<LayerOf<P>> beside;
 };
 
 // Calls part(from.x, to.x) for every linear, norm and vector of two layers, in declaration
@@ -164,6 +170,8 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(from.crossValue, to.crossValue);
     part(from.crossOutput, to.crossOutput);
     to.outputScale = from.outputScale;
+    to.beside.resize(from.beside.size());
+    for (size_t b = 0; b < from.beside.size(); ++b) forEachPart(from.beside[b], to.beside[b], part);
 }
 
 // The checkpoint's storage: views into the mapped tensors.

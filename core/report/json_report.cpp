@@ -118,6 +118,25 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
             json.endObject();
         }
         json.endArray();
+        // Falcon-H1: the Mamba-2 heads beside the attention, each its implicit map and skip.
+        if (const std::vector<LayerTrace>& beside = trace.layers()[l].beside; !beside.empty()) {
+            json.key("ssm_heads");
+            json.beginArray();
+            const LayerTrace& mixer = beside.front();
+            for (size_t h = 0; h < mixer.probabilities.size(); ++h) {
+                if (!selection.includes(l, static_cast<int>(h)) ||
+                    mixer.probabilities[h].size() == 0)
+                    continue;
+                json.beginObject();
+                if (selected) json.members({{"head", static_cast<int>(h)}});
+                json.key("attention");
+                writeMatrix(json, mixer.probabilities[h]);
+                json.members({{"implicit", true}});
+                if (h < mixer.skip.size()) json.members({{"skip", mixer.skip[h]}});
+                json.endObject();
+            }
+            json.endArray();
+        }
         // A short convolution: its band, each channel's taps (the last weighs the current token).
         if (const RowMatrixXf& taps = trace.layers()[l].taps; taps.size() > 0) {
             json.key("taps");

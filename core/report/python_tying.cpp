@@ -125,7 +125,7 @@ std::vector<std::string> untranslatableParts(const WConfiguration& config, const
         reasons.push_back(
             "a short convolution's B, C and x are row blocks of one in_proj, beside the attention "
             "layers' q_proj, k_proj and v_proj: a copy of whole modules would miss them");
-    if (a.hasMixer(Mixer::Mamba2) && !movedSlots(config).empty())
+    if ((a.hasMixer(Mixer::Mamba2) || a.besideMamba) && !movedSlots(config).empty())
         reasons.push_back(
             "a Mamba-2 layer's C, B and x are blocks of one in_proj with convolution channels and "
             "biases of their own, beside the attention layers' q_proj, k_proj and v_proj: a copy "

@@ -140,5 +140,30 @@ TEST(CliHybrid, ShortConvolutionsGiveTheirTaps) {
     }
 }
 
+// Falcon-H1: every layer is attention and Mamba-2 side by side; the Mamba heads come under
+// "ssm_heads", each with its implicit map and skip D, as the reference computes them.
+TEST(CliHybrid, FalconLayersGiveTheirAttentionAndTheirMambaHeads) {
+    QKV_REQUIRE_SHARED(shared);
+    const Attended run = attendFirstSentence(shared, "falcon_h1-random-tiny");
+    const auto& expected = run.expected();
+    ASSERT_EQ(run.kinds(), std::vector<std::string>(3, "attention+mamba2"));
+    ASSERT_EQ(expected.besideAttentions.size(), 3u);
+    for (int l = 0; l < 3; ++l) {
+        SCOPED_TRACE("layer " + std::to_string(l));
+        const nlohmann::json& layer = run.layers[l];
+        ASSERT_EQ(layer["heads"].size(), expected.attentions.at(l).size());
+        for (size_t h = 0; h < layer["heads"].size(); ++h)
+            expectMatrix(layer["heads"][h]["attention"], expected.attentions.at(l).at(h));
+        ASSERT_EQ(layer["ssm_heads"].size(), expected.besideAttentions.at(l).size());
+        for (size_t h = 0; h < layer["ssm_heads"].size(); ++h) {
+            const nlohmann::json& head = layer["ssm_heads"][h];
+            EXPECT_TRUE(head.value("implicit", false));
+            // 7 significant digits of values up to about 2.5
+            EXPECT_NEAR(head["skip"].get<double>(), expected.skips.at(l).at(h), 2e-6);
+            expectMatrix(head["attention"], expected.besideAttentions.at(l).at(h));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace qkv

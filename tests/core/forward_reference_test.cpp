@@ -74,6 +74,9 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
             worst =
                 std::max(worst, test::worstDifference(result.crossTrace, expected.crossAttentions));
         }
+        if (!expected.besideAttentions.empty())  // Falcon-H1's Mamba-2 heads
+            worst = std::max(worst,
+                             test::worstBesideDifference(result.trace, expected.besideAttentions));
         EXPECT_LE(worst, kAttentionTolerance);
         // Gated attention's mean σ(gate) per head and query: the same float32 tolerance.
         for (size_t l = 0; l < expected.outputGates.size(); ++l)
@@ -87,7 +90,9 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
         // Mamba-2's skip D per head, as the checkpoint stores it; the reference keeps 7
         // significant digits of values up to about 2.5: 2e-6.
         for (size_t l = 0; l < expected.skips.size(); ++l) {
-            const std::vector<float>& skip = result.trace.layers()[l].skip;
+            const LayerTrace& layer = result.trace.layers()[l];
+            const std::vector<float>& skip =
+                layer.beside.empty() ? layer.skip : layer.beside.front().skip;
             ASSERT_EQ(skip.size(), expected.skips[l].size()) << "skip of layer " << l;
             for (size_t h = 0; h < skip.size(); ++h)
                 EXPECT_NEAR(skip[h], expected.skips[l][h], 2e-6) << "layer " << l << " head " << h;

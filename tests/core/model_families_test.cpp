@@ -193,6 +193,15 @@ TEST(FamilyConfigErrors, MissingKeysAndDisagreeingWidthsAreNamed) {
         {"lfm2-random-tiny", "conv_L_cache", 4,
          "conv.conv.weight' has shape [64, 1, 3], expected [64, 1, 4]"},
         {"lfm2-random-tiny", "block_multiple_of", 64, "w1.weight' has shape [96, 64]"},
+        {"falcon_h1-random-tiny", "ssm_multipliers", nlohmann::json{1.0, 2.0},
+         "\"ssm_multipliers\" lists 2 multipliers, not 5"},
+        {"falcon_h1-random-tiny", "mamba_d_ssm", 128,
+         "\"mamba_d_ssm\" (128) is not \"mamba_n_heads\" × \"mamba_d_head\" (96)"},
+        {"falcon_h1-random-tiny", "mamba_n_groups", 4,
+         "\"mamba_n_groups\" (4) does not divide the 6 Mamba heads"},
+        {"falcon_h1-random-tiny", "mamba_rms_norm", true,
+         "missing tensor 'layers.0.mamba.norm.weight'"},
+        {"falcon_h1-random-tiny", "mamba_d_state", 8, "mamba.in_proj.weight' has shape"},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(std::string(c.model) + " " + c.key);

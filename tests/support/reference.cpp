@@ -13,28 +13,45 @@
 namespace qkv::test {
 namespace {
 
+std::vector<ReferenceMatrix> readHeads(const nlohmann::json& layer) {
+    std::vector<ReferenceMatrix> heads;
+    for (const auto& head : layer) {
+        ReferenceMatrix m;
+        m.size = static_cast<int>(head.size());
+        m.cols = m.size > 0 ? static_cast<int>(head[0].size()) : 0;
+        for (const auto& row : head)
+            for (const auto& v : row) m.values.push_back(v.get<double>());
+        heads.push_back(std::move(m));
+    }
+    return heads;
+}
+
 // Per layer: the softmax probabilities, or where a layer has none (null) its implicit attention
 // (hybrid models' implicit_attention).
 ReferenceAttentions readAttentions(const nlohmann::json& result, const char* key) {
     ReferenceAttentions layers;
     if (!result.contains(key)) return layers;
     const nlohmann::json& all = result.at(key);
-    for (size_t l = 0; l < all.size(); ++l) {
-        const nlohmann::json& layer = all[l].is_null() && result.contains("implicit_attention")
-                                          ? result.at("implicit_attention").at(l)
-                                          : all[l];
-        std::vector<ReferenceMatrix> heads;
-        for (const auto& head : layer) {
-            ReferenceMatrix m;
-            m.size = static_cast<int>(head.size());
-            m.cols = m.size > 0 ? static_cast<int>(head[0].size()) : 0;
-            for (const auto& row : head)
-                for (const auto& v : row) m.values.push_back(v.get<double>());
-            heads.push_back(std::move(m));
-        }
-        layers.push_back(std::move(heads));
-    }
+    for (size_t l = 0; l < all.size(); ++l)
+        layers.push_back(readHeads(all[l].is_null() && result.contains("implicit_attention")
+                                       ? result.at("implicit_attention").at(l)
+                                       : all[l]));
     return layers;
+}
+
+// The implicit attention of layers that have softmax attention too (Falcon-H1).
+ReferenceAttentions readBesideAttentions(const nlohmann::json& result) {
+    ReferenceAttentions layers;
+    if (!result.contains("implicit_attention") || !result.contains("attentions")) return layers;
+    const nlohmann::json& implicit = result.at("implicit_attention");
+    const nlohmann::json& softmax = result.at("attentions");
+    bool any = false;
+    for (size_t l = 0; l < implicit.size(); ++l) {
+        const bool beside = !implicit[l].is_null() && !softmax.at(l).is_null();
+        layers.push_back(beside ? readHeads(implicit[l]) : std::vector<ReferenceMatrix>());
+        any |= beside;
+    }
+    return any ? layers : ReferenceAttentions();
 }
 
 }  // namespace
@@ -65,6 +82,7 @@ ModelReference parseReference(const nlohmann::json& doc) {
                 result.attentions = readAttentions(it.value(), "encoder_attentions");
             result.decoderAttentions = readAttentions(it.value(), "decoder_attentions");
             result.crossAttentions = readAttentions(it.value(), "cross_attentions");
+            result.besideAttentions = readBesideAttentions(it.value());
             if (it.value().contains("output_gate"))
                 for (const auto& layer : it.value().at("output_gate"))
                     result.outputGates.push_back(
@@ -103,24 +121,47 @@ std::vector<std::string> sharedModelNames(const std::filesystem::path& sharedDir
 }
 
 // The largest |ours - reference| over every layer, head and cell; a shape mismatch fails.
+namespace {
+
+// The largest difference of one layer's head matrices from the reference's.
+double worstHeadDifference(int l, const std::vector<RowMatrixXf>& heads,
+                           const std::vector<ReferenceMatrix>& expected) {
+    double worst = 0.0;
+    EXPECT_EQ(heads.size(), expected.size()) << "layer " << l;
+    for (size_t h = 0; h < std::min(heads.size(), expected.size()); ++h) {
+        const RowMatrixXf& a = heads[h];
+        const auto& r = expected[h];
+        if (a.rows() != r.size || a.cols() != r.cols) {
+            ADD_FAILURE() << "layer " << l << " head " << h << ": " << a.rows() << "x" << a.cols()
+                          << " against the reference's " << r.size << "x" << r.cols;
+            return 1.0;
+        }
+        for (int i = 0; i < r.size; ++i)
+            for (int j = 0; j < r.cols; ++j)
+                worst = std::max(worst, std::abs(static_cast<double>(a(i, j)) - r.at(i, j)));
+    }
+    return worst;
+}
+
+}  // namespace
+
 double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& expected) {
     double worst = 0.0;
     EXPECT_EQ(trace.layerCount(), static_cast<int>(expected.size()));
+    for (int l = 0; l < std::min<int>(trace.layerCount(), expected.size()); ++l)
+        worst =
+            std::max(worst, worstHeadDifference(l, trace.layers()[l].probabilities, expected[l]));
+    return worst;
+}
+
+double worstBesideDifference(const AttentionTrace& trace, const ReferenceAttentions& expected) {
+    double worst = 0.0;
+    EXPECT_EQ(trace.layerCount(), static_cast<int>(expected.size()));
     for (int l = 0; l < std::min<int>(trace.layerCount(), expected.size()); ++l) {
-        const int heads = trace.headCount(l);
-        EXPECT_EQ(heads, static_cast<int>(expected[l].size())) << "layer " << l;
-        for (int h = 0; h < std::min<int>(heads, expected[l].size()); ++h) {
-            const RowMatrixXf& a = trace.probabilities(l, h);
-            const auto& r = expected[l][h];
-            if (a.rows() != r.size || a.cols() != r.cols) {
-                ADD_FAILURE() << "layer " << l << " head " << h << ": " << a.rows() << "x"
-                              << a.cols() << " against the reference's " << r.size << "x" << r.cols;
-                return 1.0;
-            }
-            for (int i = 0; i < r.size; ++i)
-                for (int j = 0; j < r.cols; ++j)
-                    worst = std::max(worst, std::abs(static_cast<double>(a(i, j)) - r.at(i, j)));
-        }
+        const std::vector<LayerTrace>& beside = trace.layers()[l].beside;
+        EXPECT_EQ(beside.size(), 1u) << "layer " << l << " has no mixer beside its attention";
+        if (beside.size() == 1)
+            worst = std::max(worst, worstHeadDifference(l, beside[0].probabilities, expected[l]));
     }
     return worst;
 }

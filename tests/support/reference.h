@@ -32,6 +32,9 @@ struct ReferenceResult {
     ReferenceAttentions attentions;  // decoder-only and encoder-only models, else the encoder's
     ReferenceAttentions decoderAttentions;  // encoder-decoder models
     ReferenceAttentions crossAttentions;    // encoder-decoder models: target x source
+    // Falcon-H1: the implicit attention of the Mamba-2 mixer beside each layer's attention
+    // (implicit_attention where attentions is given too); empty for other models.
+    ReferenceAttentions besideAttentions;
     // Gated attention: [layer][head][query] mean σ(gate); a layer without one is empty.
     std::vector<std::vector<std::vector<double>>> outputGates;
     // Mamba-2 layers' skip D per head (mamba2_D); empty for other layers.
@@ -67,6 +70,8 @@ ModelReference parseReference(const nlohmann::json& doc);
 // The largest |ours - reference| attention probability over every layer, head and cell; a shape
 // mismatch fails the test (and counts as 1).
 double worstDifference(const AttentionTrace& trace, const ReferenceAttentions& expected);
+// The same for the implicit maps of the mixers beside the layers' attention (Falcon-H1).
+double worstBesideDifference(const AttentionTrace& trace, const ReferenceAttentions& expected);
 
 // Runs every sentence of `reference` through `model` on the CPU and checks every head's attention
 // (the "original" configuration) and the last-token top-5 logits within the tolerances.

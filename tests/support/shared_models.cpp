@@ -18,7 +18,6 @@ struct PendingFamily {
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
     // Hybrids: Gated DeltaNet, Mamba-2 and short-convolution layers beside attention.
-    {"falcon_h1", "unsupported architecture \"falcon_h1\""},
     // The 2025-26 softmax families, sparse attention among them.
     {"llama4", "unsupported architecture \"llama4_text\""},
     {"llama4mm", "unsupported architecture \"llama4\""},

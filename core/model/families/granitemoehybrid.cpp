@@ -29,13 +29,7 @@ void read(const ConfigReader& r, Architecture& c) {
     const LayerKind mamba = readMamba2(
         r, {"mamba_n_heads", "mamba_d_head", "mamba_n_groups", "mamba_d_state", "mamba_d_conv"}, c);
     c.mamba2.normGroups = 1;  // transformers norms all of the heads' channels at once
-    if (r.has("time_step_limit")) {
-        const std::vector<double> limit = r.extendedNumbers("time_step_limit");
-        if (limit.size() != 2 || !(limit[0] <= limit[1]))
-            r.fail("\"time_step_limit\" must be [low, high]");
-        c.mamba2.dtMin = static_cast<float>(limit[0]);
-        c.mamba2.dtMax = static_cast<float>(limit[1]);
-    }
+    readTimeStepLimit(r, c);
     const int experts = r.nonNegativeIntOr("num_local_experts", 0);
     if (experts > 0) {
         c.moe = readExperts(r, "num_local_experts", r.width("intermediate_size"), true);
@@ -89,7 +83,7 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
     return bindDecoderStack(b, c, [&](const std::string& p, int l, LayerWeights& layer) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", c.dModel);
         if (c.mixerOf(l) == Mixer::Mamba2)
-            bindMamba2(b, c, l, p + "mamba.", layer);
+            bindMamba2(b, c.atLayer(l), p + "mamba.", layer);
         else
             bindLlamaAttention(b, c, p + "self_attn.", c.attentionBias, layer, c.attentionBias);
         layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", c.dModel);

@@ -2,6 +2,15 @@
 
 namespace qkv::families {
 
+void readTimeStepLimit(const ConfigReader& r, Architecture& c) {
+    if (!r.has("time_step_limit")) return;
+    const std::vector<double> limit = r.extendedNumbers("time_step_limit");
+    if (limit.size() != 2 || !(limit[0] <= limit[1]))
+        r.fail("\"time_step_limit\" must be [low, high]");
+    c.mamba2.dtMin = static_cast<float>(limit[0]);
+    c.mamba2.dtMax = static_cast<float>(limit[1]);
+}
+
 LayerKind readMamba2(const ConfigReader& r, const Mamba2Keys& keys, Architecture& c) {
     LayerKind k;
     k.mixer = Mixer::Mamba2;
@@ -18,11 +27,9 @@ LayerKind readMamba2(const ConfigReader& r, const Mamba2Keys& keys, Architecture
     return k;
 }
 
-void bindMamba2(TensorBinder& b, const Architecture& model, int l, const std::string& p,
-                LayerWeights& layer) {
-    const Architecture c = model.atLayer(l);
+void bindMamba2(TensorBinder& b, const Architecture& c, const std::string& p, LayerWeights& layer) {
     const int d = c.dModel, inner = c.heads * c.valueWidth(), states = c.kvHeads * c.headDim;
-    const int kernel = model.mamba2.convKernel, channels = inner + 2 * states;
+    const int kernel = c.mamba2.convKernel, channels = inner + 2 * states;
     const LinearWeights in = linearLayer(b, p + "in_proj", d, 2 * inner + 2 * states + c.heads,
                                          b.has(p + "in_proj.bias"));
     RecurrentMixerWeights& w = layer.recurrent;
@@ -44,7 +51,7 @@ void bindMamba2(TensorBinder& b, const Architecture& model, int l, const std::st
     w.aLog = b.vector(p + "A_log", c.heads);
     w.skip = b.vector(p + "D", c.heads);
     w.dtBias = b.vector(p + "dt_bias", c.heads);
-    w.norm = rmsNorm(b, p + "norm", inner);
+    if (c.mamba2.gatedNorm) w.norm = rmsNorm(b, p + "norm", inner);
     layer.output = linearLayer(b, p + "out_proj", inner, d, b.has(p + "out_proj.bias"));
 }
 

@@ -20,8 +20,11 @@ struct Mamba2Keys {
 // convolution's taps in c.mamba2; throws naming the key when the groups do not divide the heads.
 LayerKind readMamba2(const ConfigReader& r, const Mamba2Keys& keys, Architecture& c);
 
-// The layer's Mamba-2 mixer under `p` ("layers.N.mixer."); biases where the file has them.
-void bindMamba2(TensorBinder& b, const Architecture& model, int l, const std::string& p,
-                LayerWeights& layer);
+// Δ's clamp from time_step_limit ([low, high], high possibly infinite), where the config has it.
+void readTimeStepLimit(const ConfigReader& r, Architecture& c);
+
+// A Mamba-2 mixer under `p` ("layers.N.mixer.") as `c` describes it (Architecture::atLayer, or
+// besideAt); biases where the file has them, the gated norm's weight where c.mamba2 has one.
+void bindMamba2(TensorBinder& b, const Architecture& c, const std::string& p, LayerWeights& layer);
 
 }  // namespace qkv::families

@@ -148,7 +148,7 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
             switch (c.mixerOf(l)) {
                 case Mixer::Mamba2:
                     layer.attentionNorm = norm;
-                    bindMamba2(b, c, l, mixer, layer);
+                    bindMamba2(b, c.atLayer(l), mixer, layer);
                     break;
                 case Mixer::Attention:
                     layer.attentionNorm = norm;
@@ -173,9 +173,6 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 
 // transformers' q_proj, k_proj and v_proj under "mixer."; a Mamba-2 layer's C, B and x are
 // in_proj's rows (DESIGN: C plays W_Q, B plays W_K, x plays W_V).
-ModelFamily nemotronH() {
-    ModelFamily f{"nemotron_h", {"nemotron_h"}, {"backbone.", ""}, read, bind};
-    return f;
-}
+ModelFamily nemotronH() { return {"nemotron_h", {"nemotron_h"}, {"backbone.", ""}, read, bind}; }
 
 }  // namespace qkv::families
