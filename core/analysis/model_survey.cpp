@@ -5,6 +5,7 @@ namespace qkv {
 ModelSurvey surveyOf(const ModelMetrics& metrics) {
     ModelSurvey out;
     for (const LayerMetrics& layer : metrics.layers) {
+        if (layer.heads.empty()) continue;  // no W_QK (NaN): a block without heads
         out.layerSymmetry.push_back(layer.wqkSymmetry);
         out.layerDirectionality.push_back(layer.wqkDirectionality);
         for (const HeadMetrics& head : layer.heads) {

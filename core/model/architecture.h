@@ -252,6 +252,12 @@ struct Architecture {
     bool isImplicit(int layer) const {
         return mixerOf(layer) == Mixer::GatedDeltaNet || mixerOf(layer) == Mixer::Mamba2;
     }
+    // Where a head picker starts: the first layer that has heads (0 when none has).
+    int firstLayerWithHeads() const {
+        for (int l = 0; l < layers; ++l)
+            if (headsOf(l) > 0) return l;
+        return 0;
+    }
     // The most heads a layer has: the width of a grid of every layer's heads.
     int mostHeads() const {
         int most = heads;
@@ -355,10 +361,8 @@ struct Architecture {
         if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
         if (outputGate) text += ", output gate σ(gate)";
         if (besideMamba)
-            text += "; beside it Mamba-2, implicit attention, " +
-                    std::to_string(besideMamba->heads) + " heads of " +
-                    std::to_string(besideMamba->valueDim) + " (x), B and C in " +
-                    std::to_string(besideMamba->kvHeads) + " groups of state " +
+            text += "; Mamba-2 beside, " + std::to_string(besideMamba->heads) + " heads of " +
+                    std::to_string(besideMamba->valueDim) + ", state " +
                     std::to_string(besideMamba->headDim);
         return text;
     }

@@ -9,6 +9,7 @@
 
 #include "core/analysis/head_metrics.h"
 #include "core/analysis/matrix_metrics.h"
+#include "core/analysis/model_survey.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "tests/support/reference.h"
@@ -451,6 +452,21 @@ TEST(HeadMetrics, GroupedQueryHeadsShareTheirKeyValueHead) {
         w.key.weight.columns(1 * c.headDim, c.headDim).data);
     EXPECT_THROW(headProjection(*model, learned, 2, 0, Projection::Key), Error);
     EXPECT_THROW(headProjection(*model, learned, 0, 4, Projection::Key), Error);
+}
+
+// A hybrid's layers without heads (LFM2's short convolutions, Nemotron-H's MLP blocks) have no
+// W_QK: the survey's medians pass over them, as analyzeModel's do.
+TEST(ModelSurvey, LayersWithoutHeadsArePassedOverInTheMedians) {
+    QKV_REQUIRE_SHARED(shared);
+    for (const char* name : {"lfm2-random-tiny", "nemotron_h-random-tiny"}) {
+        SCOPED_TRACE(name);
+        const auto model = Model::open(shared / "models" / name);
+        const ModelMetrics metrics = analyzeModel(*model, WConfiguration{});
+        const ModelSurvey survey = surveyOf(metrics);
+        EXPECT_FALSE(std::isnan(survey.medianLayerSymmetry()));
+        EXPECT_DOUBLE_EQ(survey.medianLayerSymmetry(), metrics.medianLayerWqkSymmetry);
+        EXPECT_DOUBLE_EQ(survey.medianLayerDirectionality(), metrics.medianLayerWqkDirectionality);
+    }
 }
 
 }  // namespace

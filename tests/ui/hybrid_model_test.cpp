@@ -2,12 +2,14 @@
 // diverging scale beside the softmax of its full layers, each layer with its own heads.
 #include <QLabel>
 #include <QSpinBox>
+#include <cmath>
 
 #include "tests/support/reference.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/head_picker.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
+#include "ui/views/overview_view.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -25,6 +27,16 @@ class HybridModelTest : public MainWindowTest {
         if (auto opened = open(modelPath(shared, name)); !opened) return opened;
         window->showTab(MainWindow::Tab::Head);
         return type(QStringLiteral("#") + ids.join(u' '));
+    }
+
+    // Shows each tab that draws a model's heads in turn, each given time to draw.
+    bool everyViewDraws() {
+        for (MainWindow::Tab tab : {MainWindow::Tab::Overview, MainWindow::Tab::Compare,
+                                    MainWindow::Tab::Lines, MainWindow::Tab::Head}) {
+            window->showTab(tab);
+            if (!settle()) return false;
+        }
+        return true;
     }
 
     qkv::test::ModelReference reference;
@@ -111,14 +123,47 @@ TEST_F(HybridModelTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
     EXPECT_EQ(doc().head(), 7);
 
     // Every view draws the model whose blocks have 8, 0 or 4 heads.
-    for (MainWindow::Tab tab : {MainWindow::Tab::Overview, MainWindow::Tab::Compare,
-                                MainWindow::Tab::Lines, MainWindow::Tab::Head}) {
-        window->showTab(tab);
-        ASSERT_TRUE(settle());
-    }
+    ASSERT_TRUE(everyViewDraws());
     window->showTab(MainWindow::Tab::Overview);
     ASSERT_TRUE(settle());
     keepScreenshot(window.get(), QStringLiteral("nemotron-overview"));
+}
+
+// LFM2: its short convolutions have no heads, so the picker steps over them onto the attention
+// layers; Falcon-H1: each layer's attention heads, its layers named by both kinds. Every view
+// draws both.
+TEST_F(HybridModelTest, ShortConvolutionsAreSkippedAndFalconLayersShowTheirAttention) {
+    QKV_REQUIRE_SHARED(shared);
+    // lfm2: conv, conv, attention, conv, attention.
+    ASSERT_TRUE(openWithReferenceSentence(shared, "lfm2-random-tiny"));
+    doc().setHead(2, 0);
+    doc().stepLayer(1);
+    EXPECT_EQ(doc().layer(), 4);
+    doc().stepLayer(-1);
+    EXPECT_EQ(doc().layer(), 2);
+    ASSERT_TRUE(everyViewDraws());
+    window->showTab(MainWindow::Tab::Overview);
+    ASSERT_TRUE(settle());
+    // The grid is as wide as the attention layers' heads, although layer 0 has none.
+    const HeatmapFigure& overview = window->overviewView()->heatmap()->figure();
+    EXPECT_EQ(overview.spec().panels.at(0).data.cols, 4);
+    EXPECT_TRUE(std::isnan(overview.shownValue({0, 0, 0})));
+    EXPECT_FALSE(std::isnan(overview.shownValue({0, 2, 0})));
+    keepScreenshot(window.get(), QStringLiteral("lfm2-overview"));
+
+    ASSERT_TRUE(openWithReferenceSentence(shared, "falcon_h1-random-tiny"));
+    doc().setHead(1, 2);
+    ASSERT_TRUE(settle());
+    HeatmapWidget* heatmap = window->headView()->heatmap();
+    ASSERT_TRUE(heatmap->isShowingFigure());
+    const qkv::test::ReferenceMatrix& expected =
+        reference.sentences.front().results.at("original").attentions.at(1).at(2);
+    for (int i = 0; i < expected.size; ++i)
+        for (int j = 0; j <= i; ++j)  // as ForwardReference: float32 against float64
+            EXPECT_NEAR(heatmap->figure().shownValue({0, i, j}), expected.at(i, j), 1e-4);
+    EXPECT_EQ(window->headPicker()->headBox()->maximum(), 3);
+    keepScreenshot(window.get(), QStringLiteral("falcon-attention-head"));
+    ASSERT_TRUE(everyViewDraws());
 }
 
 }  // namespace

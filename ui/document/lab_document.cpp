@@ -90,7 +90,8 @@ void LabDocument::onModelLoaded(quint64 load, const std::shared_ptr<const qkv::M
     m_backendChoice = backendChoice;
     m_backendName = backendName;
     m_typing.forgetDuration();
-    m_layer = m_head = 0;
+    m_layer = model->architecture().firstLayerWithHeads();  // LFM2's first layers have none
+    m_head = 0;
     m_kind = AttentionKind::Self;
     m_tokenPair.reset();
     m_pinned.reset();

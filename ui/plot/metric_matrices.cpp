@@ -95,7 +95,9 @@ HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int he
     const HeadMetricInfo& info = headMetricInfo(metric);
     HeatmapData data;
     data.rows = static_cast<int>(metrics.layers.size());
-    data.cols = data.rows > 0 ? static_cast<int>(metrics.layers.front().heads.size()) : 0;
+    data.cols = 0;  // the most heads a layer has (a hybrid's first layers may have none)
+    for (const LayerMetrics& layer : metrics.layers)
+        data.cols = std::max(data.cols, static_cast<int>(layer.heads.size()));
     data.values.assign(static_cast<size_t>(data.rows) * data.cols,
                        std::numeric_limits<double>::quiet_NaN());
     for (int l = 0; l < data.rows; ++l) {

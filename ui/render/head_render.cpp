@@ -18,9 +18,15 @@ HeadRenderResult renderHeadToFile(const Model& model, Backend& backend,
     if (request.layer < 0 || request.layer >= c.layers)
         throw Error("layer " + std::to_string(request.layer) + " does not exist (the model has " +
                     std::to_string(c.layers) + " layers, 0-based)");
-    if (request.head < 0 || request.head >= c.heads)
-        throw Error("head " + std::to_string(request.head) + " does not exist (the model has " +
-                    std::to_string(c.heads) + " heads per layer, 0-based)");
+    // A hybrid's layers have heads of their own count, a short convolution or MLP block none.
+    const int heads = c.headsOf(request.layer);
+    if (heads == 0)
+        throw Error("layer " + std::to_string(request.layer) + " has no heads (a " +
+                    c.kindName(request.layer) + " layer)");
+    if (request.head < 0 || request.head >= heads)
+        throw Error("head " + std::to_string(request.head) + " does not exist (layer " +
+                    std::to_string(request.layer) + " has " + std::to_string(heads) +
+                    " heads, 0-based)");
     if (!imageFormatForPath(path))
         throw Error(path.toStdString() + ": unknown image type (use .png, .svg or .pdf)");
 
