@@ -76,24 +76,26 @@ void LayerRunner::traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& 
 
 std::unique_ptr<Tensor> LayerRunner::mixTokens(int l, const DeviceLayer& layer, const Tensor& in,
                                                LayerTrace& traced, bool project) const {
+    const MixerRequest mixer{l, m_request.config, m_request.capture};
     if (!layer.beside.empty()) {  // Falcon-H1: attention + the Mamba-2 mixer beside it
         auto attended = attend(l, AttentionBlock::self(layer), in, in, m_c.keyMask(l),
                                m_positionBias, traced, true);
         traced.beside.resize(1);
-        m_be.add(*attended,
-                 *runMamba2(m_be, m_c.besideAt(l), layer.beside.front(),
-                            {l, m_request.config, m_request.capture}, in, traced.beside.front()));
+        m_be.add(*attended, *runMamba2(m_be, m_c.besideAt(l), layer.beside.front(), mixer, in,
+                                       traced.beside.front()));
         return attended;
     }
-    if (m_c.mixerOf(l) == Mixer::GatedDeltaNet)
-        return runDeltaNet(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture},
-                           in, traced);
-    if (m_c.mixerOf(l) == Mixer::ShortConv)
-        return runShortConv(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture},
-                            in, traced);
-    if (m_c.mixerOf(l) == Mixer::Mamba2)
-        return runMamba2(m_be, m_c.atLayer(l), layer, {l, m_request.config, m_request.capture}, in,
-                         traced);
+    switch (m_c.mixerOf(l)) {
+        case Mixer::GatedDeltaNet:
+            return runDeltaNet(m_be, m_c.atLayer(l), layer, mixer, in, traced);
+        case Mixer::ShortConv:
+            return runShortConv(m_be, m_c.atLayer(l), layer, mixer, in, traced);
+        case Mixer::Mamba2:
+            return runMamba2(m_be, m_c.atLayer(l), layer, mixer, in, traced);
+        case Mixer::Attention:
+        case Mixer::None:  // never asked: a block without a mixer has nothing to mix
+            break;
+    }
     return attend(l, AttentionBlock::self(layer), in, in, m_c.keyMask(l), m_positionBias, traced,
                   project);
 }

@@ -1,5 +1,7 @@
 #include "core/model/families/binding.h"
 
+#include <regex>
+
 namespace qkv::families {
 
 LinearWeights linearLayer(TensorBinder& b, const std::string& module, int in, int out, bool bias) {
@@ -94,6 +96,18 @@ void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& 
     if (act != "silu") r.fail("hidden_act \"" + act + "\" is not supported (only \"silu\")");
     // pretraining_tp (SmolLM3-3B has 2) split the MLP only in training code; transformers'
     // forward no longer reads it, and neither does this one.
+}
+
+std::string ggufModuleName(const std::string& name, const std::map<std::string, std::string>& top,
+                           const std::map<std::string, std::string>& layer) {
+    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z_.]+)\.(weight|bias))");
+    std::smatch m;
+    if (!std::regex_match(name, m, kTensor)) return {};
+    const auto& modules = m[1].matched ? layer : top;
+    const auto module = modules.find(m[2].str());
+    if (module == modules.end()) return {};
+    const std::string prefix = m[1].matched ? "model.layers." + m[1].str() + "." : "";
+    return prefix + module->second + "." + m[3].str();
 }
 
 LinearWeights columnsOf(const LinearWeights& w, int first, int count) {

@@ -2,6 +2,7 @@
 // Pieces every family's reader and binder share: PyTorch Linear and norm layers, the output
 // projection, activation names.
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,11 @@ namespace qkv::families {
 
 // nn.Linear stores [out, in]; the forward reads "in x out". The bias is required when `bias`.
 LinearWeights linearLayer(TensorBinder& b, const std::string& module, int in, int out, bool bias);
+// Hugging Face's name of a GGUF tensor for a family whose modules are all its own
+// (GgufLayout::tensorName): "blk.N.KIND.weight" is "model.layers.N." + layer[KIND] + ".weight",
+// "KIND.weight" is top[KIND] + ".weight" (biases alike); empty for a name in neither table.
+std::string ggufModuleName(const std::string& name, const std::map<std::string, std::string>& top,
+                           const std::map<std::string, std::string>& layer);
 // A column block of a linear layer and of its bias (a slot of a fused projection).
 LinearWeights columnsOf(const LinearWeights& w, int first, int count);
 NormWeights layerNorm(TensorBinder& b, const std::string& module, int size);  // weight + bias

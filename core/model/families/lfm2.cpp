@@ -10,7 +10,6 @@
 // With block_auto_adjust_ff_dim the MLP is int(2/3 · intermediate_size), times
 // block_ffn_dim_multiplier, rounded up to block_multiple_of.
 #include <map>
-#include <regex>
 
 #include "core/model/families/binding.h"
 
@@ -165,14 +164,7 @@ std::string ggufName(const std::string& name) {
         {"attn_output", "self_attn.out_proj"},    {"attn_q_norm", "self_attn.q_layernorm"},
         {"attn_k_norm", "self_attn.k_layernorm"}, {"shortconv.in_proj", "conv.in_proj"},
         {"shortconv.conv", "conv.conv"},          {"shortconv.out_proj", "conv.out_proj"}};
-    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z_.]+)\.(weight|bias))");
-    std::smatch m;
-    if (!std::regex_match(name, m, kTensor)) return {};
-    const auto& modules = m[1].matched ? kLayer : kTop;
-    const auto module = modules.find(m[2].str());
-    if (module == modules.end()) return {};
-    const std::string layer = m[1].matched ? "model.layers." + m[1].str() + "." : "";
-    return layer + module->second + "." + m[3].str();
+    return ggufModuleName(name, kTop, kLayer);
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <initializer_list>
 #include <map>
-#include <regex>
 
 #include "core/model/families/binding.h"
 #include "core/model/gguf_config.h"
@@ -139,14 +138,7 @@ std::string ggufName(const std::string& name) {
     static const std::map<std::string, std::string> kLayer = {
         {"attn_norm", "attn_norm"}, {"attn_qkv", "attn.Wqkv"}, {"attn_output", "attn.Wo"},
         {"ffn_norm", "mlp_norm"},   {"ffn_up", "mlp.Wi"},      {"ffn_down", "mlp.Wo"}};
-    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z_.]+)\.(weight|bias))");
-    std::smatch m;
-    if (!std::regex_match(name, m, kTensor)) return {};
-    const auto& modules = m[1].matched ? kLayer : kTop;
-    const auto module = modules.find(m[2].str());
-    if (module == modules.end()) return {};
-    const std::string layer = m[1].matched ? "model.layers." + m[1].str() + "." : "";
-    return layer + module->second + "." + m[3].str();
+    return ggufModuleName(name, kTop, kLayer);
 }
 
 }  // namespace
