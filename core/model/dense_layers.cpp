@@ -22,13 +22,17 @@ std::unique_ptr<Tensor> inOutputOrder(Backend& backend, const DeviceLinear& l, c
 
 }  // namespace
 
-void scaleInPlace(Backend& backend, Tensor& y, float factor) {
+void scaleInPlace(Backend& backend, Tensor& y, float factor, Tensor* scratch) {
     if (factor == 1.0f) return;
-    auto copy = backend.create(y.rows(), y.cols());
-    backend.copyRows(y, 0, y.rows(), *copy, 0);
+    std::unique_ptr<Tensor> own;
+    if (!scratch) {
+        own = backend.create(y.rows(), y.cols());
+        scratch = own.get();
+    }
+    backend.copyRows(y, 0, y.rows(), *scratch, 0);
     std::vector<int> rows(y.rows());
     std::iota(rows.begin(), rows.end(), 0);
-    backend.addWeightedRows(*copy, rows, std::vector<float>(rows.size(), factor - 1.0f), y);
+    backend.addWeightedRows(*scratch, rows, std::vector<float>(rows.size(), factor - 1.0f), y);
 }
 
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x) {

@@ -15,8 +15,9 @@ namespace qkv {
 // uses them (DeviceLinear::outputOrder).
 std::unique_ptr<Tensor> applyLinear(Backend& backend, const DeviceLinear& l, const Tensor& x);
 // y · factor in place (Gemma 4's layer_scalar, Falcon-H1's multipliers), as y + (factor − 1)·y,
-// the backend's weighted row sum: at most an ulp of y from the product.
-void scaleInPlace(Backend& backend, Tensor& y, float factor);
+// the backend's weighted row sum: at most an ulp of y from the product. `scratch`, as large as y,
+// saves an allocation where the caller has one.
+void scaleInPlace(Backend& backend, Tensor& y, float factor, Tensor* scratch = nullptr);
 
 // x's products with the linears of one layer: slots bound to one stored weight (a fused
 // projection whose column subsets are the slots, LinearWeights::outputOrder) multiply x once.

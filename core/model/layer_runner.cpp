@@ -42,7 +42,7 @@ void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, Lay
         if (m_c.kindOf(l).mlp)
             addResidual(x, *mlp(l, layer, normedOrSame(layer.mlpNorm, x, h), traced),
                         layer.mlpOutputNorm, h);
-        scaleInPlace(m_be, x, layer.outputScale);
+        scaleInPlace(m_be, x, layer.outputScale, &h);
     } else {  // norm(x + attn(x)), then norm(x + mlp(x))
         postNormed(layer.attentionNorm, x, mixTokens(l, layer, x, traced));
         if (encoded)
