@@ -15,6 +15,7 @@
 #include "core/model/gguf_model_reader.h"
 #include "core/model/gguf_tensor_names.h"
 #include "core/model/gguf_tokenizer.h"
+#include "core/model/gguf_undo.h"
 #include "core/model/model_family.h"
 #include "core/util/error.h"
 
@@ -29,7 +30,7 @@ class GgufSource : public TensorSource {
         for (const auto& file : files) file->checkUnchanged();
     }
     std::vector<std::unique_ptr<GgufFile>> files;  // the first holds the metadata
-    std::deque<std::vector<std::uint8_t>> derived;
+    GgufDerived derived;
 };
 
 // llama.cpp's gguf-split names a split model's shards NAME-00001-of-00003.gguf: the first holds
@@ -90,16 +91,6 @@ void splitExperts(const GgufModelReader& r, const GgufTensor& g, TensorInfo stac
     }
 }
 
-// A tensor's values as float32, decoded from its stored type.
-std::vector<float> decoded(const TensorInfo& t) {
-    std::vector<float> values(static_cast<std::size_t>(t.elementCount()));
-    if (t.dtype == DType::Block)
-        decodeGgmlBlocks(t.blockType, t.data, 0, values.size(), values.data());
-    else
-        widen(t.blockType, t.data, values.size(), values.data());
-    return values;
-}
-
 // Newer converters split DeepSeek's kv_b_proj for llama.cpp's absorbed attention: k_b holds each
 // head's key rows transposed (shape [heads, kv_lora_rank, nope]), v_b its value rows ([heads,
 // value, kv_lora_rank]). Hugging Face's kv_b_proj, [heads·(nope + value), kv_lora_rank], is put
@@ -114,7 +105,7 @@ TensorInfo keyValueUpOf(const GgufModelReader& r, const TensorInfo& keys, const 
                " are not the halves of one latent key/value projection");
     const std::int64_t heads = keys.shape[0], rank = keys.shape[1], nope = keys.shape[2],
                        width = values.shape[1];
-    const std::vector<float> k = decoded(keys), v = decoded(values);
+    const std::vector<float> k = ggufFloats(keys), v = ggufFloats(values);
     std::vector<std::uint8_t>& bytes =
         source.derived.emplace_back(heads * (nope + width) * rank * sizeof(float));
     auto* out = reinterpret_cast<float*>(bytes.data());
@@ -220,6 +211,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         } else if (layout.normsStoredPlusOne && norm && t.dtype == DType::F32) {
             t.data = source->derived.emplace_back(lessOne(t)).data();
         }
+        if (layout.undo) layout.undo(config, t, source->derived);
         if (t.name.find(".experts.*.") != std::string::npos)
             splitExperts(r, g, std::move(t), infos);
         else if (t.name.find(".k_b_proj.") != std::string::npos ||

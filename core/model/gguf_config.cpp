@@ -96,6 +96,25 @@ const GgufArray* ggufArrayOrNull(const GgufModelReader& r, const std::string& ke
     return value == metadata.end() ? nullptr : std::get_if<GgufArray>(&value->second.value);
 }
 
+std::vector<std::int64_t> ggufKeyValueHeadsPerLayer(const GgufModelReader& r,
+                                                    const std::string& otherKind) {
+    const GgufArray* heads = ggufArrayOrNull(r, "attention.head_count_kv");
+    const std::int64_t layers = r.required("block_count");
+    if (!heads || static_cast<std::int64_t>(heads->size()) != layers)
+        r.fail("GGUF metadata " + r.arch +
+               ".attention.head_count_kv must list each layer's key/value heads (0: " + otherKind +
+               ")");
+    std::vector<std::int64_t> out;
+    for (const GgufValue& v : *heads) {
+        const std::optional<std::int64_t> n = ggufInteger(v);
+        if (!n || *n < 0)
+            r.fail("GGUF metadata " + r.arch +
+                   ".attention.head_count_kv holds a value that is not a non-negative integer");
+        out.push_back(*n);
+    }
+    return out;
+}
+
 std::vector<double> ggufFactorRow(const GgufModelReader& r, const GgufTensor& t) {
     if (t.ggmlType != 0 || t.ne.size() != 1)
         r.fail("tensor " + t.describe() + ": rotary factors must be one F32 row");
@@ -118,13 +137,17 @@ nlohmann::json ggufDecoderConfig(const GgufModelReader& r, std::int64_t vocab, b
     const std::int64_t feedForward = dense    ? *dense
                                      : expert ? *expert
                                               : r.required("feed_forward_length");
+    // A hybrid lists key/value heads per layer (ggufKeyValueHeadsPerLayer): its family reads them.
+    const std::int64_t kvHeads = ggufArrayOrNull(r, "attention.head_count_kv")
+                                     ? heads
+                                     : r.integer("attention.head_count_kv").value_or(heads);
     nlohmann::json c = {
         {"model_type", modelType},
         {"hidden_size", d},
         {"num_hidden_layers", r.required("block_count")},
         {"intermediate_size", feedForward},
         {"num_attention_heads", heads},
-        {"num_key_value_heads", r.integer("attention.head_count_kv").value_or(heads)},
+        {"num_key_value_heads", kvHeads},
         {"vocab_size", vocab},
         {"max_position_embeddings", r.integer("context_length").value_or(2048)},
         {"rope_theta", r.number("rope.freq_base").value_or(10000.0)},

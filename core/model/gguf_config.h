@@ -40,6 +40,10 @@ nlohmann::json ggufDecoderConfig(const GgufModelReader& r, std::int64_t vocab, b
 std::optional<std::int64_t> ggufInteger(const GgufValue& v);
 // The metadata `key` when it holds an array (a per-layer value), else null.
 const GgufArray* ggufArrayOrNull(const GgufModelReader& r, const std::string& key);
+// A hybrid's attention.head_count_kv, one entry per layer: 0 where the layer has no attention.
+// Throws naming the key unless it lists every layer.
+std::vector<std::int64_t> ggufKeyValueHeadsPerLayer(const GgufModelReader& r,
+                                                    const std::string& otherKind);
 // One F32 row of per-pair factors, as a list.
 std::vector<double> ggufFactorRow(const GgufModelReader& r, const GgufTensor& t);
 

@@ -14,6 +14,7 @@
 #include "core/io/config_reader.h"
 #include "core/model/architecture.h"
 #include "core/model/gguf_model_reader.h"
+#include "core/model/gguf_undo.h"
 #include "core/model/hf_attention_layout.h"
 #include "core/model/model_weights.h"
 #include "core/model/tensor_binder.h"
@@ -38,6 +39,10 @@ struct GgufLayout {
     std::string (*tensorName)(const std::string& ggufName) = nullptr;
     bool interleavedQk = false;       // W_Q and W_K rows permuted, as Llama's converter does
     bool normsStoredPlusOne = false;  // norm weights kept as 1 + w (Gemma 2 and 3)
+    // What else the converter did to a tensor, undone in `t` (named as Hugging Face names it):
+    // Mamba-2's A kept as −exp(A_log), Qwen3.5's value heads in llama.cpp's order. `config` is
+    // the one `config` wrote; new values are kept in `derived` (gguf_undo.h).
+    void (*undo)(const nlohmann::json& config, TensorInfo& t, GgufDerived& derived) = nullptr;
 };
 
 struct ModelFamily {

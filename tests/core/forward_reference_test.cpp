@@ -78,35 +78,7 @@ TEST_P(ForwardReference, AttentionAndLogitsMatchTransformers) {
             worst = std::max(worst,
                              test::worstBesideDifference(result.trace, expected.besideAttentions));
         EXPECT_LE(worst, kAttentionTolerance);
-        // Gated attention's mean σ(gate) per head and query: the same float32 tolerance.
-        for (size_t l = 0; l < expected.outputGates.size(); ++l)
-            for (size_t h = 0; h < expected.outputGates[l].size(); ++h) {
-                const std::vector<float> gate = result.trace.outputGate(l, h);
-                ASSERT_EQ(gate.size(), expected.outputGates[l][h].size());
-                for (size_t t = 0; t < gate.size(); ++t)
-                    EXPECT_NEAR(gate[t], expected.outputGates[l][h][t], kAttentionTolerance)
-                        << "output gate of layer " << l << " head " << h << " query " << t;
-            }
-        // Mamba-2's skip D per head, as the checkpoint stores it; the reference keeps 7
-        // significant digits of values up to about 2.5: 2e-6.
-        for (size_t l = 0; l < expected.skips.size(); ++l) {
-            const LayerTrace& layer = result.trace.layers()[l];
-            const std::vector<float>& skip =
-                layer.beside.empty() ? layer.skip : layer.beside.front().skip;
-            ASSERT_EQ(skip.size(), expected.skips[l].size()) << "skip of layer " << l;
-            for (size_t h = 0; h < skip.size(); ++h)
-                EXPECT_NEAR(skip[h], expected.skips[l][h], 2e-6) << "layer " << l << " head " << h;
-        }
-        // A short convolution's taps as the checkpoint stores them; the reference keeps 7
-        // significant digits of values up to about 2: 1e-6.
-        for (size_t l = 0; l < expected.taps.size(); ++l) {
-            const RowMatrixXf& taps = result.trace.layers()[l].taps;
-            ASSERT_EQ(static_cast<size_t>(taps.rows()), expected.taps[l].size()) << "layer " << l;
-            for (int c = 0; c < taps.rows(); ++c)
-                for (int k = 0; k < taps.cols(); ++k)
-                    EXPECT_NEAR(taps(c, k), expected.taps[l][c].at(k), 1e-6)
-                        << "taps of layer " << l << " channel " << c;
-        }
+        test::expectMixerDetails(result.trace, expected, kAttentionTolerance);
         RecordProperty(
             "max_attention_difference_" + std::to_string(&sentence - &reference.sentences[0]),
             std::to_string(worst));

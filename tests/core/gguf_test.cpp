@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "core/io/gguf_writer.h"
 #include "core/model/forward.h"
 #include "core/model/gguf_checkpoint.h"
+#include "core/model/gguf_undo.h"
 #include "core/util/error.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/reference.h"
@@ -46,6 +48,10 @@ std::vector<GgufCase> ggufCases() {
     // LFM2 (lfm2): short convolutions beside attention, each layer's kind from its key/value
     // head count (0: a convolution), the final norm named token_embd_norm.
     for (const char* type : {"F16", "Q8_0", "Q4_K_M"}) cases.push_back({"lfm2-gguf-tiny", type});
+    // Granite 4.0-H (granitehybrid): Mamba-2 layers (A stored as -exp(A_log), D and the norm
+    // reshaped) beside NoPE attention with interleaved q/k rows, experts with gate and up apart.
+    for (const char* type : {"F16", "Q8_0", "Q4_K_M"})
+        cases.push_back({"granitemoehybrid-gguf-tiny", type});
     return cases;
 }
 
@@ -211,6 +217,37 @@ TEST(GgufOpen, Lfm2WithoutItsLayersKeyValueHeadsIsRefused) {
     EXPECT_NE(error.find("lfm2.attention.head_count_kv must list each layer's key/value heads"),
               std::string::npos)
         << error;
+}
+
+// Granite's Mamba heads are ssm.time_step_rank: a file without it is refused naming it.
+TEST(GgufOpen, GraniteHybridWithoutItsMambaHeadCountIsRefused) {
+    QKV_REQUIRE_SHARED_GGUF(shared);
+    const std::string error = openingErrorWithKeyRenamed(
+        shared / "gguf" / "granitemoehybrid-gguf-tiny" / "granitemoehybrid-gguf-tiny-F16.gguf",
+        "granitehybrid.ssm.time_step_rank", "granitehybrid.ssm.time_step_xxxx");
+    EXPECT_NE(error.find("granitehybrid.ssm.time_step_rank is missing"), std::string::npos)
+        << error;
+}
+
+// The converter stores A = -exp(A_log): A_log is its log negated, and a value that is not
+// negative cannot have come from it.
+TEST(GgufUndo, AStoredAsMinusExpIsReadBackAndAPositiveOneIsRefused) {
+    std::vector<float> stored = {-std::exp(0.25f), -1.0f};
+    TensorInfo t;
+    t.name = "model.layers.0.mamba.A_log";
+    t.shape = {1, 2};
+    t.data = reinterpret_cast<const std::uint8_t*>(stored.data());
+    t.byteSize = stored.size() * sizeof(float);
+    GgufDerived derived;
+    logOfNegated(t, derived);
+    EXPECT_EQ(t.shape, (std::vector<std::int64_t>{2}));
+    const std::vector<float> aLog = ggufFloats(t);
+    EXPECT_NEAR(aLog[0], 0.25f, 1e-7f);
+    EXPECT_EQ(aLog[1], 0.0f);
+    stored[1] = 0.5f;
+    t.data = reinterpret_cast<const std::uint8_t*>(stored.data());
+    t.shape = {2};
+    EXPECT_THROW(logOfNegated(t, derived), Error);
 }
 
 // Llama's W_Q and W_K rows are reordered per head: a head count that does not divide the rows

@@ -263,6 +263,11 @@ TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
         SCOPED_TRACE(file);
         expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 900, 17, 17, 263, 40, 777, 3}, {});
     }
+    // Hybrids of 512 tokens: Granite's Mamba-2 A read back from -exp(A_log).
+    for (const char* file : {"granitemoehybrid-gguf-tiny/granitemoehybrid-gguf-tiny-Q4_K_M.gguf"}) {
+        SCOPED_TRACE(file);
+        expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 300, 17, 17, 263, 40, 477, 3}, {});
+    }
 }
 
 // gpt-oss as a GGUF file: its experts in ggml's MXFP4 blocks (held decoded on the device) with

@@ -166,6 +166,38 @@ double worstBesideDifference(const AttentionTrace& trace, const ReferenceAttenti
     return worst;
 }
 
+void expectMixerDetails(const AttentionTrace& trace, const ReferenceResult& expected,
+                        double gateTolerance) {
+    for (size_t l = 0; l < expected.outputGates.size(); ++l)
+        for (size_t h = 0; h < expected.outputGates[l].size(); ++h) {
+            const std::vector<float> gate = trace.outputGate(l, h);
+            ASSERT_EQ(gate.size(), expected.outputGates[l][h].size());
+            for (size_t t = 0; t < gate.size(); ++t)
+                EXPECT_NEAR(gate[t], expected.outputGates[l][h][t], gateTolerance)
+                    << "output gate of layer " << l << " head " << h << " query " << t;
+        }
+    // Mamba-2's skip D per head, as the checkpoint stores it; the reference keeps 7 significant
+    // digits of values up to about 2.5: 2e-6.
+    for (size_t l = 0; l < expected.skips.size(); ++l) {
+        const LayerTrace& layer = trace.layers()[l];
+        const std::vector<float>& skip =
+            layer.beside.empty() ? layer.skip : layer.beside.front().skip;
+        ASSERT_EQ(skip.size(), expected.skips[l].size()) << "skip of layer " << l;
+        for (size_t h = 0; h < skip.size(); ++h)
+            EXPECT_NEAR(skip[h], expected.skips[l][h], 2e-6) << "layer " << l << " head " << h;
+    }
+    // A short convolution's taps as the checkpoint stores them; the reference keeps 7
+    // significant digits of values up to about 2: 1e-6.
+    for (size_t l = 0; l < expected.taps.size(); ++l) {
+        const RowMatrixXf& taps = trace.layers()[l].taps;
+        ASSERT_EQ(static_cast<size_t>(taps.rows()), expected.taps[l].size()) << "layer " << l;
+        for (int c = 0; c < taps.rows(); ++c)
+            for (int k = 0; k < taps.cols(); ++k)
+                EXPECT_NEAR(taps(c, k), expected.taps[l][c].at(k), 1e-6)
+                    << "taps of layer " << l << " channel " << c;
+    }
+}
+
 void expectOriginalResults(const Model& model, const ModelReference& reference,
                            double attentionTolerance, double logitTolerance) {
     auto backend = createCpuBackend();
@@ -177,6 +209,7 @@ void expectOriginalResults(const Model& model, const ModelReference& reference,
         const ForwardResult result = pass.run(request);
         const auto& expected = sentence.results.at("original");
         EXPECT_LE(worstDifference(result.trace, expected.attentions), attentionTolerance);
+        expectMixerDetails(result.trace, expected, attentionTolerance);
         ASSERT_EQ(result.logits.rows(), 1);
         for (size_t t = 0; t < expected.top5Ids.size(); ++t)
             EXPECT_NEAR(result.logits(0, expected.top5Ids[t]), expected.top5Logits[t],

@@ -75,6 +75,11 @@ double worstBesideDifference(const AttentionTrace& trace, const ReferenceAttenti
 
 // Runs every sentence of `reference` through `model` on the CPU and checks every head's attention
 // (the "original" configuration) and the last-token top-5 logits within the tolerances.
+// A hybrid's details beside its maps: gated attention's mean σ(gate) per head and query (within
+// `gateTolerance`), Mamba-2's skips and short convolutions' taps (within the reference's digits).
+void expectMixerDetails(const AttentionTrace& trace, const ReferenceResult& expected,
+                        double gateTolerance);
+
 void expectOriginalResults(const Model& model, const ModelReference& reference,
                            double attentionTolerance, double logitTolerance);
 

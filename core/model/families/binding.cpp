@@ -100,7 +100,7 @@ void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& 
 
 std::string ggufModuleName(const std::string& name, const std::map<std::string, std::string>& top,
                            const std::map<std::string, std::string>& layer) {
-    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z_.]+)\.(weight|bias))");
+    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z0-9_.]+)\.(weight|bias))");
     std::smatch m;
     if (!std::regex_match(name, m, kTensor)) return {};
     const auto& modules = m[1].matched ? layer : top;

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "core/model/families/binding.h"
+#include "core/model/gguf_config.h"
 
 namespace qkv::families {
 namespace {
@@ -114,28 +115,15 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 // llama.cpp's lfm2 files: attention.head_count_kv per layer, 0 for a short convolution; the
 // MLP width already adjusted; the convolution's taps as [channels, taps].
 nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {
-    const GgufArray* kvHeads = r.file.array(r.arch + ".attention.head_count_kv");
-    const std::int64_t layers = r.required("block_count");
-    if (!kvHeads || static_cast<std::int64_t>(kvHeads->size()) != layers)
-        r.fail("GGUF metadata " + r.arch +
-               ".attention.head_count_kv must list each layer's key/value heads (0: a short "
-               "convolution)");
     nlohmann::json types = nlohmann::json::array();
     std::int64_t most = 0;
-    for (const GgufValue& v : *kvHeads) {
-        const auto* u = std::get_if<std::uint64_t>(&v.value);
-        const auto* i = std::get_if<std::int64_t>(&v.value);
-        const std::int64_t heads = u ? static_cast<std::int64_t>(*u) : i ? *i : -1;
-        if (heads < 0)
-            r.fail("GGUF metadata " + r.arch +
-                   ".attention.head_count_kv holds a "
-                   "value that is not a non-negative integer");
+    for (std::int64_t heads : ggufKeyValueHeadsPerLayer(r, "a short convolution")) {
         types.push_back(heads == 0 ? "conv" : "full_attention");
         most = std::max(most, heads);
     }
     return {{"model_type", "lfm2"},
             {"hidden_size", r.required("embedding_length")},
-            {"num_hidden_layers", layers},
+            {"num_hidden_layers", r.required("block_count")},
             {"intermediate_size", r.required("feed_forward_length")},
             {"block_auto_adjust_ff_dim", false},
             {"num_attention_heads", r.required("attention.head_count")},
