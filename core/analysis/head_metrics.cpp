@@ -385,8 +385,15 @@ MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
-    const MatrixView& output = (kind == AttentionKind::Cross ? w.crossOutput : w.output).weight;
-    return output.rowRange(head * c.valueWidth(), c.valueWidth());
+    const LinearWeights& output = kind == AttentionKind::Cross ? w.crossOutput : w.output;
+    const int width = c.valueWidth(), first = head * width;
+    if (output.inputOrder.empty()) return output.weight.rowRange(first, width);
+    // A stored input order moves whole heads (a GGUF file's Qwen3.5 value heads).
+    const int start = output.inputOrder.at(first);
+    for (int i = 0; i < width; ++i)
+        if (output.inputOrder.at(first + i) != start + i)
+            throw Error("internal error: a stored input order that splits a head");
+    return output.weight.rowRange(start, width);
 }
 
 ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,

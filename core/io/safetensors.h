@@ -51,6 +51,9 @@ struct TensorInfo {
     // (a GGUF file's Llama W_Q and W_K): the stored row of each row the model uses. Empty: as
     // stored.
     std::vector<int> rowOrder;
+    // Likewise for its columns (the inputs of a product): the stored column of each input the
+    // model uses (a GGUF file's Qwen3.5 out_proj, whose value heads llama.cpp reordered).
+    std::vector<int> columnOrder;
 
     std::int64_t elementCount() const;
     std::string describe() const;  // e.g. "h.0.attn.c_attn.weight [64, 192] F32"

@@ -6,10 +6,16 @@ namespace qkv {
 
 namespace {
 
-// x W (+ b), its columns as stored.
+// x W (+ b), its columns as stored; x's columns first put in the stored inputs' order.
 std::unique_ptr<Tensor> product(Backend& backend, const DeviceLinear& l, const Tensor& x) {
     auto y = backend.create(x.rows(), l.weight->cols());
-    backend.linear(x, *l.weight, l.bias.get(), *y);
+    if (l.inputGather.empty()) {
+        backend.linear(x, *l.weight, l.bias.get(), *y);
+        return y;
+    }
+    auto stored = backend.create(x.rows(), static_cast<int>(l.inputGather.size()));
+    backend.gatherColumns(x, nullptr, l.inputGather, *stored);
+    backend.linear(*stored, *l.weight, l.bias.get(), *y);
     return y;
 }
 

@@ -14,6 +14,9 @@ struct Binder {
         out.outputOrder = w.outputOrder;
         out.source = w.weight.data;
         out.scale = w.scale;
+        out.inputGather.assign(w.inputOrder.size(), 0);
+        for (std::size_t i = 0; i < w.inputOrder.size(); ++i)
+            out.inputGather.at(w.inputOrder[i]) = static_cast<int>(i);
     }
     void operator()(const NormWeights& w, DeviceNorm& out) const {
         if (!w.gamma.empty()) out.gamma = backend.vector(w.gamma);

@@ -16,6 +16,8 @@ struct DeviceLinear {
     // The stored weight's memory: slots with one source share x W (SharedProducts).
     const void* source = nullptr;
     float scale = 1.0f;  // LinearWeights::scale
+    // Where LinearWeights::inputOrder is set: the model input each stored input takes.
+    std::vector<int> inputGather;
 };
 
 struct DeviceNorm {

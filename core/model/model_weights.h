@@ -19,6 +19,9 @@ struct LinearWeights {
     // The factor its outputs are multiplied by (Falcon-H1's µP multipliers); the weight itself
     // stays the file's.
     float scale = 1.0f;
+    // The stored input of each input the model uses, where the file keeps them in another order
+    // (TensorInfo::columnOrder); empty: as stored. Products gather x into the stored order.
+    std::vector<int> inputOrder = {};
 };
 
 struct NormWeights {

@@ -36,6 +36,13 @@ std::vector<int> TensorBinder::rowOrder(const std::string& name) {
     return t->rowOrder;
 }
 
+std::vector<int> TensorBinder::columnOrder(const std::string& name) {
+    const TensorInfo* t = resolve(name);
+    if (!t) return {};
+    m_ordered.insert(t->name);
+    return t->columnOrder;
+}
+
 const TensorInfo& TensorBinder::require(std::initializer_list<std::string> names) {
     for (const auto& name : names)
         if (const TensorInfo* t = resolve(name)) return *t;
@@ -79,10 +86,10 @@ MatrixView TensorBinder::matrix(const std::string& name, std::int64_t rows, std:
 // alignment works); F32 too when aligned for float loads. Anything else is widened to float32 by
 // the store.
 MatrixView TensorBinder::storedMatrix(const TensorInfo& t) {
-    if (!t.rowOrder.empty() && !m_ordered.count(t.name))
+    if ((!t.rowOrder.empty() || !t.columnOrder.empty()) && !m_ordered.count(t.name))
         throw Error(m_folder + ": " + t.describe() +
-                    " keeps its rows in another order than the model uses them, which this "
-                    "model family does not read");
+                    " keeps its rows or columns in another order than the model uses them, which "
+                    "this model family does not read");
     const int rows = static_cast<int>(t.shape[0]), cols = static_cast<int>(t.shape[1]);
     if (t.dtype == DType::F16 || t.dtype == DType::BF16) {
         const ElementType type = t.dtype == DType::F16 ? ElementType::F16 : ElementType::BF16;

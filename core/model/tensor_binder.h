@@ -40,6 +40,8 @@ class TensorBinder {
     // A tensor stored in another row order binds only once its order was asked for here: a
     // reader that would ignore it is refused.
     std::vector<int> rowOrder(const std::string& name);
+    // TensorInfo::columnOrder, likewise.
+    std::vector<int> columnOrder(const std::string& name);
     // LayerNorm weight/bias, accepting ".gamma"/".beta" for ".weight"/".bias".
     VectorView normWeight(const std::string& module, std::int64_t size);
     VectorView normBias(const std::string& module, std::int64_t size);
@@ -79,7 +81,7 @@ class TensorBinder {
     std::string m_folder;
     std::uint64_t m_parameters = 0;
     std::set<std::string> m_counted;  // tensors already in m_parameters (fused ones bind twice)
-    std::set<std::string> m_ordered;  // tensors whose rowOrder a reader asked for
+    std::set<std::string> m_ordered;  // tensors whose rowOrder and columnOrder a reader asked for
     std::deque<std::vector<float>> m_derived;
 };
 

@@ -52,6 +52,10 @@ std::vector<GgufCase> ggufCases() {
     // reshaped) beside NoPE attention with interleaved q/k rows, experts with gate and up apart.
     for (const char* type : {"F16", "Q8_0", "Q4_K_M"})
         cases.push_back({"granitemoehybrid-gguf-tiny", type});
+    // Qwen3.5 (qwen35): Gated DeltaNet layers whose value heads llama.cpp reordered (gathered
+    // back after each product, out_proj's inputs before it), norms stored as 1 + w but the gated
+    // one, beside gated full attention.
+    for (const char* type : {"F16", "Q8_0", "Q4_K_M"}) cases.push_back({"qwen3_5-gguf-tiny", type});
     return cases;
 }
 

@@ -263,8 +263,10 @@ TEST(VulkanForwardFixture, GgufBlocksMatchCpu) {
         SCOPED_TRACE(file);
         expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 900, 17, 17, 263, 40, 777, 3}, {});
     }
-    // Hybrids of 512 tokens: Granite's Mamba-2 A read back from -exp(A_log).
-    for (const char* file : {"granitemoehybrid-gguf-tiny/granitemoehybrid-gguf-tiny-Q4_K_M.gguf"}) {
+    // Hybrids of 512 tokens: Granite's Mamba-2 A read back from -exp(A_log); Qwen3.5's value
+    // heads gathered back in order, out_proj's inputs before its product.
+    for (const char* file : {"granitemoehybrid-gguf-tiny/granitemoehybrid-gguf-tiny-Q4_K_M.gguf",
+                             "qwen3_5-gguf-tiny/qwen3_5-gguf-tiny-Q4_K_M.gguf"}) {
         SCOPED_TRACE(file);
         expectFixtureMatchesCpu(gpu, shared / "gguf" / file, {1, 300, 17, 17, 263, 40, 477, 3}, {});
     }

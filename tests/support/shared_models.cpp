@@ -43,7 +43,6 @@ const std::vector<PendingFamily> kPendingFamilies = {
 
 // Likewise for the GGUF folders of shared/gguf, whose refusal names llama.cpp's architecture.
 const std::vector<PendingFamily> kPendingGgufFamilies = {
-    {"qwen3_5", "GGUF architecture \"qwen35\" is not supported"},
     {"glm4_moe", "GGUF architecture \"glm4moe\" is not supported"},
 };
 

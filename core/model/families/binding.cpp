@@ -5,9 +5,13 @@
 namespace qkv::families {
 
 LinearWeights linearLayer(TensorBinder& b, const std::string& module, int in, int out, bool bias) {
-    std::vector<int> order = b.rowOrder(module + ".weight");  // before the matrix: it is read
-    return {b.matrix(module + ".weight", out, in).transposed(),
-            bias ? b.vector(module + ".bias", out) : VectorView{}, std::move(order)};
+    // The orders before the matrix: it is read only once they were asked for.
+    std::vector<int> order = b.rowOrder(module + ".weight");
+    std::vector<int> inputOrder = b.columnOrder(module + ".weight");
+    LinearWeights w{b.matrix(module + ".weight", out, in).transposed(),
+                    bias ? b.vector(module + ".bias", out) : VectorView{}, std::move(order)};
+    w.inputOrder = std::move(inputOrder);
+    return w;
 }
 
 NormWeights layerNorm(TensorBinder& b, const std::string& module, int size) {
