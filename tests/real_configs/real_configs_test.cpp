@@ -13,17 +13,15 @@
 
 #include "core/model/forward.h"
 #include "core/model/model_family.h"
+#include "tests/real_configs/zero_checkpoint.h"
 #include "tests/support/fixture_writer.h"
 #include "tests/support/shared_assets.h"
 
 namespace qkv {
 namespace {
 
-struct TensorShape {
-    std::string name;
-    std::vector<std::int64_t> shape;
-    const char* dtype = "BF16";  // or "U8" (MXFP4 blocks and scales)
-};
+using test::TensorShape;
+using test::writeZeros;
 
 // ModernBERT's masked-LM checkpoint: fused Wqkv and Wi, bias-free norms, no attn_norm in layer 0.
 std::vector<TensorShape> modernBertTensors(const Architecture& c) {
@@ -216,23 +214,6 @@ std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& pr
         }
     }
     return t;
-}
-
-// A safetensors file whose tensors are all zeros: the header, then a hole of the data's size.
-void writeZeros(const std::filesystem::path& file, const std::vector<TensorShape>& tensors) {
-    nlohmann::json header = nlohmann::json::object();
-    std::int64_t offset = 0;
-    for (const TensorShape& t : tensors) {
-        std::int64_t bytes = std::string(t.dtype) == "U8" ? 1 : 2;
-        for (std::int64_t n : t.shape) bytes *= n;
-        header[t.name] = {
-            {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {offset, offset + bytes}}};
-        offset += bytes;
-    }
-    std::string text = header.dump();
-    text.append((8 - text.size() % 8) % 8, ' ');
-    test::writeRawSafetensors(file, text, {});
-    std::filesystem::resize_file(file, 8 + text.size() + offset);  // zeros, as a hole
 }
 
 struct Expected {
