@@ -1,0 +1,164 @@
+// The Mamba-2 and short-convolution hybrids' Hub configs at their full shapes
+// (tests/data/real-configs: the keys that decide the shapes, as the Hub's config.json files give
+// them): Granite 4.0-H with and without experts, LFM2. Each opens from zero weights (holes, no
+// disk) with the tensors the Hub files hold, is described, and runs 4 tokens.
+#include <gtest/gtest.h>
+
+#include "core/model/forward.h"
+#include "core/model/model_family.h"
+#include "tests/real_configs/zero_checkpoint.h"
+#include "tests/support/fixture_writer.h"
+#include "tests/support/shared_assets.h"
+
+namespace qkv {
+namespace {
+
+using test::TensorShape;
+
+// Granite 4.0-H: mamba.* or self_attn.* per layer, a shared SwiGLU with fused input_linear and,
+// with experts, block_sparse_moe's fused experts; embeddings tied.
+std::vector<TensorShape> graniteTensors(const Architecture& c) {
+    const std::int64_t d = c.dModel, hd = c.headDim;
+    std::vector<TensorShape> t = {{"model.embed_tokens.weight", {c.vocabSize, d}},
+                                  {"model.norm.weight", {d}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+            t.push_back({p + name, std::move(shape)});
+        };
+        add("input_layernorm.weight", {d});
+        add("post_attention_layernorm.weight", {d});
+        if (c.mixerOf(l) == Mixer::Mamba2) {
+            const Architecture m = c.atLayer(l);
+            const std::int64_t inner = std::int64_t{m.heads} * m.valueWidth(),
+                               states = std::int64_t{m.kvHeads} * m.headDim, heads = m.heads;
+            add("mamba.in_proj.weight", {2 * inner + 2 * states + heads, d});
+            add("mamba.conv1d.weight", {inner + 2 * states, 1, c.mamba2.convKernel});
+            add("mamba.conv1d.bias", {inner + 2 * states});
+            for (const char* vector : {"mamba.A_log", "mamba.D", "mamba.dt_bias"})
+                add(vector, {heads});
+            add("mamba.norm.weight", {inner});
+            add("mamba.out_proj.weight", {d, inner});
+        } else {
+            add("self_attn.q_proj.weight", {c.heads * hd, d});
+            add("self_attn.k_proj.weight", {c.kvHeads * hd, d});
+            add("self_attn.v_proj.weight", {c.kvHeads * hd, d});
+            add("self_attn.o_proj.weight", {d, c.heads * hd});
+        }
+        add("shared_mlp.input_linear.weight", {2 * c.moe.sharedWidth, d});
+        add("shared_mlp.output_linear.weight", {d, c.moe.sharedWidth});
+        if (!c.kindOf(l).experts) continue;
+        const std::int64_t experts = c.moe.experts, width = c.moe.width;
+        add("block_sparse_moe.router.layer.weight", {experts, d});
+        add("block_sparse_moe.input_linear.weight", {experts, 2 * width, d});
+        add("block_sparse_moe.output_linear.weight", {experts, d, width});
+    }
+    return t;
+}
+
+// LFM2: conv.* or self_attn.* per layer, feed_forward's w1/w3/w2 of the adjusted width, the
+// final embedding_norm; embeddings tied.
+std::vector<TensorShape> lfm2Tensors(const Architecture& c) {
+    const std::int64_t d = c.dModel, hd = c.headDim, ff = c.dFF;
+    std::vector<TensorShape> t = {{"model.embed_tokens.weight", {c.vocabSize, d}},
+                                  {"model.embedding_norm.weight", {d}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+            t.push_back({p + name, std::move(shape)});
+        };
+        add("operator_norm.weight", {d});
+        add("ffn_norm.weight", {d});
+        if (c.mixerOf(l) == Mixer::ShortConv) {
+            add("conv.in_proj.weight", {3 * d, d});
+            add("conv.conv.weight", {d, 1, c.shortConv.convKernel});
+            add("conv.out_proj.weight", {d, d});
+        } else {
+            add("self_attn.q_proj.weight", {c.heads * hd, d});
+            add("self_attn.k_proj.weight", {c.kvHeads * hd, d});
+            add("self_attn.v_proj.weight", {c.kvHeads * hd, d});
+            add("self_attn.out_proj.weight", {d, c.heads * hd});
+            add("self_attn.q_layernorm.weight", {hd});
+            add("self_attn.k_layernorm.weight", {hd});
+        }
+        add("feed_forward.w1.weight", {ff, d});
+        add("feed_forward.w3.weight", {ff, d});
+        add("feed_forward.w2.weight", {d, ff});
+    }
+    return t;
+}
+
+struct Expected {
+    const char* name;
+    std::vector<TensorShape> (*tensors)(const Architecture&);
+    Mixer mixer;                  // of the layers without softmax attention
+    int layers, mixerLayers;      // all, and those of `mixer`
+    int heads, kvHeads, headDim;  // the attention layers
+    int mixerHeads;               // Mamba heads (0: a convolution has none)
+    int experts, perToken, dFF;
+    double parameters;  // as the model card counts them
+};
+
+void PrintTo(const Expected& e, std::ostream* out) { *out << e.name; }
+
+class MambaConvConfig : public testing::TestWithParam<Expected> {};
+
+TEST_P(MambaConvConfig, OpensDescribesAndRunsFourTokens) {
+    const Expected& e = GetParam();
+    test::TempDir dir;
+    std::filesystem::copy_file(
+        test::testDataDir() / "real-configs" / (std::string(e.name) + ".json"),
+        dir.path() / "config.json");
+    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    EXPECT_EQ(c.layers, e.layers);
+    int mixers = 0, firstAttention = -1;
+    for (int l = 0; l < c.layers; ++l) {
+        mixers += c.mixerOf(l) == e.mixer;
+        if (firstAttention < 0 && c.mixerOf(l) == Mixer::Attention) firstAttention = l;
+    }
+    EXPECT_EQ(mixers, e.mixerLayers);
+    EXPECT_EQ(c.heads, e.heads);
+    EXPECT_EQ(c.kvHeads, e.kvHeads);
+    EXPECT_EQ(c.headDim, e.headDim);
+    EXPECT_EQ(c.headsOf(0), e.mixerHeads);
+    EXPECT_EQ(c.moe.experts, e.experts);
+    EXPECT_EQ(c.moe.perToken, e.perToken);
+    if (e.dFF > 0) EXPECT_EQ(c.dFF, e.dFF);
+
+    test::writeZeros(dir.path() / "model.safetensors", e.tensors(c));
+    const auto model = Model::open(dir.path());
+    EXPECT_NEAR(static_cast<double>(model->parameterCount()), e.parameters, 0.03 * e.parameters);
+    auto backend = createCpuBackend();
+    ForwardPass pass(*model, *backend);
+    ForwardRequest request;
+    request.ids = {1, 2, 3, 4};
+    request.capture.layer = firstAttention;  // every layer runs
+    const ForwardResult result = pass.run(request);
+    ASSERT_EQ(result.trace.layerCount(), c.layers);
+    // Zero scores: the fourth token's 4 keys weigh the same.
+    EXPECT_FLOAT_EQ(result.trace.probabilities(firstAttention, 0)(3, 0), 0.25f);
+    EXPECT_EQ(result.logits.cols(), c.vocabSize);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    HubModels, MambaConvConfig,
+    testing::Values(
+        // 36 Mamba-2 layers of 48 heads × 64 (state 128, one group) and 4 NoPE attention layers
+        // of 12 heads / 4 KV; 64 experts of 512, 6 per token, beside a shared MLP of 1024.
+        Expected{"granite-4.0-h-tiny", graniteTensors, Mixer::Mamba2, 40, 36, 12, 4, 128, 48, 64, 6,
+                 0, 6.9e9},
+        Expected{"granite-4.0-h-1b", graniteTensors, Mixer::Mamba2, 40, 36, 12, 4, 128, 48, 0, 0, 0,
+                 1.46e9},
+        // 22 short convolutions (3 taps) and 8 attention layers of 32 heads / 8 KV; the MLP
+        // 10752 wide as given (block_auto_adjust_ff_dim false: the card's 2.57B needs it).
+        Expected{"LFM2-2.6B", lfm2Tensors, Mixer::ShortConv, 30, 22, 32, 8, 64, 0, 0, 0, 10752,
+                 2.57e9}),
+    [](const testing::TestParamInfo<Expected>& info) {
+        std::string name = info.param.name;
+        for (char& ch : name)
+            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        return name;
+    });
+
+}  // namespace
+}  // namespace qkv
