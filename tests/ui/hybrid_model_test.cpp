@@ -73,6 +73,13 @@ TEST_F(HybridModelTest, ALinearLayerShowsItsImplicitAttentionBesideAFullLayer) {
     ASSERT_TRUE(heatmap->isShowingFigure());
     const HeatmapData& softmax = heatmap->figure().spec().panels.at(0).data;
     EXPECT_FALSE(softmax.diverging);
+    // Gated attention: each query's mean σ(gate) beside its token, to two decimals.
+    EXPECT_TRUE(softmax.rowTitle.contains(QStringLiteral("σ(gate)")));
+    const std::vector<double>& gates = sentence.results.at("original").outputGates.at(3).at(3);
+    ASSERT_EQ(static_cast<size_t>(softmax.rowLabels.size()), gates.size());
+    for (size_t i = 0; i < gates.size(); ++i)
+        EXPECT_TRUE(softmax.rowLabels[i].endsWith(QString::number(gates[i], 'f', 2)))
+            << softmax.rowLabels[i].toStdString() << " vs " << gates[i];
     EXPECT_EQ(window->headPicker()->headBox()->maximum(), 3);
     keepScreenshot(window.get(), QStringLiteral("hybrid-full-layer"));
 
@@ -130,8 +137,8 @@ TEST_F(HybridModelTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
 }
 
 // LFM2: its short convolutions have no heads, so the picker steps over them onto the attention
-// layers; Falcon-H1: each layer's attention heads, its layers named by both kinds. Every view
-// draws both.
+// layers; Falcon-H1: each layer's attention heads with the Mamba-2 heads beside them, its layers
+// named by both kinds. Every view draws both.
 TEST_F(HybridModelTest, ShortConvolutionsAreSkippedAndFalconLayersShowTheirAttention) {
     QKV_REQUIRE_SHARED(shared);
     // lfm2: conv, conv, attention, conv, attention.
@@ -162,6 +169,21 @@ TEST_F(HybridModelTest, ShortConvolutionsAreSkippedAndFalconLayersShowTheirAtten
         for (int j = 0; j <= i; ++j)  // as ForwardReference: float32 against float64
             EXPECT_NEAR(heatmap->figure().shownValue({0, i, j}), expected.at(i, j), 1e-4);
     EXPECT_EQ(window->headPicker()->headBox()->maximum(), 3);
+    // Beside the attention head, the Mamba-2 heads dealt to it (2, 2 + 4, …), each its implicit
+    // map with its skip.
+    const FigureSpec& spec = heatmap->figure().spec();
+    const auto& beside = reference.sentences.front().results.at("original").besideAttentions.at(1);
+    ASSERT_GT(beside.size(), 2u);
+    ASSERT_EQ(spec.panels.size(), 1 + (beside.size() - 2 + 3) / 4);
+    for (size_t panel = 1; panel < spec.panels.size(); ++panel) {
+        const size_t m = 2 + 4 * (panel - 1);
+        EXPECT_EQ(spec.panels[panel].title, QStringLiteral("Mamba-2 head %1 (beside)").arg(m));
+        EXPECT_TRUE(spec.panels[panel].data.scaleLabel.contains(QStringLiteral("D = ")));
+        for (int i = 0; i < beside[m].size; ++i)
+            for (int j = 0; j <= i; ++j)
+                EXPECT_NEAR(heatmap->figure().shownValue({static_cast<int>(panel), i, j}),
+                            beside[m].at(i, j), 1e-4);
+    }
     keepScreenshot(window.get(), QStringLiteral("falcon-attention-head"));
     ASSERT_TRUE(everyViewDraws());
 }

@@ -80,6 +80,16 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     spec.panels.push_back({headHeatmap(input.trace, input.labels, input.keyLabels, input.layer,
                                        input.head, input.mode, options),
                            QString(), 0});
+    // Falcon-H1: the Mamba-2 heads beside the attention, dealt out over its heads (h, h + H, …),
+    // so that stepping through the attention heads shows each Mamba head once; one scale.
+    const int attentionHeads = input.trace->headCount(input.layer),
+              mambaHeads = besideHeadCount(*input.trace, input.layer);
+    if (mambaHeads > 0)
+        spec.panels.front().title = QStringLiteral("attention head %1").arg(input.head);
+    for (int m = input.head; m < mambaHeads && attentionHeads > 0; m += attentionHeads)
+        spec.panels.push_back(
+            {besideHeatmap(input.trace, input.labels, input.keyLabels, input.layer, m),
+             QStringLiteral("Mamba-2 head %1 (beside)").arg(m), 1});
     return spec;
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/analysis/head_metrics.h"
+#include "core/util/error.h"
 
 namespace qkv::ui {
 namespace {
@@ -38,7 +39,48 @@ struct TraceMatrix {
     float operator()(int i, int j) const { return data[i * stride + j]; }
 };
 
+// An implicit map (a linear or Mamba-2 layer's, or Falcon-H1's Mamba-2 mixer's) in `data`: signed,
+// causal, centred at zero; Mamba-2's skip D said in the scale's label.
+HeatmapData implicitHeatmap(HeatmapData data, const std::shared_ptr<const AttentionTrace>& trace,
+                            const LayerTrace& layer, int head) {
+    const TraceMatrix a(trace, layer.probabilities.at(head));
+    const auto value = [a](int i, int j) { return static_cast<double>(a(i, j)); };
+    data.cells =
+        heatmapCells([a](int i, int j) { return j > i ? kNaN : static_cast<double>(a(i, j)); });
+    data.diverging = true;
+    data.scaleLabel =
+        head < static_cast<int>(layer.skip.size())
+            ? QStringLiteral("implicit attention M_ij (y = M·x + D·x, D = %1; signed)")
+                  .arg(layer.skip[head], 0, 'g', 4)
+            : QStringLiteral("implicit attention A_ij (output = A·v; signed)");
+    setSymmetricExtent(data, largestMagnitude(data.rows, data.cols, value));
+    return data;
+}
+
+// Each row's label cut to fit the axis, then " 0.28": a number per query beside its token.
+void appendRowNumbers(QStringList& labels, const std::vector<double>& numbers) {
+    for (int i = 0; i < static_cast<int>(numbers.size()) && i < labels.size(); ++i) {
+        QString& label = labels[i];
+        if (label.size() > kSinkLabelToken) label = label.left(kSinkLabelToken - 1) + u'…';
+        label += QStringLiteral(" %1").arg(numbers[i], 0, 'f', 2);
+    }
+}
+
 }  // namespace
+
+HeatmapData besideHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
+                          const QStringList& rowLabels, const QStringList& colLabels, int layer,
+                          int mambaHead) {
+    const std::vector<LayerTrace>& beside = trace->layers().at(layer).beside;
+    if (beside.empty()) throw Error("layer " + std::to_string(layer) + " has no mixer beside it");
+    return implicitHeatmap(frame(trace->tokens(), trace->keyTokens(), rowLabels, colLabels), trace,
+                           beside.front(), mambaHead);
+}
+
+int besideHeadCount(const AttentionTrace& trace, int layer) {
+    const std::vector<LayerTrace>& beside = trace.layers().at(layer).beside;
+    return beside.empty() ? 0 : static_cast<int>(beside.front().probabilities.size());
+}
 
 HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
                         const QStringList& rowLabels, const QStringList& colLabels, int layer,
@@ -46,21 +88,8 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
     const int n = trace->tokens(), keys = trace->keyTokens();
     HeatmapData data = frame(n, keys, rowLabels, colLabels);
     if (n != keys && mode == HeatmapMode::Asymmetry) mode = HeatmapMode::Scores;
-    if (trace->isImplicit(layer)) {  // no scores: the map itself, signed, on a diverging scale
-        const TraceMatrix a(trace, trace->probabilities(layer, head));
-        const auto value = [a](int i, int j) { return static_cast<double>(a(i, j)); };
-        data.cells =
-            heatmapCells([a](int i, int j) { return j > i ? kNaN : static_cast<double>(a(i, j)); });
-        data.diverging = true;
-        const std::vector<float>& skip = trace->layers()[layer].skip;  // Mamba-2's D beside M
-        data.scaleLabel =
-            head < static_cast<int>(skip.size())
-                ? QStringLiteral("implicit attention M_ij (y = M·x + D·x, D = %1; signed)")
-                      .arg(skip[head], 0, 'g', 4)
-                : QStringLiteral("implicit attention A_ij (output = A·v; signed)");
-        setSymmetricExtent(data, largestMagnitude(n, keys, value));
-        return data;
-    }
+    if (trace->isImplicit(layer))  // no scores: the map itself, signed, on a diverging scale
+        return implicitHeatmap(std::move(data), trace, trace->layers()[layer], head);
     if (mode == HeatmapMode::Attention) {
         const TraceMatrix a(trace, trace->probabilities(layer, head));
         const KeyMask mask = options.mask;
@@ -78,15 +107,14 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
         data.scaleLabel = trace->hasSinks()
                               ? QStringLiteral("attention A_ij (rows sum to 1 − sink)")
                               : QStringLiteral("attention A_ij");
-        if (trace->hasSinks()) {
-            // "token 0.28": the token cut to fit the axis's labels, so that the share shows.
-            const std::vector<double> shares = sinkShares(trace->probabilities(layer, head));
-            for (int i = 0; i < n && i < data.rowLabels.size(); ++i) {
-                QString& label = data.rowLabels[i];
-                if (label.size() > kSinkLabelToken) label = label.left(kSinkLabelToken - 1) + u'…';
-                label += QStringLiteral(" %1").arg(shares[i], 0, 'f', 2);
-            }
+        if (trace->hasSinks()) {  // "token 0.28": the share shows beside the cut token
+            appendRowNumbers(data.rowLabels, sinkShares(trace->probabilities(layer, head)));
             data.rowTitle = QStringLiteral("query (attending) and its row's sink share");
+        }
+        // Gated attention: how much of the head's output each query lets through.
+        if (const std::vector<float> gate = trace->outputGate(layer, head); !gate.empty()) {
+            appendRowNumbers(data.rowLabels, std::vector<double>(gate.begin(), gate.end()));
+            data.rowTitle = QStringLiteral("query (attending) and its mean σ(gate)");
         }
         data.high = largest > 0 ? largest : 1.0;
         return data;

@@ -25,6 +25,14 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
                         const QStringList& rowLabels, const QStringList& colLabels, int layer,
                         int head, HeatmapMode mode, const HeadMatrixOptions& options);
 
+// Falcon-H1: the implicit map of Mamba-2 head `mambaHead` of the mixer beside the layer's
+// attention (signed, causal; its skip D in the scale's label).
+HeatmapData besideHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
+                          const QStringList& rowLabels, const QStringList& colLabels, int layer,
+                          int mambaHead);
+// The captured heads of the mixer beside the layer's attention (0: none).
+int besideHeadCount(const AttentionTrace& trace, int layer);
+
 // config - learned, cell by cell (NaN where either is masked), diverging around zero.
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);
 

@@ -41,8 +41,16 @@ FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const { return he
 
 QString HeadView::cellValues(const HeatmapCell& cell) const {
     const LabDocument& d = document();
-    return headCellValues(*d.snapshot()->trace, d.layer(), d.head(), cell.row, cell.col,
-                          d.shownMask(d.layer()));
+    const AttentionTrace& trace = *d.snapshot()->trace;
+    if (cell.panel > 0) {  // a Mamba-2 head beside Falcon-H1's attention (headFigure's order)
+        const int m = d.head() + (cell.panel - 1) * trace.headCount(d.layer());
+        const double value =
+            trace.layers()[d.layer()].beside.at(0).probabilities.at(m)(cell.row, cell.col);
+        return cell.col > cell.row
+                   ? tr("M<sub>ij</sub> = 0 (a token sees only earlier ones)")
+                   : tr("M<sub>ij</sub> = %1 (Mamba-2 head %2)").arg(formatNumber(value)).arg(m);
+    }
+    return headCellValues(trace, d.layer(), d.head(), cell.row, cell.col, d.shownMask(d.layer()));
 }
 
 }  // namespace qkv::ui
