@@ -1,6 +1,7 @@
 #include "core/analysis/attention_links.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace qkv {
 
@@ -8,10 +9,11 @@ AttentionLinks strongestLinks(const RowMatrixXf& attention, std::size_t limit, f
     AttentionLinks out;
     for (Eigen::Index i = 0; i < attention.rows(); ++i)
         for (Eigen::Index j = 0; j < attention.cols(); ++j)
-            if (attention(i, j) > minWeight)
+            if (std::abs(attention(i, j)) > minWeight)
                 out.links.push_back({static_cast<int>(i), static_cast<int>(j), attention(i, j)});
     const auto stronger = [](const AttentionLink& a, const AttentionLink& b) {
-        if (a.weight != b.weight) return a.weight > b.weight;
+        if (std::abs(a.weight) != std::abs(b.weight))
+            return std::abs(a.weight) > std::abs(b.weight);
         return a.query != b.query ? a.query < b.query : a.key < b.key;
     };
     if (out.links.size() > limit) {

@@ -19,7 +19,8 @@ struct AttentionLinks {
     std::size_t omitted = 0;           // links above `minWeight` that did not make the limit
 };
 
-// The links with A_ij > minWeight, the `limit` strongest of them (ties: lower i, then j).
+// The links with |A_ij| > minWeight, the `limit` strongest of them by |A_ij| (ties: lower i, then
+// j); an implicit map's negative entries are links too.
 AttentionLinks strongestLinks(const RowMatrixXf& attention, std::size_t limit, float minWeight);
 
 }  // namespace qkv

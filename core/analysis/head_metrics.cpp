@@ -193,6 +193,11 @@ void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int
         for (double s : shares) sum += s;
         m.sinkShare = shares.empty() ? 0.0 : sum / static_cast<double>(shares.size());
     }
+    if (trace.hasProbabilities(layer, head))
+        if (const auto reach = attentionReach(trace.probabilities(layer, head))) {
+            m.meanDistance = reach->meanDistance;
+            m.selfShare = reach->selfShare;
+        }
 }
 
 HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace) {

@@ -30,6 +30,10 @@ struct HeadMetrics {
     // With attention sinks (gpt-oss): the mean over query rows of what the sink took,
     // 1 - sum_j A_ij (sinkShares), when the probabilities were captured.
     std::optional<double> sinkShare;
+    // Where the head's attention (or implicit map) lies on the sentence (attentionReach): the
+    // mean distance to the keys and the share on the query's own token, by |A|.
+    std::optional<double> meanDistance;
+    std::optional<double> selfShare;
     // The OV circuit W_V^h W_O^h (ov_circuit.h).
     int ovRank = 0;
     std::vector<double> ovSingularValues;  // descending, d_k of them

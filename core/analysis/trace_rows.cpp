@@ -1,5 +1,6 @@
 #include "core/analysis/trace_rows.h"
 
+#include <cmath>
 #include <string>
 
 #include "core/util/error.h"
@@ -15,6 +16,26 @@ std::vector<double> sinkShares(const RowMatrixXf& probabilities) {
 
 double sinkShareOfRow(const RowMatrixXf& probabilities, int row) {
     return 1.0 - probabilities.row(row).cast<double>().sum();
+}
+
+std::optional<AttentionReach> attentionReach(const RowMatrixXf& map) {
+    if (map.rows() != map.cols()) return std::nullopt;
+    double distance = 0, self = 0;
+    int rows = 0;
+    for (Eigen::Index i = 0; i < map.rows(); ++i) {
+        double total = 0, far = 0;
+        for (Eigen::Index j = 0; j < map.cols(); ++j) {
+            const double weight = std::abs(static_cast<double>(map(i, j)));
+            total += weight;
+            far += weight * static_cast<double>(std::abs(i - j));
+        }
+        if (total == 0) continue;
+        distance += far / total;
+        self += std::abs(static_cast<double>(map(i, i))) / total;
+        ++rows;
+    }
+    if (rows == 0) return std::nullopt;
+    return AttentionReach{distance / rows, self / rows};
 }
 
 TokenPairSimilarity tokenPairSimilarity(const AttentionTrace& trace, int layer, int head, int i,

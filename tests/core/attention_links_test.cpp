@@ -26,5 +26,17 @@ TEST(AttentionLinks, StrongestFirstAndTheRestCounted) {
     EXPECT_EQ(strongestLinks(a, 100, 0.4f).links.size(), 3u);
 }
 
+// An implicit map's negative entries are links by their size, keeping their sign.
+TEST(AttentionLinks, NegativeEntriesRankByTheirSize) {
+    RowMatrixXf a(2, 2);
+    a << 0.2f, 0.0f,  //
+        -0.9f, 0.5f;
+    const AttentionLinks all = strongestLinks(a, 100, 0.1f);
+    ASSERT_EQ(all.links.size(), 3u);
+    EXPECT_EQ(all.links.front().weight, -0.9f);
+    EXPECT_EQ(all.links[1].weight, 0.5f);
+    EXPECT_EQ(strongestLinks(a, 100, 0.6f).links.size(), 1u);
+}
+
 }  // namespace
 }  // namespace qkv

@@ -134,6 +134,28 @@ TEST_F(HybridModelTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
     window->showTab(MainWindow::Tab::Overview);
     ASSERT_TRUE(settle());
     keepScreenshot(window.get(), QStringLiteral("nemotron-overview"));
+
+    // The Overview's trace metrics of a Mamba head are its implicit map's, by |M_ij|: as a
+    // direct computation on the reference's map (float32 against float64: 1e-4).
+    window->overviewView()->setShownMetric(HeadMetric::MeanDistance);
+    ASSERT_TRUE(settle());
+    const auto computed = doc().metrics();
+    ASSERT_TRUE(computed);
+    const HeadMetrics& head = computed->metrics->layers.at(2).heads.at(5);
+    ASSERT_TRUE(head.meanDistance && head.selfShare);
+    double distance = 0, self = 0;
+    for (int i = 0; i < expected.size; ++i) {
+        double total = 0, far = 0;
+        for (int j = 0; j <= i; ++j) {
+            total += std::abs(expected.at(i, j));
+            far += std::abs(expected.at(i, j)) * (i - j);
+        }
+        distance += far / total / expected.size;
+        self += std::abs(expected.at(i, i)) / total / expected.size;
+    }
+    EXPECT_NEAR(*head.meanDistance, distance, 1e-4);
+    EXPECT_NEAR(*head.selfShare, self, 1e-4);
+    keepScreenshot(window.get(), QStringLiteral("nemotron-mean-distance"));
 }
 
 // LFM2: its short convolutions have no heads, so the picker steps over them onto the attention

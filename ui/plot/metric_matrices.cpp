@@ -35,6 +35,13 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
         {HeadMetric::SinkShare, "sink-share", "attention sink share",
          "mean over the sentence's rows of what the head's sink took, 1 − Σ_j A_ij (gpt-oss)",
          false},
+        {HeadMetric::MeanDistance, "mean-distance", "mean attention distance",
+         "of this sentence: tokens from each query to its keys, weighed by |A_ij| (implicit maps "
+         "too)",
+         false},
+        {HeadMetric::SelfShare, "self-share", "self share",
+         "of this sentence: the mean of |A_ii| / Σ_j |A_ij|, what each query gives its own token",
+         false},
         {HeadMetric::AttentionChange, "attention-change", "attention change (compared model)",
          "largest ½ Σ_j |A_ij − B_ij| of a row between the two models: 0 same, 1 disjoint", false},
         {HeadMetric::WqkSymmetryChange, "wqk-symmetry-change",
@@ -50,6 +57,7 @@ bool isComparisonMetric(HeadMetric metric) {
 
 bool readsTheSentence(HeadMetric metric) {
     return metric == HeadMetric::ScoreSymmetry || metric == HeadMetric::SinkShare ||
+           metric == HeadMetric::MeanDistance || metric == HeadMetric::SelfShare ||
            isComparisonMetric(metric);
 }
 
@@ -83,6 +91,10 @@ std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric
             return head.ovRank;
         case HeadMetric::SinkShare:
             return head.sinkShare;
+        case HeadMetric::MeanDistance:
+            return head.meanDistance;
+        case HeadMetric::SelfShare:
+            return head.selfShare;
         case HeadMetric::AttentionChange:
             return head.attentionChange;
         case HeadMetric::WqkSymmetryChange:
@@ -114,7 +126,8 @@ HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int he
     data.low = info.diverging ? -1.0 : 0.0;
     const bool rank = metric == HeadMetric::WqkRank || metric == HeadMetric::OvRank;
     data.high = rank ? std::max(headDim, 1) : 1.0;
-    if (isComparisonMetric(metric)) {
+    // Unbounded ones take their largest value: a change, a distance in tokens.
+    if (isComparisonMetric(metric) || metric == HeadMetric::MeanDistance) {
         double largest = 0;
         for (double v : data.values)
             if (!std::isnan(v)) largest = std::max(largest, std::abs(v));

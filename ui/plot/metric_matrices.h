@@ -21,6 +21,8 @@ enum class HeadMetric {
     OvCopying,
     OvRank,
     SinkShare,  // only where the model has attention sinks
+    MeanDistance,
+    SelfShare,
     // Only while another checkpoint is compared (File ▸ Compare With…).
     AttentionChange,
     WqkSymmetryChange,

@@ -59,6 +59,7 @@ void LinesView::refresh() {
     std::vector<HeadLines> heads;
     std::size_t omitted = 0;
     int skipped = 0;
+    const bool implicit = snapshot.trace->isImplicit(d.layer());
     for (int h = 0; h < snapshot.trace->headCount(); ++h) {
         if (!allHeads() && h != d.head()) continue;
         if (!snapshot.includes(d.layer(), h)) {
@@ -66,8 +67,11 @@ void LinesView::refresh() {
             continue;
         }
         HeadLines lines{h, tab10Color(allHeads() ? h : 0), {}};
-        lines.links = strongestLinks(snapshot.trace->probabilities(d.layer(), h), kMaxLinesPerHead,
-                                     kMinWeight);
+        const RowMatrixXf& map = snapshot.trace->probabilities(d.layer(), h);
+        // An implicit map's entries are signed and unbounded: drawn relative to its largest.
+        const float largest = implicit ? map.cwiseAbs().maxCoeff() : 1.0f;
+        lines.links = strongestLinks(largest > 0 ? RowMatrixXf(map / largest) : map,
+                                     kMaxLinesPerHead, kMinWeight);
         omitted += lines.links.omitted;
         heads.push_back(std::move(lines));
     }
@@ -79,7 +83,9 @@ void LinesView::refresh() {
                           .arg(head.color.name())
                           .arg(head.head);
     status += QStringLiteral(" ");
-    status += tr("Opacity = A_ij; hover a token to see only its lines.");
+    status += implicit ? tr("Opacity = |A_ij| of the implicit map relative to the head's "
+                            "largest, dashed where A_ij < 0; hover a token to see only its lines.")
+                       : tr("Opacity = A_ij; hover a token to see only its lines.");
     if (omitted > 0)
         status += tr(" Only the %1 strongest lines of each head are drawn (%2 weaker ones left "
                      "out).")
@@ -159,8 +165,8 @@ void LinesCanvas::paint(QPainter& painter, const QSize& size) const {
         for (auto it = head.links.links.rbegin(); it != head.links.links.rend(); ++it) {
             if (!shows(*it)) continue;
             QColor color = head.color;
-            color.setAlphaF(std::clamp(it->weight, 0.0f, 1.0f));
-            painter.setPen(QPen(color, 2));
+            color.setAlphaF(std::clamp(std::abs(it->weight), 0.0f, 1.0f));
+            painter.setPen(QPen(color, 2, it->weight < 0 ? Qt::DashLine : Qt::SolidLine));
             painter.drawLine(QPointF(lineStart, rowY(it->query)), QPointF(lineEnd, rowY(it->key)));
         }
     const auto drawColumn = [&](const QStringList& tokens, int x, Qt::Alignment align, int side) {

@@ -268,9 +268,7 @@ QString OverviewView::cellToolTip(const HeatmapCell& cell) const {
     for (const HeadMetricInfo& info : headMetricInfos()) {
         if (!isOffered(info.metric)) continue;
         const auto v = headMetricValue(head, info.metric);
-        const QString absent = info.metric == HeadMetric::ScoreSymmetry ||
-                                       info.metric == HeadMetric::SinkShare ||
-                                       isComparisonMetric(info.metric)
+        const QString absent = readsTheSentence(info.metric)
                                    ? tr("not computed (head not captured)")
                                    : tr("none (the model has no output head)");
         const QString text =
