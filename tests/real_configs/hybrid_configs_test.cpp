@@ -113,10 +113,7 @@ class HybridConfig : public testing::TestWithParam<Hybrid> {};
 TEST_P(HybridConfig, OpensDescribesAndRunsFourTokens) {
     const Hybrid& e = GetParam();
     test::TempDir dir;
-    std::filesystem::copy_file(
-        test::testDataDir() / "real-configs" / (std::string(e.name) + ".json"),
-        dir.path() / "config.json");
-    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    const Architecture c = test::realConfigIn(e.name, dir.path());
     EXPECT_EQ(c.layers, e.layers);
     int linear = 0;
     for (int l = 0; l < c.layers; ++l) linear += c.mixerOf(l) == Mixer::GatedDeltaNet;
@@ -163,12 +160,7 @@ INSTANTIATE_TEST_SUITE_P(
                true, 34.7e9, true},
         Hybrid{"Qwen3-Next-80B-A3B-Instruct", "model.", 48, 36, 16, 2, 256, 64, 32, 16, 512, 10,
                false, 79.67e9, true}),
-    [](const testing::TestParamInfo<Hybrid>& info) {
-        std::string name = info.param.name;
-        for (char& ch : name)
-            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-        return name;
-    });
+    test::RealConfigName());
 
 }  // namespace
 }  // namespace qkv

@@ -106,10 +106,7 @@ class MambaConvConfig : public testing::TestWithParam<Expected> {};
 TEST_P(MambaConvConfig, OpensDescribesAndRunsFourTokens) {
     const Expected& e = GetParam();
     test::TempDir dir;
-    std::filesystem::copy_file(
-        test::testDataDir() / "real-configs" / (std::string(e.name) + ".json"),
-        dir.path() / "config.json");
-    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    const Architecture c = test::realConfigIn(e.name, dir.path());
     EXPECT_EQ(c.layers, e.layers);
     int mixers = 0, firstAttention = -1;
     for (int l = 0; l < c.layers; ++l) {
@@ -153,12 +150,7 @@ INSTANTIATE_TEST_SUITE_P(
         // 10752 wide as given (block_auto_adjust_ff_dim false: the card's 2.57B needs it).
         Expected{"LFM2-2.6B", lfm2Tensors, Mixer::ShortConv, 30, 22, 32, 8, 64, 0, 0, 0, 10752,
                  2.57e9}),
-    [](const testing::TestParamInfo<Expected>& info) {
-        std::string name = info.param.name;
-        for (char& ch : name)
-            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-        return name;
-    });
+    test::RealConfigName());
 
 }  // namespace
 }  // namespace qkv

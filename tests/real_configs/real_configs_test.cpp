@@ -239,10 +239,7 @@ class RealConfig : public testing::TestWithParam<Expected> {};
 TEST_P(RealConfig, OpensDescribesAndRunsFourTokens) {
     const Expected& e = GetParam();
     test::TempDir dir;
-    std::filesystem::copy_file(
-        test::testDataDir() / "real-configs" / (std::string(e.name) + ".json"),
-        dir.path() / "config.json");
-    const Architecture c = loadArchitecture(dir.path() / "config.json");
+    const Architecture c = test::realConfigIn(e.name, dir.path());
     EXPECT_EQ(c.layers, e.layers);
     EXPECT_EQ(c.heads, e.heads);
     EXPECT_EQ(c.kvHeads, e.kvHeads);
@@ -307,12 +304,7 @@ INSTANTIATE_TEST_SUITE_P(
                     // Latent attention: heads of 128 + 64 rotary dims.
                     Expected{"DeepSeek-V2-Lite", "model.", 27, 16, 16, 192, QkNorm::None,
                              RopeType::Yarn, 64, 0, 0, 64, 6, 1408, 26}),
-    [](const testing::TestParamInfo<Expected>& info) {
-        std::string name = info.param.name;
-        for (char& ch : name)
-            if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-        return name;
-    });
+    test::RealConfigName());
 
 // A Hub config whose quantization_config names `method`: refused by that name; the same config
 // without it (a bf16 conversion of the checkpoint) is read and returned.
