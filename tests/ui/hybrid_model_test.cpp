@@ -10,6 +10,7 @@
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
 #include "ui/views/overview_view.h"
+#include "ui/views/thumbnail_grid.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -156,6 +157,19 @@ TEST_F(HybridModelTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
     EXPECT_NEAR(*head.meanDistance, distance, 1e-4);
     EXPECT_NEAR(*head.selfShare, self, 1e-4);
     keepScreenshot(window.get(), QStringLiteral("nemotron-mean-distance"));
+
+    // Thumbnails: each layer its own heads (8, none, 8, 4, none), the Mamba maps signed.
+    OverviewView* overview = window->overviewView();
+    overview->setShowsThumbnails(true);
+    ASSERT_TRUE(settle());
+    ThumbnailGrid* grid = overview->thumbnails();
+    ASSERT_FALSE(grid->isEmpty());
+    grid->resize(900, 600);
+    keepScreenshot(window.get(), QStringLiteral("nemotron-thumbnails"));
+    QTest::mouseClick(grid, Qt::LeftButton, {}, grid->headCenter(3, 2));
+    EXPECT_EQ(doc().layer(), 3);
+    EXPECT_EQ(doc().head(), 2);
+    overview->setShowsThumbnails(false);
 }
 
 // LFM2: its short convolutions have no heads, so the picker steps over them onto the attention

@@ -40,6 +40,7 @@ class ThumbnailGrid : public QWidget {
     void mousePressEvent(QMouseEvent* event) override;
 
   private:
+    int mostHeads() const;  // of any layer: the grid's width
     // The largest thumbnail side that fits every head into `size` (small grids are drawn larger
     // than kMaxPixels, cells staying sharp).
     int sideFor(const QSize& size) const;
