@@ -1,8 +1,10 @@
 // The Mamba-2 and short-convolution hybrids' Hub configs at their full shapes
 // (tests/data/real-configs: the keys that decide the shapes, as the Hub's config.json files give
-// them): Granite 4.0-H with and without experts, LFM2. Each opens from zero weights (holes, no
-// disk) with the tensors the Hub files hold, is described, and runs 4 tokens.
+// them): Granite 4.0-H with and without experts, LFM2, Falcon-H1. Each opens from zero weights
+// (holes, no disk) with the tensors the Hub files hold, is described, and runs 4 tokens.
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "core/model/forward.h"
 #include "core/model/model_family.h"
@@ -88,6 +90,39 @@ std::vector<TensorShape> lfm2Tensors(const Architecture& c) {
     return t;
 }
 
+// Falcon-H1: attention and mamba.* side by side in every layer, feed_forward's SwiGLU, the
+// final final_layernorm; lm_head apart.
+std::vector<TensorShape> falconTensors(const Architecture& c) {
+    const std::int64_t d = c.dModel, hd = c.headDim, ff = c.dFF;
+    std::vector<TensorShape> t = {{"model.embed_tokens.weight", {c.vocabSize, d}},
+                                  {"model.final_layernorm.weight", {d}},
+                                  {"lm_head.weight", {c.vocabSize, d}}};
+    for (int l = 0; l < c.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+            t.push_back({p + name, std::move(shape)});
+        };
+        add("input_layernorm.weight", {d});
+        add("pre_ff_layernorm.weight", {d});
+        add("self_attn.q_proj.weight", {c.heads * hd, d});
+        add("self_attn.k_proj.weight", {c.kvHeads * hd, d});
+        add("self_attn.v_proj.weight", {c.kvHeads * hd, d});
+        add("self_attn.o_proj.weight", {d, c.heads * hd});
+        const Architecture m = c.besideAt(l);
+        const std::int64_t inner = std::int64_t{m.heads} * m.valueWidth(),
+                           states = std::int64_t{m.kvHeads} * m.headDim, heads = m.heads;
+        add("mamba.in_proj.weight", {2 * inner + 2 * states + heads, d});
+        add("mamba.conv1d.weight", {inner + 2 * states, 1, c.mamba2.convKernel});
+        add("mamba.conv1d.bias", {inner + 2 * states});
+        for (const char* vector : {"mamba.A_log", "mamba.D", "mamba.dt_bias"}) add(vector, {heads});
+        add("mamba.out_proj.weight", {d, inner});
+        add("feed_forward.gate_proj.weight", {ff, d});
+        add("feed_forward.up_proj.weight", {ff, d});
+        add("feed_forward.down_proj.weight", {d, ff});
+    }
+    return t;
+}
+
 struct Expected {
     const char* name;
     std::vector<TensorShape> (*tensors)(const Architecture&);
@@ -151,6 +186,40 @@ INSTANTIATE_TEST_SUITE_P(
         Expected{"LFM2-2.6B", lfm2Tensors, Mixer::ShortConv, 30, 22, 32, 8, 64, 0, 0, 0, 10752,
                  2.57e9}),
     test::RealConfigName());
+
+// Falcon-H1 3B and 7B: every layer's attention (heads of 128) beside a Mamba-2 mixer of
+// mamba_d_ssm channels in heads of 128 (state 256, one group). The 3B runs 4 tokens; the 7B
+// (15 GB of zero pages) is described.
+TEST(RealConfigFalconH1, BothMixersOfEveryLayerOpenAtTheirFullShapes) {
+    for (const auto& [name, layers, heads, mambaHeads, runs] :
+         {std::tuple{"Falcon-H1-3B-Base", 32, 10, 32, true},
+          std::tuple{"Falcon-H1-7B-Base", 44, 12, 24, false}}) {
+        SCOPED_TRACE(name);
+        test::TempDir dir;
+        const Architecture c = test::realConfigIn(name, dir.path());
+        EXPECT_EQ(c.layers, layers);
+        EXPECT_EQ(c.heads, heads);
+        EXPECT_EQ(c.kvHeads, 2);
+        EXPECT_EQ(c.headDim, 128);
+        for (int l = 0; l < c.layers; ++l) {
+            EXPECT_EQ(c.mixerOf(l), Mixer::Attention);
+            EXPECT_EQ(c.besideAt(l).heads, mambaHeads);
+            EXPECT_EQ(c.besideAt(l).headDim, 256);  // B's and C's width: the state
+        }
+        test::writeZeros(dir.path() / "model.safetensors", falconTensors(c));
+        const auto model = Model::open(dir.path());
+        if (!runs) continue;
+        auto backend = createCpuBackend();
+        ForwardRequest request;
+        request.ids = {1, 2, 3, 4};
+        const ForwardResult result = ForwardPass(*model, *backend).run(request);
+        ASSERT_EQ(result.trace.layerCount(), c.layers);
+        EXPECT_FLOAT_EQ(result.trace.probabilities(0, 0)(3, 0), 0.25f);
+        ASSERT_EQ(result.trace.layers()[0].beside.size(), 1u);
+        // Zero weights: C and B are zero, so is each Mamba head's map.
+        EXPECT_EQ(result.trace.layers()[0].beside[0].probabilities.at(0)(3, 0), 0.0f);
+    }
+}
 
 }  // namespace
 }  // namespace qkv
