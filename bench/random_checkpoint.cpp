@@ -19,12 +19,7 @@
 namespace qkv::bench {
 namespace {
 
-struct Entry {
-    std::string name;
-    std::vector<std::int64_t> shape;
-    float stddev;                // BF16: 0 gives ones (norm weights)
-    const char* dtype = "BF16";  // or "U8": MXFP4 blocks (random bytes) and scales (kMxfp4Scale)
-};
+using Entry = RandomTensor;
 
 // MXFP4 codes drawn uniformly have an RMS of 2.9 units: scales of 2^-7 give weights of std 0.023.
 constexpr std::uint8_t kMxfp4Scale = 120;
@@ -283,6 +278,11 @@ Architecture qwen3_30b_a3b() {
     c.moe.perToken = 8;
     c.moe.width = 768;
     return c;
+}
+
+void writeRandomShards(const std::filesystem::path& dir, const std::vector<RandomTensor>& tensors,
+                       unsigned seed) {
+    writeShards(dir, tensors, seed);
 }
 
 void writeRandomLlamaBf16(const std::filesystem::path& dir, const Architecture& c, unsigned seed) {

@@ -5,12 +5,25 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "bench/bench_common.h"
 #include "core/model/architecture.h"
 #include "core/train/model_shape.h"
 
 namespace qkv::bench {
+
+// One tensor of a random checkpoint: bf16 of the given std (0: ones, a norm's weights), or U8
+// (MXFP4 blocks of random bytes, their scales fixed).
+struct RandomTensor {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    float stddev;
+    const char* dtype = "BF16";
+};
+// `tensors` in safetensors shards of about 4 GB, as the Hub's files are, with their index.
+void writeRandomShards(const std::filesystem::path& dir, const std::vector<RandomTensor>& tensors,
+                       unsigned seed);
 
 // GPT-2 small (124M) with 4096 positions: the benchmark's model.
 train::ModelShape gpt2Small();

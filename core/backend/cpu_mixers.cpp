@@ -44,8 +44,35 @@ DeltaRuleGate deltaRuleGate(const DeltaRuleOperands& o, int valueHeads, int t, i
     return {1.0 / (1.0 + std::exp(-static_cast<double>(o.b[at]))), std::exp(g)};
 }
 
+// Value head h when its map is not kept: the state S (d_k x d_v) token by token,
+// S_t = γ_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ and out_t = S_tᵀ q_t, which is A·V summed
+// the other way round (S_tᵀ = Σ_{s≤t} v_s u_s): linear in the tokens where the map is quadratic.
+void deltaRuleHeadByState(const DeltaRuleOperands& o, const DeltaRuleLayout& l, int h) {
+    const int dk = l.keyDim, dv = l.valueDim;
+    const int keyHead = h / (l.valueHeads / l.keyHeads);
+    const int qkColumns = l.keyHeads * dk, vColumns = l.valueHeads * dv;
+    auto row = [&](const float* m, int columns, int t, int first, int width) {
+        return Eigen::Map<const Eigen::VectorXf>(m + static_cast<size_t>(t) * columns + first,
+                                                 width)
+            .cast<double>();
+    };
+    Eigen::MatrixXd state = Eigen::MatrixXd::Zero(dk, dv);
+    for (int t = 0; t < o.tokens; ++t) {
+        const DeltaRuleGate gate = deltaRuleGate(o, l.valueHeads, t, h);
+        const Eigen::VectorXd k = row(o.k, qkColumns, t, keyHead * dk, dk);
+        const Eigen::RowVectorXd read = k.transpose() * state;  // kᵀ S
+        state.noalias() -= gate.beta * k * read;
+        state *= gate.decay;
+        state.noalias() += gate.beta * k * row(o.v, vColumns, t, h * dv, dv).transpose();
+        const Eigen::VectorXd q = row(o.q, qkColumns, t, keyHead * dk, dk) * l.queryScale;
+        Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * vColumns + h * dv, dv) =
+            (state.transpose() * q).cast<float>();
+    }
+}
+
 // Value head h: its implicit attention row by row, out's rows from them.
 void deltaRuleHead(const DeltaRuleOperands& o, const DeltaRuleLayout& l, int h, float* captured) {
+    if (!captured) return deltaRuleHeadByState(o, l, h);
     const int n = o.tokens, dk = l.keyDim, dv = l.valueDim;
     const int keyHead = h / (l.valueHeads / l.keyHeads);
     const int qkColumns = l.keyHeads * dk, vColumns = l.valueHeads * dv;

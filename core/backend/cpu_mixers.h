@@ -23,9 +23,10 @@ struct DeltaRuleOperands {
     float* out;  // tokens x valueHeads * valueDim
 };
 
-// Head by head on the pool's threads. Each row of the implicit map is computed from the rows
+// Head by head on the pool's threads. A captured head's implicit map is computed row by row from
 // u_s = β_s k_sᵀ Π_{r=s+1..t} γ_r (I − β_r k_r k_rᵀ), updated token by token in float64 (a rank-1
-// update each), so A_t· = U q_t and out_t = A_t· V; a captured head keeps A.
+// update each), so A_t· = U q_t and out_t = A_t· V, and kept; another head's output comes from
+// its d_k x d_v state, updated the same way (linear in the tokens), in float64 too.
 void cpuGatedDeltaRule(ThreadPool& pool, const DeltaRuleOperands& operands,
                        const DeltaRuleLayout& layout, const AttentionCapture* capture);
 
