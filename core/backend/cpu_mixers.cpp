@@ -142,6 +142,21 @@ void stateSpaceHead(const StateSpaceOperands& o, const StateSpaceLayout& l, int 
         sum += delta[t] * rate;
         cumulative[t] = sum;
     }
+    if (!captured) {  // no map wanted: the state H (p x N), linear in the tokens
+        // H_t = exp(Δ_t A) H_{t−1} + Δ_t x_t B_tᵀ and y_t = H_t C_t + D x_t: Σ_s M_ts x_s summed
+        // the other way round.
+        Eigen::MatrixXd state = Eigen::MatrixXd::Zero(p, width);
+        for (int t = 0; t < n; ++t) {
+            const Eigen::VectorXd xt = x.row(t).transpose().cast<double>();
+            state *= std::exp(delta[t] * rate);
+            state.noalias() += delta[t] * xt * b.row(t).cast<double>();
+            const Eigen::VectorXd y =
+                state * c.row(t).transpose().cast<double>() + static_cast<double>(o.D[h]) * xt;
+            Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * l.heads * p + h * p, p) =
+                y.cast<float>();
+        }
+        return;
+    }
     RowMatrixXd m = c.cast<double>() * b.cast<double>().transpose();
     for (int t = 0; t < n; ++t)
         for (int s = 0; s < n; ++s)
@@ -151,9 +166,8 @@ void stateSpaceHead(const StateSpaceOperands& o, const StateSpaceLayout& l, int 
     for (int t = 0; t < n; ++t)
         Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * l.heads * p + h * p, p) =
             y.row(t).transpose().cast<float>();
-    if (captured)
-        Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-            captured, n, n) = m.cast<float>();
+    Eigen::Map<Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+        captured, n, n) = m.cast<float>();
 }
 
 }  // namespace

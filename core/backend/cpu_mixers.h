@@ -42,8 +42,9 @@ struct StateSpaceOperands {
     float* out;  // tokens x heads * headDim
 };
 
-// Head by head on the pool's threads, in float64: the decay's cumulative sums, M = (C Bᵀ) ∘ the
-// decay, out = M x + D x; a captured head keeps M.
+// Head by head on the pool's threads, in float64: a captured head from the decay's cumulative
+// sums, M = (C Bᵀ) ∘ the decay, out = M x + D x, keeping M; another from its p x N state updated
+// token by token (linear in the tokens).
 void cpuStateSpace(ThreadPool& pool, const StateSpaceOperands& operands,
                    const StateSpaceLayout& layout, const AttentionCapture* capture);
 

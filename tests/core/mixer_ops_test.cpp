@@ -1,6 +1,6 @@
 // The CPU backend's mixers without a softmax against their definitions, computed here another
-// way: Gated DeltaNet's output from its explicit state S_t (dv x dk), and the short convolution
-// from its sum.
+// way: Gated DeltaNet's output from its explicit state S_t (dv x dk), Mamba-2's from its
+// duality's sum, and the short convolution from its sum.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -87,6 +87,53 @@ TEST(GatedDeltaRule, OutputIsTheStateRecurrenceAndTheMapReproducesIt) {
         for (int t = 0; t < n; ++t)
             for (int i = 0; i < dv; ++i)
                 EXPECT_NEAR(reproduced(t, i), result[t * vw + h * dv + i], 1e-5);
+    }
+}
+
+// Mamba-2's heads against the state-space duality written out here: y_t = Σ_{s≤t} (C_t·B_s)
+// exp(Σ_{r=s+1..t} Δ_r A) Δ_s x_s + D x_t, whether a head keeps its map M or not.
+TEST(StateSpace, EveryHeadIsTheDualityCapturedOrNot) {
+    constexpr int n = 13, heads = 4, groups = 2, p = 5, width = 6;
+    auto be = createCpuBackend();
+    const auto x = uniform(n * heads * p, 11, 1.0f), B = uniform(n * groups * width, 12, 1.0f);
+    const auto C = uniform(n * groups * width, 13, 1.0f), dt = uniform(n * heads, 14, 2.0f);
+    const auto aLog = uniform(heads, 15, 1.0f), dtBias = uniform(heads, 16, 1.0f);
+    const auto D = uniform(heads, 17, 1.0f);
+    auto xt = be->upload(x.data(), n, heads * p), bt = be->upload(B.data(), n, groups * width);
+    auto ct = be->upload(C.data(), n, groups * width), dtt = be->upload(dt.data(), n, heads);
+    auto aLogT = be->upload(aLog.data(), 1, heads), dtBiasT = be->upload(dtBias.data(), 1, heads);
+    auto dT = be->upload(D.data(), 1, heads);
+    auto out = be->create(n, heads * p);
+    std::vector<std::vector<float>> maps(heads, std::vector<float>(n * n, -1.0f));
+    AttentionCapture capture;  // heads 0 and 2 keep M; 1 and 3 run on their state
+    for (int h = 0; h < heads; ++h)
+        capture.probabilities.push_back(h % 2 == 0 ? maps[h].data() : nullptr);
+    be->stateSpace(*xt, *bt, *ct, *dtt, *aLogT, *dtBiasT, *dT, {heads, p, groups, width}, *out,
+                   &capture);
+    const auto result = downloaded(*be, *out);
+    for (int h = 0; h < heads; ++h) {
+        const int g = h / (heads / groups);
+        const double rate = -std::exp(static_cast<double>(aLog[h]));
+        std::vector<double> delta(n);
+        for (int t = 0; t < n; ++t) delta[t] = std::log1p(std::exp(dt[t * heads + h] + dtBias[h]));
+        for (int t = 0; t < n; ++t) {
+            std::vector<double> y(p, 0.0);
+            double decay = 1.0;  // exp(Σ_{r=s+1..t} Δ_r A), from s = t down
+            for (int s = t; s >= 0; --s) {
+                double cb = 0.0;
+                for (int i = 0; i < width; ++i)
+                    cb += static_cast<double>(C[(t * groups + g) * width + i]) *
+                          B[(s * groups + g) * width + i];
+                const double weight = cb * decay * delta[s];
+                if (h % 2 == 0) EXPECT_NEAR(maps[h][t * n + s], weight, 1e-5);
+                for (int i = 0; i < p; ++i) y[i] += weight * x[(s * heads + h) * p + i];
+                decay *= std::exp(delta[s] * rate);
+            }
+            for (int i = 0; i < p; ++i)  // float32 output of a float64 sum
+                EXPECT_NEAR(result[(t * heads + h) * p + i],
+                            y[i] + D[h] * x[(t * heads + h) * p + i], 1e-5)
+                    << "head " << h << ", token " << t;
+        }
     }
 }
 
