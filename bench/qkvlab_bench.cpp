@@ -26,6 +26,7 @@
 #include "bench/large_model_bench.h"
 #include "bench/llama_forward_bench.h"
 #include "bench/long_input_bench.h"
+#include "bench/qwen3_5_bench.h"
 #include "bench/qwen3_moe_bench.h"
 #include "bench/random_checkpoint.h"
 #include "bench/timing_backend.h"
@@ -149,13 +150,14 @@ int main(int argc, char** argv) {
         if (!o.longInputChild.empty())
             return runLongInputChild(o.longInputChild, o.longTokens, o.longRepeats);
         if (o.shape == "llama3-8b" || o.shape == "gpt-oss-20b" || o.shape == "llama3.1-8b-gguf" ||
-            o.shape == "qwen3-30b-a3b-gguf") {
+            o.shape == "qwen3-30b-a3b-gguf" || o.shape == "qwen3.5-9b") {
             LargeModelOptions large;
             large.checkpoint = o.checkpoint;
             large.python = o.python;
             large.torch = o.torch;
             large.tokens = o.tokens.size() == 1 ? o.tokens.front() : 64;
             if (o.shape == "gpt-oss-20b") return runGptOssBench(large);
+            if (o.shape == "qwen3.5-9b") return runQwen35Bench(large, o.longTokens);
             if (o.shape == "qwen3-30b-a3b-gguf") return runQwen3MoeBench(large);
             return o.shape == "llama3.1-8b-gguf" ? runGgufBench(large) : runLargeModelBench(large);
         }
