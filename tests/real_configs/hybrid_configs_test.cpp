@@ -1,8 +1,8 @@
 // The hybrids' Hub configs at their full shapes (tests/data/real-configs: the keys that decide
 // the shapes, as the Hub's config.json files give them), opened from zero weights (holes, no
 // disk) with the tensors the Hub files hold — the multi-token-prediction layers (mtp.*) and the
-// vision tower transformers does not load for text included, and ignored — then described and,
-// where little is read (a mixture routes 4 tokens to the same few experts), run on 4 tokens.
+// vision tower transformers does not load for text included, and ignored — then described and
+// counted; a run of Qwen3.5's layers at full shape is the benchmark's (--shape qwen3.5-9b).
 #include <gtest/gtest.h>
 
 #include "core/model/forward.h"
@@ -103,14 +103,15 @@ struct Hybrid {
     int experts, perToken;
     bool fusedExperts;  // gate_up_proj as one tensor (Qwen3.5-MoE) or one per expert
     double parameters;  // of the text model, as the model card counts them
-    bool runs;          // Qwen3.5-9B would stream 18 GB of zero pages: described, not run
 };
 
 void PrintTo(const Hybrid& h, std::ostream* out) { *out << h.name; }
 
 class HybridConfig : public testing::TestWithParam<Hybrid> {};
 
-TEST_P(HybridConfig, OpensDescribesAndRunsFourTokens) {
+// Not run: Qwen3.5-9B would stream 18 GB of zero pages and the mixtures take 20 s of a CI run
+// between them; Qwen3.5's layers run at full shape in the benchmark (--shape qwen3.5-9b).
+TEST_P(HybridConfig, OpensAndIsDescribedAsTransformersReadsIt) {
     const Hybrid& e = GetParam();
     test::TempDir dir;
     const Architecture c = test::realConfigIn(e.name, dir.path());
@@ -136,17 +137,6 @@ TEST_P(HybridConfig, OpensDescribesAndRunsFourTokens) {
                      gatedDeltaNetTensors(c, e.prefix, e.fusedExperts));
     const auto model = Model::open(dir.path());
     EXPECT_NEAR(static_cast<double>(model->parameterCount()), e.parameters, 0.02 * e.parameters);
-    if (!e.runs) return;
-    auto backend = createCpuBackend();
-    ForwardPass pass(*model, *backend);
-    ForwardRequest request;
-    request.ids = {1, 2, 3, 4};
-    request.capture.layer = 0;  // a linear layer: every layer runs
-    const ForwardResult result = pass.run(request);
-    ASSERT_EQ(result.trace.layerCount(), c.layers);
-    // Zero weights: q and k are zero (their l2-norm keeps them so), so the implicit map is zero.
-    EXPECT_EQ(result.trace.probabilities(0, 0)(3, 0), 0.0f);
-    EXPECT_EQ(result.logits.cols(), c.vocabSize);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -155,11 +145,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Qwen3.5-9B, the Hub's multimodal wrapper: 24 linear layers of 16 key / 32 value heads,
         // 8 gated full-attention layers of 16 heads / 4 KV of 256 (64 rotary dims).
         Hybrid{"Qwen3.5-9B", "model.language_model.", 32, 24, 16, 4, 256, 64, 32, 16, 0, 0, false,
-               8.95e9, false},
+               8.95e9},
         Hybrid{"Qwen3.5-35B-A3B", "model.language_model.", 40, 30, 16, 2, 256, 64, 32, 16, 256, 8,
-               true, 34.7e9, true},
+               true, 34.7e9},
         Hybrid{"Qwen3-Next-80B-A3B-Instruct", "model.", 48, 36, 16, 2, 256, 64, 32, 16, 512, 10,
-               false, 79.67e9, true}),
+               false, 79.67e9}),
     test::RealConfigName());
 
 }  // namespace

@@ -188,12 +188,12 @@ INSTANTIATE_TEST_SUITE_P(
     test::RealConfigName());
 
 // Falcon-H1 3B and 7B: every layer's attention (heads of 128) beside a Mamba-2 mixer of
-// mamba_d_ssm channels in heads of 128 (state 256, one group). The 3B runs 4 tokens; the 7B
-// (15 GB of zero pages) is described.
+// mamba_d_ssm channels in heads of 128 (state 256, one group), opened and described (a run
+// would stream 6 and 15 GB of zero pages; both mixers run on the shared reference).
 TEST(RealConfigFalconH1, BothMixersOfEveryLayerOpenAtTheirFullShapes) {
-    for (const auto& [name, layers, heads, mambaHeads, runs] :
-         {std::tuple{"Falcon-H1-3B-Base", 32, 10, 32, true},
-          std::tuple{"Falcon-H1-7B-Base", 44, 12, 24, false}}) {
+    for (const auto& [name, layers, heads, mambaHeads] :
+         {std::tuple{"Falcon-H1-3B-Base", 32, 10, 32},
+          std::tuple{"Falcon-H1-7B-Base", 44, 12, 24}}) {
         SCOPED_TRACE(name);
         test::TempDir dir;
         const Architecture c = test::realConfigIn(name, dir.path());
@@ -208,16 +208,7 @@ TEST(RealConfigFalconH1, BothMixersOfEveryLayerOpenAtTheirFullShapes) {
         }
         test::writeZeros(dir.path() / "model.safetensors", falconTensors(c));
         const auto model = Model::open(dir.path());
-        if (!runs) continue;
-        auto backend = createCpuBackend();
-        ForwardRequest request;
-        request.ids = {1, 2, 3, 4};
-        const ForwardResult result = ForwardPass(*model, *backend).run(request);
-        ASSERT_EQ(result.trace.layerCount(), c.layers);
-        EXPECT_FLOAT_EQ(result.trace.probabilities(0, 0)(3, 0), 0.25f);
-        ASSERT_EQ(result.trace.layers()[0].beside.size(), 1u);
-        // Zero weights: C and B are zero, so is each Mamba head's map.
-        EXPECT_EQ(result.trace.layers()[0].beside[0].probabilities.at(0)(3, 0), 0.0f);
+        EXPECT_EQ(model->weights().layers.at(0).beside.size(), 1u);
     }
 }
 
