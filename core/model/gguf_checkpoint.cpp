@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -126,19 +125,6 @@ TensorInfo keyValueUpOf(const GgufModelReader& r, const TensorInfo& keys, const 
     return merged;
 }
 
-// Gemma's norms (q and k norms too in Gemma 3) are stored as the multiplier 1 + w; its binder
-// adds the one back.
-std::vector<std::uint8_t> lessOne(const TensorInfo& t) {
-    std::vector<std::uint8_t> out(t.byteSize);
-    for (std::size_t i = 0; i < t.byteSize / sizeof(float); ++i) {
-        float f;
-        std::memcpy(&f, t.data + i * sizeof f, sizeof f);
-        f -= 1.0f;
-        std::memcpy(out.data() + i * sizeof f, &f, sizeof f);
-    }
-    return out;
-}
-
 }  // namespace
 
 GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
@@ -209,7 +195,7 @@ GgufCheckpoint openGgufCheckpoint(const std::filesystem::path& path) {
         } else if (interleaved && (query || key)) {
             r.fail("tensor " + g.describe() + ": biases of interleaved q and k are not read yet");
         } else if (layout.normsStoredPlusOne && norm && t.dtype == DType::F32) {
-            t.data = source->derived.emplace_back(lessOne(t)).data();
+            lessOne(t, source->derived);  // Gemma's binder adds the one back
         }
         if (layout.undo) layout.undo(config, t, source->derived);
         if (t.name.find(".experts.*.") != std::string::npos)

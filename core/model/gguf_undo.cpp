@@ -39,6 +39,12 @@ void logOfNegated(TensorInfo& t, GgufDerived& derived) {
     replaceWithFloats(t, values, {t.elementCount()}, derived);
 }
 
+void lessOne(TensorInfo& t, GgufDerived& derived) {
+    std::vector<float> values = ggufFloats(t);
+    for (float& v : values) v -= 1.0f;
+    replaceWithFloats(t, values, t.shape, derived);
+}
+
 void flatten(TensorInfo& t) { t.shape = {t.elementCount()}; }
 
 }  // namespace qkv

@@ -22,6 +22,10 @@ void replaceWithFloats(TensorInfo& t, const std::vector<float>& values,
 // A Mamba-2 or Gated DeltaNet A_log from the converter's stored A = −exp(A_log), as a vector.
 void logOfNegated(TensorInfo& t, GgufDerived& derived);
 
+// w from a norm weight stored as the multiplier 1 + w (Gemma's, Qwen3.5's), whose binder adds the
+// one back.
+void lessOne(TensorInfo& t, GgufDerived& derived);
+
 // The same values as a vector (llama.cpp keeps some per-head vectors as [1, n] or [g, n/g]).
 void flatten(TensorInfo& t);
 

@@ -155,7 +155,9 @@ TEST_P(MambaConvConfig, OpensDescribesAndRunsFourTokens) {
     EXPECT_EQ(c.headsOf(0), e.mixerHeads);
     EXPECT_EQ(c.moe.experts, e.experts);
     EXPECT_EQ(c.moe.perToken, e.perToken);
-    if (e.dFF > 0) EXPECT_EQ(c.dFF, e.dFF);
+    if (e.dFF > 0) {
+        EXPECT_EQ(c.dFF, e.dFF);
+    }
 
     test::writeZeros(dir.path() / "model.safetensors", e.tensors(c));
     const auto model = Model::open(dir.path());

@@ -104,14 +104,20 @@ void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& 
 
 std::string ggufModuleName(const std::string& name, const std::map<std::string, std::string>& top,
                            const std::map<std::string, std::string>& layer) {
-    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z0-9_.]+)\.(weight|bias))");
+    static const std::regex kTensor(R"((?:blk\.(\d+)\.)?([a-z0-9_.]+))");
     std::smatch m;
     if (!std::regex_match(name, m, kTensor)) return {};
     const auto& modules = m[1].matched ? layer : top;
-    const auto module = modules.find(m[2].str());
-    if (module == modules.end()) return {};
     const std::string prefix = m[1].matched ? "model.layers." + m[1].str() + "." : "";
-    return prefix + module->second + "." + m[3].str();
+    const std::string kind = m[2].str();
+    // A whole name first: a tensor Hugging Face names without its module's suffix ("ssm_a").
+    if (const auto whole = modules.find(kind); whole != modules.end())
+        return prefix + whole->second;
+    const std::size_t dot = kind.rfind('.');
+    const std::string suffix = dot == std::string::npos ? "" : kind.substr(dot + 1);
+    if (suffix != "weight" && suffix != "bias") return {};
+    const auto module = modules.find(kind.substr(0, dot));
+    return module == modules.end() ? std::string() : prefix + module->second + "." + suffix;
 }
 
 LinearWeights columnsOf(const LinearWeights& w, int first, int count) {

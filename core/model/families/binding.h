@@ -14,7 +14,8 @@ namespace qkv::families {
 LinearWeights linearLayer(TensorBinder& b, const std::string& module, int in, int out, bool bias);
 // Hugging Face's name of a GGUF tensor for a family whose modules are all its own
 // (GgufLayout::tensorName): "blk.N.KIND.weight" is "model.layers.N." + layer[KIND] + ".weight",
-// "KIND.weight" is top[KIND] + ".weight" (biases alike); empty for a name in neither table.
+// "KIND.weight" is top[KIND] + ".weight" (biases alike); a table entry for the whole name
+// ("ssm_a", "ssm_dt.bias") gives its Hugging Face name as it is; empty for a name in neither.
 std::string ggufModuleName(const std::string& name, const std::map<std::string, std::string>& top,
                            const std::map<std::string, std::string>& layer);
 // A column block of a linear layer and of its bias (a slot of a fused projection).

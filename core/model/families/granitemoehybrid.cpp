@@ -8,8 +8,6 @@
 // Granite's multipliers: embeddings × embedding_multiplier, scores × attention_multiplier (for
 // head_dim^-1/2), each sublayer × residual_multiplier before its residual, logits ÷
 // logits_scaling.
-#include <regex>
-
 #include "core/model/families/mamba2.h"
 #include "core/model/gguf_config.h"
 
@@ -152,15 +150,6 @@ nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tie
 // The converter's names: Mamba-2's ssm_* (A and D without a suffix), the experts stacked with
 // gate and up apart, the shared MLP as *_shexp.
 std::string ggufName(const std::string& name) {
-    static const std::regex kBare(R"(blk\.(\d+)\.(ssm_a|ssm_d|ssm_dt\.bias))");
-    std::smatch m;
-    if (std::regex_match(name, m, kBare)) {
-        const std::string kind = m[2].str();
-        return "model.layers." + m[1].str() + ".mamba." +
-               (kind == "ssm_a"   ? "A_log"
-                : kind == "ssm_d" ? "D"
-                                  : "dt_bias");
-    }
     static const std::map<std::string, std::string> kTop = {
         {"token_embd", "model.embed_tokens"}, {"output_norm", "model.norm"}, {"output", "lm_head"}};
     static const std::map<std::string, std::string> kLayer = {
@@ -174,6 +163,9 @@ std::string ggufName(const std::string& name) {
         {"ssm_conv1d", "mamba.conv1d"},
         {"ssm_norm", "mamba.norm"},
         {"ssm_out", "mamba.out_proj"},
+        {"ssm_a", "mamba.A_log"},
+        {"ssm_d", "mamba.D"},
+        {"ssm_dt.bias", "mamba.dt_bias"},
         {"ffn_gate_inp", "block_sparse_moe.router.layer"},
         {"ffn_gate_exps", "block_sparse_moe.experts.*.gate_proj"},
         {"ffn_up_exps", "block_sparse_moe.experts.*.up_proj"},

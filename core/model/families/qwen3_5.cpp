@@ -12,7 +12,6 @@
 // llama.cpp's qwen35 GGUF files open too: what its converter changed is undone in ggufUndo.
 #include <map>
 #include <numeric>
-#include <regex>
 
 #include "core/model/families/gated_delta_net.h"
 #include "core/model/gguf_config.h"
@@ -99,11 +98,6 @@ nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tie
 }
 
 std::string ggufName(const std::string& name) {
-    static const std::regex kBare(R"(blk\.(\d+)\.(ssm_a|ssm_dt\.bias))");
-    std::smatch m;
-    if (std::regex_match(name, m, kBare))
-        return "model.layers." + m[1].str() + ".linear_attn." +
-               (m[2].str() == "ssm_a" ? "A_log" : "dt_bias");
     static const std::map<std::string, std::string> kTop = {
         {"token_embd", "model.embed_tokens"}, {"output_norm", "model.norm"}, {"output", "lm_head"}};
     static const std::map<std::string, std::string> kLayer = {
@@ -122,6 +116,8 @@ std::string ggufName(const std::string& name) {
         {"ssm_conv1d", "linear_attn.conv1d"},
         {"ssm_norm", "linear_attn.norm"},
         {"ssm_out", "linear_attn.out_proj"},
+        {"ssm_a", "linear_attn.A_log"},
+        {"ssm_dt.bias", "linear_attn.dt_bias"},
         {"ffn_gate", "mlp.gate_proj"},
         {"ffn_up", "mlp.up_proj"},
         {"ffn_down", "mlp.down_proj"}};
@@ -172,9 +168,7 @@ void ggufUndo(const nlohmann::json& config, TensorInfo& t, GgufDerived& derived)
                      config.at("linear_key_head_dim").get<int>(),
               valueWidth = config.at("linear_value_head_dim");
     if (is("norm.weight") && !is(".linear_attn.norm.weight")) {
-        std::vector<float> w = ggufFloats(t);
-        for (float& v : w) v -= 1.0f;
-        replaceWithFloats(t, w, t.shape, derived);
+        lessOne(t, derived);
     } else if (is(".linear_attn.A_log")) {
         logOfNegated(t, derived);
         reorderRows(t, storedValueOrder(config, 1), derived);
