@@ -44,64 +44,76 @@ DeltaRuleGate deltaRuleGate(const DeltaRuleOperands& o, int valueHeads, int t, i
     return {1.0 / (1.0 + std::exp(-static_cast<double>(o.b[at]))), std::exp(g)};
 }
 
+// Value head h's rows of token t in float64: q (scaled) and k of its key head, its v, and where
+// its output goes.
+struct DeltaRuleHeadRows {
+    const DeltaRuleOperands& o;
+    const DeltaRuleLayout& l;
+    int h;
+
+    int keyColumn() const { return h / (l.valueHeads / l.keyHeads) * l.keyDim; }
+    Eigen::VectorXd k(int t) const {
+        return read(o.k, l.keyHeads * l.keyDim, t, keyColumn(), l.keyDim);
+    }
+    Eigen::VectorXd q(int t) const {
+        return read(o.q, l.keyHeads * l.keyDim, t, keyColumn(), l.keyDim) * l.queryScale;
+    }
+    Eigen::VectorXd v(int t) const {
+        return read(o.v, l.valueHeads * l.valueDim, t, h * l.valueDim, l.valueDim);
+    }
+    Eigen::Map<Eigen::VectorXf> out(int t) const {
+        return {o.out + static_cast<size_t>(t) * l.valueHeads * l.valueDim + h * l.valueDim,
+                l.valueDim};
+    }
+
+  private:
+    static Eigen::VectorXd read(const float* m, int columns, int t, int first, int width) {
+        return Eigen::Map<const Eigen::VectorXf>(m + static_cast<size_t>(t) * columns + first,
+                                                 width)
+            .cast<double>();
+    }
+};
+
 // Value head h when its map is not kept: the state S (d_k x d_v) token by token,
 // S_t = γ_t (I − β_t k_t k_tᵀ) S_{t−1} + β_t k_t v_tᵀ and out_t = S_tᵀ q_t, which is A·V summed
 // the other way round (S_tᵀ = Σ_{s≤t} v_s u_s): linear in the tokens where the map is quadratic.
-void deltaRuleHeadByState(const DeltaRuleOperands& o, const DeltaRuleLayout& l, int h) {
-    const int dk = l.keyDim, dv = l.valueDim;
-    const int keyHead = h / (l.valueHeads / l.keyHeads);
-    const int qkColumns = l.keyHeads * dk, vColumns = l.valueHeads * dv;
-    auto row = [&](const float* m, int columns, int t, int first, int width) {
-        return Eigen::Map<const Eigen::VectorXf>(m + static_cast<size_t>(t) * columns + first,
-                                                 width)
-            .cast<double>();
-    };
-    Eigen::MatrixXd state = Eigen::MatrixXd::Zero(dk, dv);
+void deltaRuleHeadByState(const DeltaRuleHeadRows& rows) {
+    const DeltaRuleOperands& o = rows.o;
+    Eigen::MatrixXd state = Eigen::MatrixXd::Zero(rows.l.keyDim, rows.l.valueDim);
     for (int t = 0; t < o.tokens; ++t) {
-        const DeltaRuleGate gate = deltaRuleGate(o, l.valueHeads, t, h);
-        const Eigen::VectorXd k = row(o.k, qkColumns, t, keyHead * dk, dk);
+        const DeltaRuleGate gate = deltaRuleGate(o, rows.l.valueHeads, t, rows.h);
+        const Eigen::VectorXd k = rows.k(t);
         const Eigen::RowVectorXd read = k.transpose() * state;  // kᵀ S
         state.noalias() -= gate.beta * k * read;
         state *= gate.decay;
-        state.noalias() += gate.beta * k * row(o.v, vColumns, t, h * dv, dv).transpose();
-        const Eigen::VectorXd q = row(o.q, qkColumns, t, keyHead * dk, dk) * l.queryScale;
-        Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * vColumns + h * dv, dv) =
-            (state.transpose() * q).cast<float>();
+        state.noalias() += gate.beta * k * rows.v(t).transpose();
+        rows.out(t) = (state.transpose() * rows.q(t)).cast<float>();
     }
 }
 
-// Value head h: its implicit attention row by row, out's rows from them.
+// Value head h: its implicit attention row by row into `captured`, out's rows from them; without
+// `captured`, from its state.
 void deltaRuleHead(const DeltaRuleOperands& o, const DeltaRuleLayout& l, int h, float* captured) {
-    if (!captured) return deltaRuleHeadByState(o, l, h);
-    const int n = o.tokens, dk = l.keyDim, dv = l.valueDim;
-    const int keyHead = h / (l.valueHeads / l.keyHeads);
-    const int qkColumns = l.keyHeads * dk, vColumns = l.valueHeads * dv;
-    auto row = [&](const float* m, int columns, int t, int first, int width) {
-        return Eigen::Map<const Eigen::VectorXf>(m + static_cast<size_t>(t) * columns + first,
-                                                 width)
-            .cast<double>();
-    };
-    RowMatrixXd u(n, dk);  // row s: u_s for the tokens seen so far
-    RowMatrixXd values(n, dv);
+    const DeltaRuleHeadRows rows{o, l, h};
+    if (!captured) return deltaRuleHeadByState(rows);
+    const int n = o.tokens;
+    RowMatrixXd u(n, l.keyDim);  // row s: u_s for the tokens seen so far
+    RowMatrixXd values(n, l.valueDim);
     Eigen::VectorXd weights;
     for (int t = 0; t < n; ++t) {
         const DeltaRuleGate gate = deltaRuleGate(o, l.valueHeads, t, h);
-        const Eigen::VectorXd k = row(o.k, qkColumns, t, keyHead * dk, dk);
+        const Eigen::VectorXd k = rows.k(t);
         if (t > 0) {  // u_s := γ_t u_s (I − β_t k_t k_tᵀ) for every earlier s
             const Eigen::VectorXd projected = u.topRows(t) * k;
             u.topRows(t) -= gate.beta * projected * k.transpose();
             u.topRows(t) *= gate.decay;
         }
         u.row(t) = gate.beta * k.transpose();
-        values.row(t) = row(o.v, vColumns, t, h * dv, dv).transpose();
-        const Eigen::VectorXd q = row(o.q, qkColumns, t, keyHead * dk, dk) * l.queryScale;
-        weights = u.topRows(t + 1) * q;  // A_ts for s <= t
-        Eigen::Map<Eigen::VectorXf>(o.out + static_cast<size_t>(t) * vColumns + h * dv, dv) =
-            (values.topRows(t + 1).transpose() * weights).cast<float>();
-        if (captured) {
-            float* a = captured + static_cast<size_t>(t) * n;
-            for (int s = 0; s < n; ++s) a[s] = s <= t ? static_cast<float>(weights[s]) : 0.0f;
-        }
+        values.row(t) = rows.v(t).transpose();
+        weights = u.topRows(t + 1) * rows.q(t);  // A_ts for s <= t
+        rows.out(t) = (values.topRows(t + 1).transpose() * weights).cast<float>();
+        float* a = captured + static_cast<size_t>(t) * n;
+        for (int s = 0; s < n; ++s) a[s] = s <= t ? static_cast<float>(weights[s]) : 0.0f;
     }
 }
 
