@@ -1,5 +1,7 @@
 // Where a head's projections and output rows lie in the model's weights (head_metrics.h).
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/analysis/head_metrics.h"
 #include "core/analysis/matrix_metrics.h"
@@ -12,6 +14,15 @@ void checkHead(const Architecture& c, int layer, int head) {
     if (layer < 0 || layer >= c.layers || head < 0 || head >= c.headsOf(layer))
         throw Error("no head " + std::to_string(head) + " in layer " + std::to_string(layer) +
                     " (the model has " + std::to_string(c.layers) + " layers)");
+}
+
+// Where a head's `width` entries of a stored order start when they are one run of stored
+// columns (a whole head moved, or gated attention's query beside its gate); else nothing.
+std::optional<int> storedRunStart(const std::vector<int>& order, int first, int width) {
+    const int start = order.at(first);
+    for (int i = 0; i < width; ++i)
+        if (order.at(first + i) != start + i) return std::nullopt;
+    return start;
 }
 
 }  // namespace
@@ -40,12 +51,9 @@ HeadProjection headProjection(const Model& model, const WConfiguration& config, 
     // Columns first to first + width; a stored order keeps each head's columns within the head,
     // or takes them from one run of stored columns (gated attention's query beside its gate).
     auto block = [&](const LinearWeights& weights, int first, int width) -> HeadProjection {
-        if (!weights.outputOrder.empty()) {
-            const int start = weights.outputOrder.at(first);
-            bool run = true;
-            for (int i = 0; i < width; ++i) run &= weights.outputOrder.at(first + i) == start + i;
-            if (run) return {weights.weight.columns(start, width), {}};
-        }
+        if (!weights.outputOrder.empty())
+            if (const auto start = storedRunStart(weights.outputOrder, first, width))
+                return {weights.weight.columns(*start, width), {}};
         HeadProjection p{weights.weight.columns(first, width), {}};
         for (int i = 0; i < width && !weights.outputOrder.empty(); ++i) {
             const int stored = weights.outputOrder.at(first + i) - first;
@@ -107,11 +115,9 @@ MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind
     const int width = c.valueWidth(), first = head * width;
     if (output.inputOrder.empty()) return output.weight.rowRange(first, width);
     // A stored input order moves whole heads (a GGUF file's Qwen3.5 value heads).
-    const int start = output.inputOrder.at(first);
-    for (int i = 0; i < width; ++i)
-        if (output.inputOrder.at(first + i) != start + i)
-            throw Error("internal error: a stored input order that splits a head");
-    return output.weight.rowRange(start, width);
+    const auto start = storedRunStart(output.inputOrder, first, width);
+    if (!start) throw Error("internal error: a stored input order that splits a head");
+    return output.weight.rowRange(*start, width);
 }
 
 }  // namespace qkv
