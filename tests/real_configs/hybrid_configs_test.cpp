@@ -32,8 +32,7 @@ void addDeltaNet(const Architecture& layer, bool fused, const std::string& p,
         t.push_back({p + "in_proj_a.weight", {nv, d}});
     }
     t.push_back({p + "conv1d.weight", {2 * keys + values, 1, kernel}});
-    t.push_back({p + "A_log.weight", {nv}});  // renamed below: the Hub's name has no suffix
-    t.back().name = p + "A_log";
+    t.push_back({p + "A_log", {nv}});
     t.push_back({p + "dt_bias", {nv}});
     t.push_back({p + "norm.weight", {layer.valueWidth()}});
     t.push_back({p + "out_proj.weight", {d, values}});

@@ -17,6 +17,21 @@ namespace {
 
 using test::TensorShape;
 
+// A Mamba-2 mixer's tensors under `p` ("model.layers.N.mamba."), `m` its shape (besideAt or
+// atLayer): in_proj [z | x | B | C | dt], conv1d over [x | B | C] with a bias, A_log, D,
+// dt_bias, the gated norm's weight where the family has one, out_proj.
+void addMamba2(const Architecture& m, int kernel, bool norm, const std::string& p,
+               std::vector<TensorShape>& t) {
+    const std::int64_t d = m.dModel, inner = std::int64_t{m.heads} * m.valueWidth(),
+                       states = std::int64_t{m.kvHeads} * m.headDim, heads = m.heads;
+    t.push_back({p + "in_proj.weight", {2 * inner + 2 * states + heads, d}});
+    t.push_back({p + "conv1d.weight", {inner + 2 * states, 1, kernel}});
+    t.push_back({p + "conv1d.bias", {inner + 2 * states}});
+    for (const char* vector : {"A_log", "D", "dt_bias"}) t.push_back({p + vector, {heads}});
+    if (norm) t.push_back({p + "norm.weight", {inner}});
+    t.push_back({p + "out_proj.weight", {d, inner}});
+}
+
 // Granite 4.0-H: mamba.* or self_attn.* per layer, a shared SwiGLU with fused input_linear and,
 // with experts, block_sparse_moe's fused experts; embeddings tied.
 std::vector<TensorShape> graniteTensors(const Architecture& c) {
@@ -31,16 +46,7 @@ std::vector<TensorShape> graniteTensors(const Architecture& c) {
         add("input_layernorm.weight", {d});
         add("post_attention_layernorm.weight", {d});
         if (c.mixerOf(l) == Mixer::Mamba2) {
-            const Architecture m = c.atLayer(l);
-            const std::int64_t inner = std::int64_t{m.heads} * m.valueWidth(),
-                               states = std::int64_t{m.kvHeads} * m.headDim, heads = m.heads;
-            add("mamba.in_proj.weight", {2 * inner + 2 * states + heads, d});
-            add("mamba.conv1d.weight", {inner + 2 * states, 1, c.mamba2.convKernel});
-            add("mamba.conv1d.bias", {inner + 2 * states});
-            for (const char* vector : {"mamba.A_log", "mamba.D", "mamba.dt_bias"})
-                add(vector, {heads});
-            add("mamba.norm.weight", {inner});
-            add("mamba.out_proj.weight", {d, inner});
+            addMamba2(c.atLayer(l), c.mamba2.convKernel, true, p + "mamba.", t);
         } else {
             add("self_attn.q_proj.weight", {c.heads * hd, d});
             add("self_attn.k_proj.weight", {c.kvHeads * hd, d});
@@ -108,14 +114,7 @@ std::vector<TensorShape> falconTensors(const Architecture& c) {
         add("self_attn.k_proj.weight", {c.kvHeads * hd, d});
         add("self_attn.v_proj.weight", {c.kvHeads * hd, d});
         add("self_attn.o_proj.weight", {d, c.heads * hd});
-        const Architecture m = c.besideAt(l);
-        const std::int64_t inner = std::int64_t{m.heads} * m.valueWidth(),
-                           states = std::int64_t{m.kvHeads} * m.headDim, heads = m.heads;
-        add("mamba.in_proj.weight", {2 * inner + 2 * states + heads, d});
-        add("mamba.conv1d.weight", {inner + 2 * states, 1, c.mamba2.convKernel});
-        add("mamba.conv1d.bias", {inner + 2 * states});
-        for (const char* vector : {"mamba.A_log", "mamba.D", "mamba.dt_bias"}) add(vector, {heads});
-        add("mamba.out_proj.weight", {d, inner});
+        addMamba2(c.besideAt(l), c.mamba2.convKernel, false, p + "mamba.", t);
         add("feed_forward.gate_proj.weight", {ff, d});
         add("feed_forward.up_proj.weight", {ff, d});
         add("feed_forward.down_proj.weight", {d, ff});
