@@ -21,11 +21,7 @@ int runGptOssBench(const LargeModelOptions& o) {
     const std::vector<int> ids = randomIds(o.tokens, shape.vocabSize);
 
     std::cerr << "open + info ...\n";
-    const Stage info = inChild([&] {
-        const auto start = Clock::now();
-        auto model = Model::open(dir);
-        return model->parameterCount() > 0 ? seconds(start) : -1.0;
-    });
+    const Stage info = openStage(dir);
     std::cerr << "analyze every head ...\n";
     const Stage analyze = inChild([&] { return analysisSeconds(dir, false); });
     std::cerr << "forward + capture of every head at " << o.tokens << " tokens ...\n";

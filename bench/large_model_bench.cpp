@@ -44,6 +44,15 @@ double analysisSeconds(const std::string& location, bool copyingScores) {
     return seconds(start);
 }
 
+Stage openStage(const std::string& location) {
+    return inChild([&] {
+        const auto start = Clock::now();
+        auto model = Model::open(location);
+        const std::uint64_t parameters = model->parameterCount();  // what info prints
+        return parameters > 0 ? seconds(start) : -1.0;
+    });
+}
+
 double activeParameters(const Architecture& c) {
     const double d = c.dModel, q = double(c.heads) * c.headDim, kv = double(c.kvHeads) * c.headDim;
     return c.layers *
@@ -55,12 +64,7 @@ LargeModelStages measureLargeModel(const std::string& location, const Architectu
     LargeModelStages out;
     const std::vector<int> ids = randomIds(tokens, shape.vocabSize);
     std::cerr << "open + info ...\n";
-    out.info = inChild([&] {
-        const auto start = Clock::now();
-        auto model = Model::open(location);
-        const std::uint64_t parameters = model->parameterCount();  // what info prints
-        return parameters > 0 ? seconds(start) : -1.0;
-    });
+    out.info = openStage(location);
     std::cerr << "analyze every head ...\n";
     // The W_QK and OV metrics of every head; the OV copying score's W_U W_E product over a 128k
     // vocabulary (4 TFLOP) is left out, as survey/analyze --no-copying-score does.

@@ -36,6 +36,10 @@ struct LargeModelStages {
 LargeModelStages measureLargeModel(const std::string& location, const Architecture& shape,
                                    int tokens, bool copyingScores = false);
 
+// Opening the model at `location` and counting its parameters (what `info` prints), in a child
+// process.
+Stage openStage(const std::string& location);
+
 // Seconds of analyzeModel on the model at `location` (every head), with or without the OV
 // copying scores; progress on stderr.
 double analysisSeconds(const std::string& location, bool copyingScores);

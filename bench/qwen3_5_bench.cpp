@@ -162,11 +162,7 @@ int runQwen35Bench(const LargeModelOptions& o, int longTokens) {
     const Architecture shape = loadArchitecture(dir / "config.json");
 
     std::cerr << "open + info ...\n";
-    const Stage info = inChild([&] {
-        const auto start = Clock::now();
-        auto model = Model::open(dir);
-        return model->parameterCount() > 0 ? seconds(start) : -1.0;
-    });
+    const Stage info = openStage(dir.string());
     std::cerr << "analyze every head ...\n";
     const Stage analyze = inChild([&] { return analysisSeconds(dir.string(), false); });
     std::cerr << "forward + capture of every head at " << o.tokens << " tokens ...\n";

@@ -103,11 +103,7 @@ int runQwen3MoeBench(const LargeModelOptions& o) {
         temporary);
 
     std::cerr << "open + info ...\n";
-    const Stage info = inChild([&] {
-        const auto start = Clock::now();
-        auto model = Model::open(file);
-        return model->parameterCount() > 0 ? seconds(start) : -1.0;
-    });
+    const Stage info = openStage(file.string());
     std::cerr << "analyze every head ...\n";
     const Stage analyze = inChild([&] { return analysisSeconds(file.string(), false); });
     const ColdForward one = measureColdForward(file, 1, shape.vocabSize);
