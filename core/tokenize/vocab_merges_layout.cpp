@@ -122,6 +122,7 @@ std::optional<nlohmann::json> vocabMergesLayout(const std::filesystem::path& fol
                                      {"cls", {"<s>", idOf("<s>")}}};
             break;
         }
+        case Style::Unknown:  // styleOf always decides; GPT-2's is its last word
         case Style::Gpt2: {
             const std::string first = bos.empty() ? "</s>" : bos;
             if (idOf(first) < 0)

@@ -125,7 +125,9 @@ TEST(StateSpace, EveryHeadIsTheDualityCapturedOrNot) {
                     cb += static_cast<double>(C[(t * groups + g) * width + i]) *
                           B[(s * groups + g) * width + i];
                 const double weight = cb * decay * delta[s];
-                if (h % 2 == 0) EXPECT_NEAR(maps[h][t * n + s], weight, 1e-5);
+                if (h % 2 == 0) {
+                    EXPECT_NEAR(maps[h][t * n + s], weight, 1e-5);
+                }
                 for (int i = 0; i < p; ++i) y[i] += weight * x[(s * heads + h) * p + i];
                 decay *= std::exp(delta[s] * rate);
             }
