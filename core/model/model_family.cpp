@@ -19,15 +19,17 @@ void validate(Architecture& c, const std::string& where) {
         if (c.rotary.dims == 0) c.rotary.dims = c.headDim;
         if (c.rotary.context == 0) c.rotary.context = c.contextLength;
     }
-    for (int l = 0; l < c.layers; ++l) {  // each layer's heads, where they differ (Gemma 4)
-        const int headDim = c.headDimOf(l), kvHeads = c.kvHeadsOf(l);
-        if (static_cast<std::int64_t>(c.heads) * headDim > ConfigReader::kMaxWidth)
-            throw Error(where + ": " + std::to_string(c.heads) + " heads of " +
+    // Each layer's heads, where they differ (Gemma 4; a hybrid's linear and Mamba-2 layers).
+    for (int l = 0; l < c.layers; ++l) {
+        const int heads = c.headsOf(l), headDim = c.headDimOf(l), kvHeads = c.kvHeadsOf(l);
+        if (heads == 0) continue;  // an MLP block or a short convolution
+        if (static_cast<std::int64_t>(heads) * headDim > ConfigReader::kMaxWidth)
+            throw Error(where + ": " + std::to_string(heads) + " heads of " +
                         std::to_string(headDim) + " dimensions exceed the " +
                         std::to_string(ConfigReader::kMaxWidth) +
                         " attention width QKV Lab supports");
-        if (c.heads % kvHeads != 0)
-            throw Error(where + ": " + std::to_string(c.heads) + " query heads are not a " +
+        if (heads % kvHeads != 0)
+            throw Error(where + ": " + std::to_string(heads) + " query heads are not a " +
                         "multiple of " + std::to_string(kvHeads) + " key/value heads");
         if (const Rotary* r = c.rotaryOf(l); r && (r->dims < 2 || r->dims > headDim || r->dims % 2))
             throw Error(where +

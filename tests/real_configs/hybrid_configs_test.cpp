@@ -145,6 +145,12 @@ INSTANTIATE_TEST_SUITE_P(
         // 8 gated full-attention layers of 16 heads / 4 KV of 256 (64 rotary dims).
         Hybrid{"Qwen3.5-9B", "model.language_model.", 32, 24, 16, 4, 256, 64, 32, 16, 0, 0, false,
                8.95e9},
+        // 27B: 48 linear layers of 16 key / 48 value heads, 16 full-attention layers of 24 heads /
+        // 4 KV. 397B-A17B: 45 linear layers of 16 / 64, 15 of 32 heads / 2 KV, 512 experts.
+        Hybrid{"Qwen3.5-27B", "model.language_model.", 64, 48, 24, 4, 256, 64, 48, 16, 0, 0, false,
+               27e9},
+        Hybrid{"Qwen3.5-397B-A17B", "model.language_model.", 60, 45, 32, 2, 256, 64, 64, 16, 512,
+               10, true, 397e9},
         Hybrid{"Qwen3.5-35B-A3B", "model.language_model.", 40, 30, 16, 2, 256, 64, 32, 16, 256, 8,
                true, 34.7e9},
         Hybrid{"Qwen3-Next-80B-A3B-Instruct", "model.", 48, 36, 16, 2, 256, 64, 32, 16, 512, 10,
