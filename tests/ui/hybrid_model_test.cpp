@@ -9,8 +9,11 @@
 #include "ui/views/head_picker.h"
 #include "ui/views/head_view.h"
 #include "ui/views/heatmap_widget.h"
+#include "ui/views/lines_view.h"
 #include "ui/views/overview_view.h"
+#include "ui/views/space_view.h"
 #include "ui/views/thumbnail_grid.h"
+#include "ui/views/weight_panel.h"
 
 namespace qkv::ui::test {
 namespace {
@@ -172,18 +175,56 @@ TEST_F(HybridModelTest, AMambaHeadShowsItsImplicitAttentionAndSkip) {
     overview->setShowsThumbnails(false);
 }
 
-// LFM2: its short convolutions have no heads, so the picker steps over them onto the attention
-// layers; Falcon-H1: each layer's attention heads with the Mamba-2 heads beside them, its layers
-// named by both kinds. Every view draws both.
-TEST_F(HybridModelTest, ShortConvolutionsAreSkippedAndFalconLayersShowTheirAttention) {
+// LFM2: a short convolution has no heads; selecting one, the Head view draws its band (each
+// channel's taps, signed) and the views of one head say why they have nothing to show. Falcon-H1:
+// each layer's attention heads with the Mamba-2 heads beside them, its layers named by both
+// kinds. Every view draws both.
+TEST_F(HybridModelTest, AShortConvolutionShowsItsBandAndFalconLayersShowTheirAttention) {
     QKV_REQUIRE_SHARED(shared);
     // lfm2: conv, conv, attention, conv, attention.
     ASSERT_TRUE(openWithReferenceSentence(shared, "lfm2-random-tiny"));
-    doc().setHead(2, 0);
+    EXPECT_EQ(doc().layer(), 2);  // it opens on its first attention layer
+    doc().setHead(2, 3);
     doc().stepLayer(1);
+    EXPECT_EQ(doc().layer(), 3);
+    EXPECT_EQ(doc().head(), 0);  // the band is the layer's one entry
+    EXPECT_EQ(window->headPicker()->headBox()->maximum(), 0);
+    ASSERT_TRUE(settle());
+    HeatmapWidget* band = window->headView()->heatmap();
+    ASSERT_TRUE(band->isShowingFigure()) << band->placeholderText().toStdString();
+    const FigureSpec& bandSpec = band->figure().spec();
+    EXPECT_TRUE(bandSpec.title.contains(QStringLiteral("short convolution")))
+        << bandSpec.title.toStdString();
+    const HeatmapData& taps = bandSpec.panels.at(0).data;
+    EXPECT_TRUE(taps.diverging);
+    const auto& expectedTaps = reference.sentences.front().results.at("original").taps.at(3);
+    ASSERT_EQ(taps.rows, static_cast<int>(expectedTaps.size()));
+    ASSERT_EQ(taps.cols, static_cast<int>(expectedTaps.front().size()));
+    for (int c = 0; c < taps.rows; ++c)  // as ForwardReference: 7 significant digits
+        for (int k = 0; k < taps.cols; ++k)
+            EXPECT_NEAR(band->figure().shownValue({0, c, k}), expectedTaps[c][k], 1e-6);
+    EXPECT_EQ(taps.colLabels.back(), QStringLiteral("t"));
+    EXPECT_EQ(window->weightPanel()->valueText("parameters"), QStringLiteral("—"));
+    keepScreenshot(window.get(), QStringLiteral("lfm2-conv-band"));
+    // The views of one head: a sentence saying why, never a crash.
+    window->showTab(MainWindow::Tab::Space);
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(window->spaceView()->placeholderText().contains(QStringLiteral("no heads")));
+    window->showTab(MainWindow::Tab::Lines);
+    ASSERT_TRUE(settle());
+    EXPECT_TRUE(window->linesView()->status().contains(QStringLiteral("no heads")));
+    window->showTab(MainWindow::Tab::Neurons);
+    ASSERT_TRUE(settle());
+    ASSERT_TRUE(everyViewDraws());
+    window->showTab(MainWindow::Tab::Compare);
+    ASSERT_TRUE(settle());
+    EXPECT_FALSE(window->currentHeatmap()->isShowingFigure());
+    doc().stepHead(1);  // past the band: the next layer's first head
     EXPECT_EQ(doc().layer(), 4);
+    EXPECT_EQ(doc().head(), 0);
     doc().stepLayer(-1);
-    EXPECT_EQ(doc().layer(), 2);
+    EXPECT_EQ(doc().layer(), 3);
+    doc().setHead(2, 0);
     ASSERT_TRUE(everyViewDraws());
     window->showTab(MainWindow::Tab::Overview);
     ASSERT_TRUE(settle());

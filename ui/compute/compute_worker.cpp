@@ -171,7 +171,7 @@ void ComputeWorker::compute(const ComputeRequest& request) {
     reportingFailure(request.sequence, [&] {
         const Architecture c = architectureOf(*m_model, snapshot->kind);
         if (!m_weightMetrics.count(metricsKey(request.config, snapshot->kind, request.pairing)) &&
-            request.layer < c.layers && request.head < c.heads) {
+            request.layer < c.layers && request.head < c.headsOf(request.layer)) {
             auto head = std::make_shared<HeadMetricsSnapshot>();
             head->sequence = request.sequence;
             head->config = request.config;
@@ -305,8 +305,10 @@ TraceSnapshotPtr ComputeWorker::runForward(const ComputeRequest& request) {
         snapshot->comparedName = QString::fromStdString(m_comparison->model->name());
         snapshot->modelName = QString::fromStdString(m_model->name());
     }
+    // A short convolution's band has no query and key vectors to pool.
     if (!request.pooledSentences.isEmpty() && snapshot->kind == AttentionKind::Self &&
-        snapshot->includes(request.layer, request.head))
+        snapshot->includes(request.layer, request.head) &&
+        request.head < architectureOf(*m_model, snapshot->kind).headsOf(request.layer))
         poolHead(request, *snapshot);
     snapshot->milliseconds = elapsedMs(timer);
     return snapshot;

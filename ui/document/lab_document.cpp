@@ -201,22 +201,32 @@ void LabDocument::setPooledSentences(const QStringList& sentences) {
     recompute();
 }
 
+int LabDocument::selectableHeads(int layer) const {
+    const Architecture c = shownArchitecture();
+    if (layer < 0 || layer >= c.layers) return 0;
+    return c.mixerOf(layer) == Mixer::ShortConv ? 1 : c.headsOf(layer);
+}
+
+bool LabDocument::showsBand() const {
+    return m_model && shownArchitecture().mixerOf(m_layer) == Mixer::ShortConv;
+}
+
 void LabDocument::setHead(int layer, int head) {
     if (!m_model) return;
     const Architecture c = shownArchitecture();
     layer = std::clamp(layer, 0, c.layers - 1);
-    // A block without heads (Nemotron-H's MLPs) is passed over in the direction of travel.
+    // A block without a mixer (Nemotron-H's MLPs) is passed over in the direction of travel.
     const int away = layer >= m_layer ? 1 : -1;
     for (int direction : {away, -away}) {
         int l = layer;
-        while (l >= 0 && l < c.layers && c.headsOf(l) == 0) l += direction;
+        while (l >= 0 && l < c.layers && selectableHeads(l) == 0) l += direction;
         if (l >= 0 && l < c.layers) {
             layer = l;
             break;
         }
     }
-    if (c.headsOf(layer) == 0) return;
-    head = std::clamp(head, 0, c.headsOf(layer) - 1);
+    if (selectableHeads(layer) == 0) return;
+    head = std::clamp(head, 0, selectableHeads(layer) - 1);
     if (layer == m_layer && head == m_head) return;
     m_layer = layer;
     m_head = head;
@@ -228,15 +238,15 @@ void LabDocument::stepHead(int delta) {
     if (!m_model) return;
     // Every head of every layer in order; a hybrid's layers have heads of their own count.
     const Architecture c = shownArchitecture();
-    // Past the first or last head nothing moves; layers without heads are passed over.
+    // Past the first or last head nothing moves; blocks without a mixer are passed over.
     int layer = m_layer, head = m_head + delta;
     while (head < 0) {
         if (layer == 0) return;
-        head += c.headsOf(--layer);
+        head += selectableHeads(--layer);
     }
-    while (head >= c.headsOf(layer)) {
+    while (head >= selectableHeads(layer)) {
         if (layer == c.layers - 1) return;
-        head -= c.headsOf(layer++);
+        head -= selectableHeads(layer++);
     }
     setHead(layer, head);
 }

@@ -91,6 +91,12 @@ class LabDocument : public QObject {
 
     int layer() const { return m_layer; }
     int head() const { return m_head; }
+    // What a layer offers to select: its heads, or, for a short convolution (LFM2), which has
+    // none, its band alone (one entry, "head" 0); 0 for a block without a mixer.
+    int selectableHeads(int layer) const;
+    // Whether the selected layer is a short convolution: the Head view draws its band, and the
+    // views of one head have nothing to show.
+    bool showsBand() const;
     void setHead(int layer, int head);  // clamped to the model's layers and heads
     void stepHead(int delta);           // wraps into the next / previous layer
     void stepLayer(int delta);

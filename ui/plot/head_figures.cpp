@@ -76,6 +76,14 @@ QString headTitle(const HeadFigureInput& input) {
 FigureSpec headFigure(const HeadFigureInput& input) {
     const HeadMatrixOptions options{input.mask, input.config.scaleOutside};
     FigureSpec spec;
+    if (input.trace->layers().at(input.layer).taps.size() > 0) {  // a short convolution
+        spec.title = QStringLiteral("Layer %1 · short convolution: each channel's band · %2")
+                         .arg(input.layer)
+                         .arg(configTitle(input.config));
+        spec.panels.push_back({bandHeatmap(input.trace, input.layer), QString(), 0});
+        spec.squareCells = false;  // a few taps beside many channels: each column its share
+        return spec;
+    }
     spec.title = headTitle(input);
     spec.panels.push_back({headHeatmap(input.trace, input.labels, input.keyLabels, input.layer,
                                        input.head, input.mode, options),

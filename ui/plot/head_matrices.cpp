@@ -137,6 +137,27 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
     return data;
 }
 
+HeatmapData bandHeatmap(const std::shared_ptr<const AttentionTrace>& trace, int layer) {
+    const RowMatrixXf& taps = trace->layers().at(layer).taps;
+    if (taps.size() == 0) throw Error("layer " + std::to_string(layer) + " has no band captured");
+    const int channels = static_cast<int>(taps.rows()), kernel = static_cast<int>(taps.cols());
+    QStringList rows, cols;
+    for (int c = 0; c < channels; ++c) rows << QStringLiteral("ch %1").arg(c);
+    for (int k = 0; k < kernel; ++k)
+        cols << (k == kernel - 1 ? QStringLiteral("t")
+                                 : QStringLiteral("t−%1").arg(kernel - 1 - k));
+    HeatmapData data = frame(channels, kernel, rows, cols);
+    data.rowTitle = QStringLiteral("channel");
+    data.colTitle = QStringLiteral("token the tap weighs");
+    const TraceMatrix w(trace, taps);
+    const auto value = [w](int i, int j) { return static_cast<double>(w(i, j)); };
+    data.cells = heatmapCells(value);
+    data.diverging = true;
+    data.scaleLabel = QStringLiteral("tap w (y_t = C_t·Σ w·(B·x) over the band; signed)");
+    setSymmetricExtent(data, largestMagnitude(channels, kernel, value));
+    return data;
+}
+
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned) {
     HeatmapData data = config;
     data.values = std::vector<double>();

@@ -33,6 +33,10 @@ HeatmapData besideHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
 // The captured heads of the mixer beside the layer's attention (0: none).
 int besideHeadCount(const AttentionTrace& trace, int layer);
 
+// A short convolution's band (LFM2): each channel's taps, one row per channel, one column per
+// token it weighs (t−K+1 … t), signed; the layer has no heads.
+HeatmapData bandHeatmap(const std::shared_ptr<const AttentionTrace>& trace, int layer);
+
 // config - learned, cell by cell (NaN where either is masked), diverging around zero.
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);
 

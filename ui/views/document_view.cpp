@@ -79,4 +79,13 @@ QString DocumentView::placeholder() const {
     return {};
 }
 
+QString DocumentView::headPlaceholder() const {
+    if (QString why = placeholder(); !why.isEmpty()) return why;
+    if (!m_document.showsBand()) return {};
+    return tr("Layer %1 is a short convolution: it has no heads, so no queries, keys or attention "
+              "to show here. Each channel mixes its last few tokens with fixed taps: the Head "
+              "view draws that band.")
+        .arg(m_document.layer());
+}
+
 }  // namespace qkv::ui

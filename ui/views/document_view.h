@@ -31,6 +31,8 @@ class DocumentView : public QWidget {
     void connectRefresh();
     // Why the results cannot be shown (no model, loading, empty sentence, error), or empty.
     QString placeholder() const;
+    // The same for a view of the selected head, which a short convolution's band is not.
+    QString headPlaceholder() const;
     // The clicked token pair as a heatmap (row, col), to outline it.
     static std::optional<std::pair<int, int>> selectedCell(const LabDocument& document);
     // The line above a tab's figure, added to `layout`: "title [control]", then a grey hint

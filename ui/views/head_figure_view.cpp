@@ -19,7 +19,9 @@ HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
     m_layout->addWidget(m_heatmap, 1);
     m_heatmap->setToolTipProvider([this](const HeatmapCell& cell) { return cellToolTip(cell); });
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](const HeatmapCell& cell) {
-        this->document().setTokenPair(TokenPair{cell.row, cell.col});
+        // A band's cell is a channel's tap, not a pair of tokens.
+        if (!this->document().showsBand())
+            this->document().setTokenPair(TokenPair{cell.row, cell.col});
     });
     connectRefresh();
     connect(&document, &LabDocument::modeChanged, this, &HeadFigureView::scheduleRefresh);
@@ -31,7 +33,7 @@ HeadFigureView::HeadFigureView(LabDocument& document, QWidget* parent)
 
 void HeadFigureView::refresh() {
     const LabDocument& d = document();
-    QString why = placeholder();
+    QString why = drawsBand() ? placeholder() : headPlaceholder();
     if (why.isEmpty() && !d.snapshot()->includes(d.layer(), d.head()))
         why = tr("Computing layer %1, head %2…").arg(d.layer()).arg(d.head());
     onFigureShown(why.isEmpty());
@@ -43,9 +45,10 @@ void HeadFigureView::refresh() {
         headFigureInput(*d.snapshot(), d.layer(), d.head(), d.mode(), d.shownMask(d.layer()));
     input.headName = d.annotation(d.layer(), d.head());
     input.layerKind = d.shownLayerKind(d.layer());
-    const PinnedCell pin = d.pinnedCell();
-    m_heatmap->showFigure(buildFigure(input), d.colorScheme(), selectedCell(d), pin.row,
-                          pin.column);
+    // A band's rows are channels, not tokens: no token pair or pin to mark.
+    const PinnedCell pin = d.showsBand() ? PinnedCell{} : d.pinnedCell();
+    m_heatmap->showFigure(buildFigure(input), d.colorScheme(),
+                          d.showsBand() ? std::nullopt : selectedCell(d), pin.row, pin.column);
     setPlotProvenance(m_heatmap->plot(), documentProvenance(d, viewName(), true));
 }
 
@@ -54,6 +57,7 @@ void HeadFigureView::refresh() {
 void HeadFigureView::refreshMarks() {
     if (!isVisible() || !m_heatmap->isShowingFigure()) return scheduleRefresh();
     const LabDocument& d = document();
+    if (d.showsBand()) return;
     const PinnedCell pin = d.pinnedCell();
     m_heatmap->showMarks(selectedCell(d), pin.row, pin.column);
 }
@@ -61,6 +65,7 @@ void HeadFigureView::refreshMarks() {
 QString HeadFigureView::cellToolTip(const HeatmapCell& cell) const {
     const auto snapshot = document().snapshot();
     if (!snapshot) return {};
+    if (document().showsBand()) return cellValues(cell);  // rows are channels, not tokens
     return tokenPairHeading(snapshot->tokens, snapshot->columnTokens(), cell.row, cell.col) +
            QStringLiteral("<br>") + cellValues(cell);
 }

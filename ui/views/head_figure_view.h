@@ -29,6 +29,9 @@ class HeadFigureView : public DocumentView {
     virtual QString viewName() const { return QStringLiteral("head"); }
     // Whether the figure (rather than a placeholder) is on screen after a refresh.
     virtual void onFigureShown(bool shown) {}
+    // Whether the view draws a short convolution's band (the Head view) rather than a
+    // placeholder.
+    virtual bool drawsBand() const { return false; }
     QVBoxLayout* layout() const { return m_layout; }
 
   private:

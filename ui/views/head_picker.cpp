@@ -6,6 +6,7 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
+#include <algorithm>
 #include <vector>
 
 #include "ui/document/lab_document.h"
@@ -90,10 +91,14 @@ void HeadPicker::onHeadChanged(int layer, int head) {
     const Architecture c = m_document.shownArchitecture();
     const bool model = m_document.model() != nullptr;
     m_layer->setValue(layer);
-    m_head->setRange(0, model ? c.headsOf(layer) - 1 : 0);
+    m_head->setRange(0, model ? std::max(m_document.selectableHeads(layer) - 1, 0) : 0);
     m_head->setValue(head);
     QString range =
         model ? tr("of %1 layers × %2 heads").arg(c.layers).arg(c.headsOf(layer)) : QString();
+    if (model && c.mixerOf(layer) == Mixer::ShortConv)
+        range = tr("of %1 layers · short convolution: no heads, its band of %2 taps")
+                    .arg(c.layers)
+                    .arg(c.shortConv.convKernel);
     if (model && c.mixerOf(layer) == Mixer::GatedDeltaNet)
         range += tr(" · linear attention (implicit)");
     if (model && c.mixerOf(layer) == Mixer::Mamba2) range += tr(" · Mamba-2 (implicit)");

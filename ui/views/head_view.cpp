@@ -42,6 +42,13 @@ FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const { return he
 QString HeadView::cellValues(const HeatmapCell& cell) const {
     const LabDocument& d = document();
     const AttentionTrace& trace = *d.snapshot()->trace;
+    if (const RowMatrixXf& taps = trace.layers()[d.layer()].taps; taps.size() > 0) {
+        const int offset = static_cast<int>(taps.cols()) - 1 - cell.col;
+        return tr("channel %1 weighs token t−%2 by w = %3")
+            .arg(cell.row)
+            .arg(offset)
+            .arg(formatNumber(taps(cell.row, cell.col)));
+    }
     if (cell.panel > 0) {  // a Mamba-2 head beside Falcon-H1's attention (headFigure's order)
         const int m = d.head() + (cell.panel - 1) * trace.headCount(d.layer());
         const double value =

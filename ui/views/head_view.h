@@ -17,6 +17,7 @@ class HeadView : public HeadFigureView {
   protected:
     FigureSpec buildFigure(const HeadFigureInput& input) const override;
     QString cellValues(const HeatmapCell& cell) const override;
+    bool drawsBand() const override { return true; }
 
   private:
     void showCurrentName();

@@ -50,7 +50,7 @@ QString LinesView::status() const { return m_status->text(); }
 
 void LinesView::refresh() {
     const LabDocument& d = document();
-    if (const QString why = placeholder(); !why.isEmpty()) {
+    if (const QString why = headPlaceholder(); !why.isEmpty()) {
         m_canvas->setContent({}, {}, {});
         m_status->setText(why);
         return;

@@ -58,7 +58,7 @@ void NeuronView::fillQueryChoices(const QStringList& labels) {
 
 void NeuronView::refresh() {
     const LabDocument& d = document();
-    QString why = placeholder();
+    QString why = headPlaceholder();
     if (why.isEmpty() && !d.snapshot()->includes(d.layer(), d.head()))
         why = tr("Computing layer %1, head %2…").arg(d.layer()).arg(d.head());
     if (!why.isEmpty()) {

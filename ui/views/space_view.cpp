@@ -94,7 +94,7 @@ void SpaceView::showPlaceholder(const QString& text) {
 
 void SpaceView::refresh() {
     const LabDocument& d = document();
-    QString why = placeholder();
+    QString why = headPlaceholder();
     if (why.isEmpty() && !d.snapshot()->includes(d.layer(), d.head()))
         why = tr("Computing layer %1, head %2…").arg(d.layer()).arg(d.head());
     if (!why.isEmpty()) return showPlaceholder(why);

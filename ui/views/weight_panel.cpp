@@ -145,6 +145,7 @@ void WeightPanel::refresh() {
         (kind.isEmpty() ? QString() : kind + QStringLiteral(" · ")) +
         tr("Layer %1 · Head %2 · %3").arg(d.layer()).arg(d.head()).arg(configTitle(d.config())) +
         (layerKind.isEmpty() ? QString() : QStringLiteral("\n") + layerKind));
+    if (d.showsBand()) return showBand();
     const Architecture c = d.shownArchitecture().atLayer(d.layer());
     const bool linear = c.mixerOf(d.layer()) == Mixer::GatedDeltaNet;
     const bool mamba = c.mixerOf(d.layer()) == Mixer::Mamba2;
@@ -202,6 +203,29 @@ void WeightPanel::refresh() {
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
+}
+
+// A short convolution has no W_Q, W_K or W_V and no heads: nothing to measure, only what it is.
+void WeightPanel::showBand() {
+    const LabDocument& d = document();
+    const Architecture c = d.shownArchitecture();
+    m_title->setText(tr("Layer %1 · short convolution · %2\n%3")
+                         .arg(d.layer())
+                         .arg(configTitle(d.config()))
+                         .arg(d.shownLayerKind(d.layer())));
+    m_formTitle->setText(tr("No bilinear form: a short convolution"));
+    m_formNote->setText(
+        tr("in_proj gives B, C and x for each of the %1 channels; y = C·conv(B·x), a causal "
+           "convolution of %2 taps a channel without an activation, then out_proj. No token is "
+           "compared with another, so there are no queries, keys, scores or heads: the Head view "
+           "draws each channel's taps (its band). Under shared-qk B's rows are C's.")
+            .arg(c.dModel)
+            .arg(c.shortConv.convKernel));
+    m_formNote->setVisible(true);
+    m_form->setRowVisible(m_rotary, false);
+    m_parameters->setText(QStringLiteral("—"));
+    m_baseline->setText(QStringLiteral("—"));
+    showSpectrum({});
 }
 
 void WeightPanel::showHeadMetrics() {

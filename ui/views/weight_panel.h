@@ -43,6 +43,7 @@ class WeightPanel : public DocumentView {
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& name,
                      bool ownLine = false);
     void showHeadMetrics();
+    void showBand();
     void showTokenPair();
     void showCrossTokenPair(const TraceSnapshot& snapshot, const TokenPair& pair);
     void showSpectrum(const std::vector<double>& singularValues);
