@@ -181,9 +181,9 @@ class VulkanBackend final : public Backend {
         const int rotaryDims = frequencies.rotaryDims();
         m_shapes.rope(x, headDim, rotaryDims, firstPosition, y);
         const BufferRegion& table = m_ropeTables.table(firstPosition + x.rows(), frequencies);
-        RopeParams p{static_cast<uint32_t>(x.rows()), static_cast<uint32_t>(x.cols()),
-                     static_cast<uint32_t>(headDim), static_cast<uint32_t>(rotaryDims),
-                     static_cast<uint32_t>(firstPosition)};
+        RopeParams p{static_cast<uint32_t>(x.rows()),      static_cast<uint32_t>(x.cols()),
+                     static_cast<uint32_t>(headDim),       static_cast<uint32_t>(rotaryDims),
+                     static_cast<uint32_t>(firstPosition), frequencies.interleaved ? 1u : 0u};
         const uint32_t workgroup = m_recorder.pipeline(Kernel::Rope).workgroupSize;
         m_recorder.dispatch(Kernel::Rope,
                             {{&rowMajor(x, "rope").region(), false},

@@ -198,10 +198,11 @@ class Backend {
     // and up (gpt-oss's experts: gate j in column 2j, up j in column 2j + 1).
     virtual void clampedSwiGlu(const Tensor& gateUp, Tensor& out) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
-    // Rotary position embedding (Hugging Face rotate_half convention), row i at position
-    // firstPosition + i, on the first frequencies.rotaryDims() of each head (partial rotary);
-    // the rest are copied. Pair j of a row at position p turns by the float32 angle
-    // p · inverse[j], with cos and sin multiplied by frequencies.scale.
+    // Rotary position embedding, row i at position firstPosition + i, on the first
+    // frequencies.rotaryDims() of each head (partial rotary); the rest are copied. Pair j (dims
+    // j and j + rotaryDims/2, Hugging Face's rotate_half, or 2j and 2j + 1 when interleaved) of
+    // a row at position p turns by the float32 angle p · inverse[j], with cos and sin multiplied
+    // by frequencies.scale.
     virtual void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies,
                       int firstPosition, Tensor& y) = 0;
     // Each row's each headDim-wide block times 1/sqrt(its sum of squares + eps): Reformer's unit

@@ -246,10 +246,13 @@ class CpuBackend final : public Backend {
                 const float angle = static_cast<float>(pos) * frequencies.inverse[i];
                 const float c = std::cos(angle) * frequencies.scale;
                 const float s = std::sin(angle) * frequencies.scale;
+                // The pair's two dimensions: (i, i + half), or (2i, 2i + 1) interleaved.
+                const int first = frequencies.interleaved ? 2 * i : i;
+                const int second = frequencies.interleaved ? 2 * i + 1 : i + half;
                 for (int h = 0; h < cols; h += headDim) {
-                    const float a = in[h + i], b = in[h + i + half];
-                    out[h + i] = a * c - b * s;
-                    out[h + i + half] = b * c + a * s;
+                    const float a = in[h + first], b = in[h + second];
+                    out[h + first] = a * c - b * s;
+                    out[h + second] = b * c + a * s;
                 }
             }
         }

@@ -173,9 +173,11 @@ struct Architecture {
     Activation activation = Activation::GeluTanh;
     Activation headActivation = Activation::GeluExact;  // masked-LM head transform
     MixtureOfExperts moe;                               // the layers whose kind has experts
-    // Biases a config switches on (Llama's attention_bias: q, k, v and o; mlp_bias: the gated
-    // MLP's gate, up and down). Families whose biases are fixed bind them without asking.
+    // Biases a config switches on: on q, k and v, on o (Llama's attention_bias sets both,
+    // Seed-OSS's attention_out_bias the second), on the gated MLP's gate, up and down
+    // (mlp_bias). Families whose biases are fixed bind them without asking.
     bool attentionBias = false;
+    bool attentionOutputBias = false;
     bool mlpBias = false;
 
     // Attention.
@@ -186,10 +188,11 @@ struct Architecture {
     // bidirectional one (ModernBERT's local_attention / 2). 0: none.
     int slidingWindow = 0;
     QkNorm qkNorm = QkNorm::None;
-    LatentAttention latent;  // DeepSeek's projections instead of W_Q, W_K, W_V
-    GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
-    Mamba2 mamba2;           // the state-space layers' (LayerKind::mixer)
-    ShortConv shortConv;     // the short-convolution layers' (LayerKind::mixer)
+    bool qkNormAfterRotary = false;  // Hunyuan: the norms take the rotated q and k
+    LatentAttention latent;          // DeepSeek's projections instead of W_Q, W_K, W_V
+    GatedDeltaNet deltaNet;          // the linear layers' (LayerKind::mixer)
+    Mamba2 mamba2;                   // the state-space layers' (LayerKind::mixer)
+    ShortConv shortConv;             // the short-convolution layers' (LayerKind::mixer)
     // Falcon-H1: a Mamba-2 mixer beside every layer's attention, reading the same normed input,
     // its output added to the attention's; the shape of its heads (absent elsewhere).
     std::optional<LayerKind> besideMamba;

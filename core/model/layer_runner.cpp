@@ -181,7 +181,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
     // One projection per distinct (weights, input); QK-norm and rotary embedding on the Q
     // and K slots only (a V slot filled from W_Q keeps the raw projection, normed only by
     // the value slot's own norm where the family has one).
-    std::unique_ptr<Tensor> projected[3][2], normed[3][2], rotated[3][2];
+    std::unique_ptr<Tensor> projected[3][2], normed[3][2], rotations[3][2];
     std::optional<LatentProjection> latent;
     if (block.latent) latent.emplace(m_be, m_c, *block.latent);
     SharedProducts fromQueries(m_be, queries), fromKeys(m_be, keys);  // q_proj with its gate
@@ -192,31 +192,34 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
                           : (&input == &keys ? fromKeys : fromQueries).apply(block.projection(p));
         return *slot;
     };
-    auto qkNormed = [&](Projection p, const Tensor& input) -> Tensor& {
-        Tensor& raw = source(p, input);
+    // QK-norm of `x`, the slot's projection before or after its rotation.
+    auto qkNormed = [&](Projection p, const Tensor& input, Tensor& x) -> Tensor& {
         const DeviceNorm* n = block.normAfter(p);
-        if (!n) return raw;
+        if (!n) return x;
         auto& slot = normed[static_cast<int>(p)][&input == &keys];
         if (!slot) {
-            slot = m_be.create(raw.rows(), raw.cols());
+            slot = m_be.create(x.rows(), x.cols());
             if (m_c.qkNorm == QkNorm::PerHead)
-                m_be.rmsNormHeads(raw, headDim, *n->gamma, m_c.normEps, *slot);
+                m_be.rmsNormHeads(x, headDim, *n->gamma, m_c.normEps, *slot);
             else
-                m_be.rmsNorm(raw, *n->gamma, m_c.normEps, *slot);
+                m_be.rmsNorm(x, *n->gamma, m_c.normEps, *slot);
         }
         return *slot;
     };
     const Rotary* rotary = cross ? nullptr : m_c.rotaryOf(l);
-    auto positioned = [&](Projection p, const Tensor& input) -> Tensor& {
-        Tensor& plain = qkNormed(p, input);
-        if (!rotary) return plain;
-        auto& slot = rotated[static_cast<int>(p)][&input == &keys];
+    auto rotated = [&](Projection p, const Tensor& input, Tensor& x) -> Tensor& {
+        if (!rotary) return x;
+        auto& slot = rotations[static_cast<int>(p)][&input == &keys];
         if (!slot) {
-            slot = m_be.create(plain.rows(), plain.cols());
+            slot = m_be.create(x.rows(), x.cols());
             // Frequencies of the whole input's length (dynamic and longrope depend on it).
-            m_be.rope(plain, headDim, rotary->frequencies(kept + plain.rows()), kept, *slot);
+            m_be.rope(x, headDim, rotary->frequencies(kept + x.rows()), kept, *slot);
         }
         return *slot;
+    };
+    auto positioned = [&](Projection p, const Tensor& input) -> Tensor& {
+        if (m_c.qkNormAfterRotary) return qkNormed(p, input, rotated(p, input, source(p, input)));
+        return rotated(p, input, qkNormed(p, input, source(p, input)));
     };
     Tensor* q = &positioned(config.querySource, queries);
     Tensor& positionedKeys = positioned(config.keySource, keys);

@@ -95,6 +95,12 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::lfm2(),
         families::falconH1(),
         families::fullBilinear(),
+        families::seedOss(),
+        families::ernie4_5(),
+        families::olmo3(),
+        families::exaone4(),
+        families::cohere2(),
+        families::hunyuanV1Dense(),
     };
     return all;
 }

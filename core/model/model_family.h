@@ -115,6 +115,12 @@ ModelFamily deepseek();
 ModelFamily gemma4();
 ModelFamily gemma4Multimodal();
 ModelFamily fullBilinear();
+ModelFamily seedOss();
+ModelFamily ernie4_5();
+ModelFamily olmo3();
+ModelFamily exaone4();
+ModelFamily cohere2();
+ModelFamily hunyuanV1Dense();
 }  // namespace families
 
 }  // namespace qkv

@@ -98,13 +98,16 @@ int Rotary::longestInput() const {
 }
 
 bool Rotary::dependsOnLength() const {
-    return scaling.type == RopeType::Dynamic || scaling.type == RopeType::LongRope;
+    return (scaling.type == RopeType::Dynamic && scaling.alpha == 0.0) ||
+           scaling.type == RopeType::LongRope;
 }
 
 RotaryFrequencies Rotary::frequencies(int tokens) const {
     const RopeScaling& s = scaling;
     double base = theta;
-    if (s.type == RopeType::Dynamic && tokens > context) {
+    if (s.type == RopeType::Dynamic && s.alpha > 0.0) {
+        base = theta * std::pow(s.alpha, static_cast<double>(dims) / (dims - 2));
+    } else if (s.type == RopeType::Dynamic && tokens > context) {
         // NTK: the base grows with the input's length beyond the context (HF recomputes it for
         // sequences longer than any seen, from the model's initial state in each forward here).
         const double grown = s.factor * tokens / context - (s.factor - 1.0);
@@ -149,6 +152,7 @@ RotaryFrequencies Rotary::frequencies(int tokens) const {
     RotaryFrequencies f;
     f.inverse.assign(inverse.begin(), inverse.end());
     f.scale = static_cast<float>(scale);
+    f.interleaved = interleaved;
     return f;
 }
 
@@ -161,7 +165,9 @@ std::string Rotary::describe() const {
             out << " " << scaling.rotatedPairs << " of " << dims / 2 << " pairs";
         else if (scaling.type != RopeType::LongRope && scaling.type != RopeType::FrequencyFactors)
             out << " ×" << scaling.factor;
+        if (scaling.alpha > 0.0) out << ", α=" << scaling.alpha;
     }
+    if (interleaved) out << ", interleaved pairs";
     return out.str();
 }
 
@@ -203,8 +209,11 @@ RopeScaling readScaling(const ConfigReader& r, const ConfigReader& s, int dims, 
             if (!(scaling.factor > 0.0)) s.fail("\"factor\" must be positive");
             break;
         case RopeType::Linear:
+            requireFactor();
+            break;
         case RopeType::Dynamic:
             requireFactor();
+            scaling.alpha = s.numberOr("alpha", 0.0f);
             break;
         case RopeType::Llama3:
             requireFactor();
@@ -222,11 +231,10 @@ RopeScaling readScaling(const ConfigReader& r, const ConfigReader& s, int dims, 
             scaling.mscale = s.numberOr("mscale", 0.0f);
             scaling.mscaleAllDim = s.numberOr("mscale_all_dim", 0.0f);
             scaling.truncate = s.boolOr("truncate", true);
-            if (s.has("original_max_position_embeddings")) {
-                // transformers 4.x: the factor is then the ratio of the two contexts.
+            // transformers 5 keeps the factor as given beside the original context (4.x took
+            // their ratio instead; the Hub's YaRN models give both equal).
+            if (s.has("original_max_position_embeddings"))
                 scaling.originalContext = s.positiveInt("original_max_position_embeddings");
-                scaling.factor = static_cast<double>(context) / scaling.originalContext;
-            }
             break;
         case RopeType::FrequencyFactors:
             scaling.frequencyFactors = factorList(s, "factors", dims / 2);

@@ -42,6 +42,9 @@ struct RopeScaling {
     double mscale = 0.0;
     double mscaleAllDim = 0.0;
     bool truncate = true;
+    // dynamic with an alpha (Hunyuan's NTK-alpha): the base is theta · alpha^(dims/(dims-2)) at
+    // every length, as the models use it (0: no alpha).
+    double alpha = 0.0;
     // longrope: one factor per rotated pair, the long ones for inputs longer than
     // originalContext.
     std::vector<double> shortFactors;
@@ -59,6 +62,9 @@ struct Rotary {
     int dims = 0;     // rotated leading dimensions of each head (partial rotary below head_dim)
     int context = 0;  // max_position_embeddings
     RopeScaling scaling;
+    // Pairs (2i, 2i + 1) of each head turn together (GLM, ERNIE 4.5, Cohere 2) rather than
+    // Hugging Face's usual (i, i + dims/2).
+    bool interleaved = false;
 
     // The frequencies for an input of `tokens` positions (dynamic and longrope depend on it).
     RotaryFrequencies frequencies(int tokens) const;

@@ -102,13 +102,14 @@
     uint secondCols;
 
 // rope.comp: rotary embedding on the first rotaryDims of each head, row i at position
-// firstPosition + i.
+// firstPosition + i; pairs (i, i + rotaryDims/2), or (2i, 2i + 1) where interleaved is 1.
 #define QKV_ROPE_PARAMS \
     uint rows;          \
     uint cols;          \
     uint headDim;       \
     uint rotaryDims;    \
-    uint firstPosition;
+    uint firstPosition; \
+    uint interleaved;
 
 // conv.comp: depthwise causal convolution along the rows (tokens), kernel taps per column.
 #define QKV_CONV_PARAMS \

@@ -1,9 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
-// Rotary position embedding, Hugging Face rotate_half convention, on the first rotaryDims of each
-// head (the rest are copied: GPT-NeoX's partial rotary): for i < r/2, (a, b) = (x[i], x[i + r/2])
-// becomes (a cos - b sin, b cos + a sin). One invocation per element. The cos/sin table is
+// Rotary position embedding on the first rotaryDims of each head (the rest are copied: GPT-NeoX's
+// partial rotary): for i < r/2, the pair (a, b) = (x[i], x[i + r/2]) (Hugging Face's
+// rotate_half) or, interleaved, (x[2i], x[2i + 1]) becomes (a cos - b sin, b cos + a sin). One
+// invocation per element. The cos/sin table is
 // computed on the host exactly as the CPU backend does (float32 angle pos * inv_freq), so both
 // backends rotate by identical numbers; shader sin/cos are not accurate enough at large angles
 // on every GPU.
@@ -23,6 +24,12 @@ void main() {
         const uint offset = (index % p.cols) % p.headDim;  // within the head
         if (offset >= p.rotaryDims) {
             y[index] = x[index];
+            continue;
+        }
+        if (p.interleaved != 0u) {
+            const vec2 cs = cosSin[(p.firstPosition + index / p.cols) * half_ + offset / 2u];
+            y[index] = offset % 2u == 0u ? x[index] * cs.x - x[index + 1u] * cs.y
+                                         : x[index] * cs.x + x[index - 1u] * cs.y;
             continue;
         }
         const vec2 cs = cosSin[(p.firstPosition + index / p.cols) * half_ + offset % half_];

@@ -449,12 +449,13 @@ void addRopeCases(std::vector<OpCase>& cases) {
         OpCase c;
         c.name = "Rope_" + std::to_string(s.rows) + "rows_d" + std::to_string(s.headDim) + "_x" +
                  std::to_string(s.heads) + "heads_rotary" + std::to_string(s.rotaryDims) +
-                 "_theta" + tag(s.theta) + (s.scale != 1.0f ? "_scale" + tag(s.scale) : "");
-        c.description = "rope: " + std::to_string(s.rows) + " rows, " + std::to_string(s.heads) +
-                        " heads of " + std::to_string(s.headDim) + ", rotary dims " +
-                        std::to_string(s.rotaryDims) + ", theta " + text(s.theta) +
-                        ", cos/sin scale " + text(s.scale) + "; seed " +
-                        std::to_string(31 + s.rows);
+                 "_theta" + tag(s.theta) + (s.scale != 1.0f ? "_scale" + tag(s.scale) : "") +
+                 (s.interleaved ? "_interleaved" : "");
+        c.description =
+            "rope: " + std::to_string(s.rows) + " rows, " + std::to_string(s.heads) + " heads of " +
+            std::to_string(s.headDim) + ", rotary dims " + std::to_string(s.rotaryDims) +
+            ", theta " + text(s.theta) + ", cos/sin scale " + text(s.scale) +
+            (s.interleaved ? ", pairs (2i, 2i + 1)" : "") + "; seed " + std::to_string(31 + s.rows);
         c.run = [s](Backend& be) { return runRope(be, s); };
         c.tolerance = kRope;
         cases.push_back(std::move(c));
@@ -904,7 +905,9 @@ const std::vector<RopeShape>& ropeShapes() {
         {45, 128, 1, 500000.0f, 128},
         {29, 16, 4, 10000.0f, 4},
         {70, 64, 3, 10000.0f, 16},
-        {50, 16, 4, 10000.0f, 12, 1.2247449f}};  // LongRoPE-like: partial, scaled cos/sin
+        {50, 16, 4, 10000.0f, 12, 1.2247449f},  // LongRoPE-like: partial, scaled cos/sin
+        {33, 16, 3, 500000.0f, 16, 1.0f, true},
+        {21, 16, 2, 10000.0f, 8, 1.0f, true}};  // interleaved and partial
     return shapes;
 }
 
@@ -915,6 +918,7 @@ RotaryFrequencies ropeFrequencies(const RopeShape& s) {
     rotary.context = s.rows;
     RotaryFrequencies f = rotary.frequencies(s.rows);
     f.scale = s.scale;
+    f.interleaved = s.interleaved;
     return f;
 }
 

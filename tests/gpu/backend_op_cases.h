@@ -70,8 +70,9 @@ MatrixView weightView(WeightLayout layout, const std::vector<float>& storage, in
 struct RopeShape {
     int rows, headDim, heads;
     float theta;
-    int rotaryDims;      // partial rotary (GPT-NeoX) when below headDim
-    float scale = 1.0f;  // on cos and sin (YaRN's, LongRoPE's attention factor)
+    int rotaryDims;            // partial rotary (GPT-NeoX) when below headDim
+    float scale = 1.0f;        // on cos and sin (YaRN's, LongRoPE's attention factor)
+    bool interleaved = false;  // pairs (2i, 2i + 1): ERNIE 4.5, Cohere 2
 };
 
 const std::vector<RopeShape>& ropeShapes();

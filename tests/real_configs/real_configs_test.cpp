@@ -188,6 +188,11 @@ std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& pr
             add("self_attn.v_proj.weight", {kv, d});
         }
         add("self_attn.o_proj.weight", {d, q});
+        if (c.attentionBias)
+            for (const auto& [name, rows] :
+                 {std::pair{"q", q}, std::pair{"k", kv}, std::pair{"v", kv}})
+                add(std::string("self_attn.") + name + "_proj.bias", {rows});
+        if (c.attentionOutputBias) add("self_attn.o_proj.bias", {d});
         if (c.kindOf(l).experts) {
             addExperts(c, add);
         } else if (type != "phi3") {
@@ -301,6 +306,12 @@ INSTANTIATE_TEST_SUITE_P(
                              RopeType::Default, 128, 0, 0, 128, 8, 768, 48},
                     Expected{"Mixtral-8x7B-v0.1", "model.", 32, 32, 8, 128, QkNorm::None,
                              RopeType::Default, 128, 0, 0, 8, 2, 14336, 32, false},
+                    // q/k/v biases, none on o; 36B, opened and described.
+                    Expected{"Seed-OSS-36B-Instruct", "model.", 64, 80, 8, 128, QkNorm::None,
+                             RopeType::Default, 128, 0, 0, 0, 0, 0, 0, false},
+                    // Rotary on interleaved pairs; tied embeddings.
+                    Expected{"ERNIE-4.5-0.3B-PT", "model.", 18, 16, 2, 128, QkNorm::None,
+                             RopeType::Default, 128, 0, 0},
                     // Latent attention: heads of 128 + 64 rotary dims.
                     Expected{"DeepSeek-V2-Lite", "model.", 27, 16, 16, 192, QkNorm::None,
                              RopeType::Yarn, 64, 0, 0, 64, 6, 1408, 26}),

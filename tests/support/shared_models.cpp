@@ -28,12 +28,6 @@ const std::vector<PendingFamily> kPendingFamilies = {
     {"minimax_m2", "unsupported architecture \"minimax_m2\""},
     {"ministral3", "unsupported architecture \"ministral3\""},
     {"mistral3mm", "unsupported architecture \"mistral3\""},
-    {"olmo3", "unsupported architecture \"olmo3\""},
-    {"exaone4", "unsupported architecture \"exaone4\""},
-    {"cohere2", "unsupported architecture \"cohere2\""},
-    {"seed_oss", "unsupported architecture \"seed_oss\""},
-    {"hunyuan_v1_dense", "unsupported architecture \"hunyuan_v1_dense\""},
-    {"ernie4_5", "unsupported architecture \"ernie4_5\""},
     {"apertus", "unsupported architecture \"apertus\""},
     {"gemma3n", "unsupported architecture \"gemma3n_text\""},
     // Weights stored as float8 e4m3 with 128 x 128 block scales.

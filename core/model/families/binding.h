@@ -78,6 +78,10 @@ using MlpBinder = std::function<void(const std::string& prefix, int layer, Layer
 // `mlp` binds each layer's MLP (default: bindGatedMlp under "mlp.").
 ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias,
                               bool outputBias = false, const MlpBinder& mlp = {});
+// OLMo 2's decoder (OLMo 3, EXAONE 4): Llama's names without a norm before a sublayer and one
+// after it (post_attention_layernorm, post_feedforward_layernorm); q_norm and k_norm of the
+// architecture's QK-norm.
+ModelWeights bindPostNormDecoder(TensorBinder& b, const Architecture& c);
 // Gemma's decoder: Llama's names with four (1 + w) RMSNorms per layer (input, post_attention,
 // pre_feedforward, post_feedforward) and q_norm/k_norm where the architecture has QK-norm
 // (Gemma 3).

@@ -11,7 +11,7 @@ namespace {
 
 void readLlama(const ConfigReader& r, Architecture& c) {
     readRotaryDecoder(r, c);
-    c.attentionBias = r.boolOr("attention_bias", false);
+    c.attentionBias = c.attentionOutputBias = r.boolOr("attention_bias", false);
     c.mlpBias = r.boolOr("mlp_bias", false);
     if (c.modelType == "mistral") c.slidingWindow = r.positiveIntOr("sliding_window", 0);
 }
@@ -23,7 +23,7 @@ void readQwen2(const ConfigReader& r, Architecture& c) {
 }
 
 ModelWeights bindLlama(TensorBinder& b, const Architecture& c) {
-    return bindLlamaDecoder(b, c, c.attentionBias, c.attentionBias);
+    return bindLlamaDecoder(b, c, c.attentionBias, c.attentionOutputBias);
 }
 ModelWeights bindQwen2(TensorBinder& b, const Architecture& c) {
     return bindLlamaDecoder(b, c, true);
