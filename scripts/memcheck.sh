@@ -28,11 +28,14 @@ for folder in "$shared"/models/*/; do
   models+=("$folder")
 done
 
-# Valgrind runs the program's threads one at a time: one BLAS thread saves only switches.
+# Valgrind runs the program's threads one at a time: one BLAS thread saves only switches; the
+# models run side by side, one per core.
 export OPENBLAS_NUM_THREADS=1
-failed=0
-checks=0
-for folder in "${models[@]}"; do
+
+# check FOLDER: both commands under memcheck; prints "passed" or "failed" per command, and a
+# failing run's report.
+check() {
+  local folder=$1 ids command log
   # The reference's first sentence: ids every model's vocabulary holds.
   ids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sentences"][0]
 print(",".join(map(str, s["input_ids"])))' "$folder/hf_reference.json")
@@ -41,19 +44,31 @@ print(",".join(map(str, s["input_ids"])))' "$folder/hf_reference.json")
     # Without --track-origins a run takes a third less time and finds the same errors; a failing
     # one is run again with it, so that its report says where an uninitialised value came from.
     # shellcheck disable=SC2086
-    if ! valgrind --tool=memcheck --error-exitcode=99 --quiet \
+    if valgrind --tool=memcheck --error-exitcode=99 --quiet \
          --log-file="$log" "$cli" $command --model "$folder" --backend cpu >/dev/null 2>>"$log"
-    then  # 99: memcheck's errors; anything else: the command itself failed
+    then
+      echo passed
+    else  # 99: memcheck's errors; anything else: the command itself failed
       echo "memcheck: $(basename "$folder") $command:"
       # shellcheck disable=SC2086
       valgrind --tool=memcheck --track-origins=yes --quiet --log-file="$log" \
         "$cli" $command --model "$folder" --backend cpu >/dev/null 2>>"$log" || true
       cat "$log"
-      failed=$((failed + 1))
+      echo failed
     fi
-    checks=$((checks + 1))
     rm -f "$log"
   done
+}
+
+results=$(mktemp -d)
+for i in "${!models[@]}"; do
+  check "${models[$i]}" > "$results/$i" 2>&1 &
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
 done
+wait
+for i in "${!models[@]}"; do grep -v '^passed$' "$results/$i" | grep -v '^failed$' || true; done
+checks=$(cat "$results"/* | grep -cE '^(passed|failed)$' || true)
+failed=$(cat "$results"/* | grep -c '^failed$' || true)
+rm -rf "$results"
 echo "memcheck: $((checks - failed)) passed, $failed failed (${#models[@]} models, analyze and attention)"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$checks" -eq $((2 * ${#models[@]})) ]
