@@ -55,6 +55,9 @@ void TimingBackend::glu(const Tensor& g, Tensor& u, Activation a) {
 void TimingBackend::clampedSwiGlu(const Tensor& gateUp, Tensor& out) {
     timed("glu", [&] { m_inner->clampedSwiGlu(gateUp, out); });
 }
+void TimingBackend::xielu(Tensor& x, const XIeluParameters& parameters) {
+    timed("activate", [&] { m_inner->xielu(x, parameters); });
+}
 void TimingBackend::add(Tensor& acc, const Tensor& x) {
     timed("add", [&] { m_inner->add(acc, x); });
 }

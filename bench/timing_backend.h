@@ -32,6 +32,7 @@ class TimingBackend final : public Backend {
     void glu(const Tensor& gate, Tensor& up, Activation gated) override;
     void clampedSwiGlu(const Tensor& gateUp, Tensor& out) override;
     void add(Tensor& accumulator, const Tensor& x) override;
+    void xielu(Tensor& x, const XIeluParameters& parameters) override;
     void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
                       Tensor& y) override;
     void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,

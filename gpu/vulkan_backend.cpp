@@ -146,12 +146,18 @@ class VulkanBackend final : public Backend {
     void activate(Tensor& x, Activation activation) override {
         if (readsAGate(activation))
             throw Error("internal error: a gated activation is a two-input op (glu)");
+        if (activation == Activation::XIelu)
+            throw Error("internal error: xIELU takes its layer's parameters (xielu)");
         const uint32_t op = activation == Activation::GeluTanh      ? eltwise::kGeluTanh
                             : activation == Activation::GeluExact   ? eltwise::kGeluExact
                             : activation == Activation::Relu        ? eltwise::kRelu
                             : activation == Activation::ReluSquared ? eltwise::kReluSquared
                                                                     : eltwise::kSilu;
         elementwise(x, nullptr, op, "activate");
+    }
+
+    void xielu(Tensor& x, const XIeluParameters& parameters) override {
+        elementwise(x, nullptr, eltwise::kXIelu, "xielu", parameters);
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {
@@ -330,10 +336,12 @@ class VulkanBackend final : public Backend {
                             p, gx, ceilDiv(groups, gx), 1);
     }
 
-    void elementwise(Tensor& x, const Tensor* y, uint32_t op, const char* name) {
+    void elementwise(Tensor& x, const Tensor* y, uint32_t op, const char* name,
+                     const XIeluParameters& xielu = {}) {
         const size_t count = elements(x);
         if (count == 0) return;
-        EltwiseParams p{static_cast<uint32_t>(count), op};
+        EltwiseParams p{
+            static_cast<uint32_t>(count), op, xielu.alphaP, xielu.alphaN, xielu.beta, xielu.eps};
         const uint32_t workgroup = m_recorder.pipeline(Kernel::Eltwise).workgroupSize;
         m_recorder.dispatch(Kernel::Eltwise,
                             {{&rowMajor(x, name).region(), true},

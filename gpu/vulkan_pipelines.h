@@ -72,7 +72,8 @@ constexpr uint32_t kGeluTanh = QKV_ELTWISE_GELU_TANH, kGeluExact = QKV_ELTWISE_G
                    kGeluTanhGlu = QKV_ELTWISE_GELU_TANH_GLU, kSilu = QKV_ELTWISE_SILU,
                    kGeluGlu = QKV_ELTWISE_GELU_GLU, kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU,
                    kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART,
-                   kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU, kProductGlu = QKV_ELTWISE_PRODUCT_GLU;
+                   kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU, kProductGlu = QKV_ELTWISE_PRODUCT_GLU,
+                   kXIelu = QKV_ELTWISE_XIELU;
 }
 
 struct RopeParams {
@@ -105,7 +106,7 @@ constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHT
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
               sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 6 * 4 &&
-              sizeof(EltwiseParams) == 2 * 4 && sizeof(RopeParams) == 6 * 4 &&
+              sizeof(EltwiseParams) == 6 * 4 && sizeof(RopeParams) == 6 * 4 &&
               sizeof(RowsParams) == 3 * 4 && sizeof(ColumnsParams) == 4 * 4 &&
               sizeof(ConvParams) == 4 * 4 && sizeof(DeltaRuleParams) == 7 * 4 &&
               sizeof(StateSpaceParams) == 9 * 4);

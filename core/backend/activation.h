@@ -17,7 +17,15 @@ enum class Activation {
     GeluGlu,
     ClampedSwiGlu,
     SigmoidGlu,  // σ(gate) · up: gated attention's output gate (Qwen3.5, Qwen3-Next)
-    ProductGlu   // gate · up, no activation: LFM2's short convolution (B · x, C · conv)
+    ProductGlu,  // gate · up, no activation: LFM2's short convolution (B · x, C · conv)
+    XIelu        // Apertus's MLP: with each layer's own parameters (Backend::xielu)
+};
+
+// xIELU (Apertus) as its layer's learned scalars make it: x > 0: alphaP·x² + beta·x, else
+// (expm1(min(x, eps)) − x)·alphaN + beta·x, where alphaP = softplus(alpha_p) and alphaN =
+// beta + softplus(alpha_n) of the checkpoint's values (eps is negative, about −1e-6).
+struct XIeluParameters {
+    float alphaP = 0.0f, alphaN = 0.0f, beta = 0.0f, eps = 0.0f;
 };
 
 // gpt-oss's expert activation (clamped_swiglu.h).

@@ -198,6 +198,8 @@ class Backend {
     // and up (gpt-oss's experts: gate j in column 2j, up j in column 2j + 1).
     virtual void clampedSwiGlu(const Tensor& gateUp, Tensor& out) = 0;
     virtual void add(Tensor& accumulator, const Tensor& x) = 0;
+    // x := xIELU(x) in place with the layer's parameters (activation.h).
+    virtual void xielu(Tensor& x, const XIeluParameters& parameters) = 0;
     // Rotary position embedding, row i at position firstPosition + i, on the first
     // frequencies.rotaryDims() of each head (partial rotary); the rest are copied. Pair j (dims
     // j and j + rotaryDims/2, Hugging Face's rotate_half, or 2j and 2j + 1 when interleaved) of

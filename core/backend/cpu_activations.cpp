@@ -37,6 +37,13 @@ void activateInPlace(ArrayMap a, Activation activation) {
     }
 }
 
+void xieluInPlace(ArrayMap a, const XIeluParameters& p) {
+    for (float& x : a) {
+        x = x > 0.0f ? p.alphaP * x * x + p.beta * x
+                     : (std::expm1(std::min(x, p.eps)) - x) * p.alphaN + p.beta * x;
+    }
+}
+
 void gateInPlace(ConstArrayMap gate, ArrayMap up, Activation gated) {
     switch (gated) {
         case Activation::SwiGlu:

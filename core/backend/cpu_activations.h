@@ -16,6 +16,9 @@ float clampedSwiGluOf(float gate, float up);
 // a := act(a) for GELU (tanh, exact), ReLU or SiLU; the gated kinds leave it as it is.
 void activateInPlace(ArrayMap a, Activation activation);
 
+// a := xIELU(a) with the layer's parameters.
+void xieluInPlace(ArrayMap a, const XIeluParameters& p);
+
 // up := act(gate) · up for a gated kind (Backend::glu).
 void gateInPlace(ConstArrayMap gate, ArrayMap up, Activation gated);
 

@@ -198,7 +198,13 @@ class CpuBackend final : public Backend {
     void activate(Tensor& x, Activation activation) override {
         if (readsAGate(activation))
             throw Error("internal error: a gated activation is a two-input op (glu)");
+        if (activation == Activation::XIelu)
+            throw Error("internal error: xIELU takes its layer's parameters (xielu)");
         splitElements(x, [&](ArrayMap a) { activateInPlace(a, activation); });
+    }
+
+    void xielu(Tensor& x, const XIeluParameters& parameters) override {
+        splitElements(x, [&](ArrayMap a) { xieluInPlace(a, parameters); });
     }
 
     void glu(const Tensor& gate, Tensor& up, Activation gated) override {

@@ -5,6 +5,7 @@
 // looks at the family's name.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -118,6 +119,20 @@ struct MixtureOfExperts {
 // keys and values from one shared latent per token, and a rotary key shared by every head.
 // Per head, queries and keys are laid out [rotary part | the rest] (headDim = ropeDim +
 // nopeDim wide), values valueDim wide. See core/model/latent_attention.h.
+// A query temperature that grows with the position (Ministral 3's llama_4_scaling_beta): after
+// rotary, the query of position p is multiplied by 1 + beta · ln(1 + floor(p / interval)),
+// computed in float32 as transformers does; keys keep their scale.
+struct QueryTemperature {
+    float beta = 0.0f;
+    int interval = 0;  // original_max_position_embeddings
+
+    bool present() const { return beta != 0.0f && interval > 0; }
+    float at(int position) const {
+        const float steps = std::floor(static_cast<float>(position) / static_cast<float>(interval));
+        return 1.0f + beta * std::log(1.0f + steps);
+    }
+};
+
 struct LatentAttention {
     int queryRank = 0;     // q_lora_rank; 0: one query projection (q_proj)
     int keyValueRank = 0;  // kv_lora_rank; 0: not latent attention
@@ -190,9 +205,10 @@ struct Architecture {
     QkNorm qkNorm = QkNorm::None;
     bool qkNormAfterRotary = false;  // Hunyuan: the norms take the rotated q and k
     LatentAttention latent;          // DeepSeek's projections instead of W_Q, W_K, W_V
-    GatedDeltaNet deltaNet;          // the linear layers' (LayerKind::mixer)
-    Mamba2 mamba2;                   // the state-space layers' (LayerKind::mixer)
-    ShortConv shortConv;             // the short-convolution layers' (LayerKind::mixer)
+    QueryTemperature queryTemperature;
+    GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
+    Mamba2 mamba2;           // the state-space layers' (LayerKind::mixer)
+    ShortConv shortConv;     // the short-convolution layers' (LayerKind::mixer)
     // Falcon-H1: a Mamba-2 mixer beside every layer's attention, reading the same normed input,
     // its output added to the attention's; the shape of its heads (absent elsewhere).
     std::optional<LayerKind> besideMamba;
@@ -333,8 +349,8 @@ struct Architecture {
     // layer is a plain global one (GPT-2, Llama).
     // Gemma 4's global layers add their heads and ", W_V = W_K (tied by the model)".
     std::string describeLayer(int layer) const {
-        bool mixed =
-            localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0 || isHybrid();
+        bool mixed = localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0 ||
+                     isHybrid() || queryTemperature.present();
         for (int l = 0; l < layers; ++l)
             mixed |= windowOf(l) > 0 || (positions == Positions::Rotary && !kindOf(l).rotary);
         if (!mixed) return {};
@@ -362,6 +378,13 @@ struct Architecture {
                     (kv == 1 ? " key/value head" : " key/value heads");
         }
         if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
+        if (queryTemperature.present()) {
+            char temperature[96];
+            std::snprintf(temperature, sizeof temperature,
+                          ", queries × 1 + %g·ln(1 + ⌊p/%d⌋) at position p",
+                          static_cast<double>(queryTemperature.beta), queryTemperature.interval);
+            text += temperature;
+        }
         if (outputGate) text += ", output gate σ(gate)";
         if (besideMamba)
             text += "; Mamba-2 beside, " + std::to_string(besideMamba->heads) + " heads of " +

@@ -61,7 +61,7 @@ std::unique_ptr<Tensor> SharedProducts::apply(const DeviceLinear& l) {
 
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
-                                    const Tensor& x) {
+                                    const Tensor& x, const XIeluParameters* xielu) {
     auto hidden = applyLinear(backend, in, x);
     // `in` gives gate and up interleaved, or up alone beside `gate` (a GGUF file's gpt-oss).
     if (activation == Activation::ClampedSwiGlu && !gate.weight) {
@@ -71,6 +71,8 @@ std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, con
     }
     if (isGated(activation) || activation == Activation::ClampedSwiGlu)
         backend.glu(*applyLinear(backend, gate, x), *hidden, activation);
+    else if (activation == Activation::XIelu && xielu)
+        backend.xielu(*hidden, *xielu);
     else
         backend.activate(*hidden, activation);
     return applyLinear(backend, out, *hidden);

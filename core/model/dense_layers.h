@@ -34,9 +34,9 @@ class SharedProducts {
 
 // An MLP: out(act(gate x) · in x) for a gated activation, out(ClampedSwiGlu(in x)) where `in`
 // interleaves gate and up (gpt-oss; with `gate` bound, ClampedSwiGlu(gate x, in x)), else
-// out(act(in x)).
+// out(act(in x)) — for xIELU with the layer's `xielu` parameters.
 std::unique_ptr<Tensor> feedForward(Backend& backend, Activation activation, const DeviceLinear& in,
                                     const DeviceLinear& gate, const DeviceLinear& out,
-                                    const Tensor& x);
+                                    const Tensor& x, const XIeluParameters* xielu = nullptr);
 
 }  // namespace qkv

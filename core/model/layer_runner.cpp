@@ -6,6 +6,23 @@
 #include "core/model/token_mixers.h"
 
 namespace qkv {
+namespace {
+
+// q's row i times the temperature of position first + i, in a tensor of its own (the query
+// slot's projection may fill the key slot too under shared-qk, and keys keep their scale): a copy
+// whose rows then gain (t − 1) times themselves.
+std::unique_ptr<Tensor> warmed(Backend& be, const Tensor& q, const QueryTemperature& t, int first) {
+    auto out = be.create(q.rows(), q.cols());
+    be.copyRows(q, 0, q.rows(), *out, 0);
+    std::vector<int> rows(q.rows());
+    std::iota(rows.begin(), rows.end(), 0);
+    std::vector<float> gain(q.rows());
+    for (int i = 0; i < q.rows(); ++i) gain[i] = t.at(first + i) - 1.0f;
+    be.addWeightedRows(q, rows, gain, *out);
+    return out;
+}
+
+}  // namespace
 
 AttentionLayout LayerRunner::layoutOf(int l) const {
     const int group = m_c.heads / m_c.kvHeadsOf(l);
@@ -150,7 +167,8 @@ void LayerRunner::addResidual(Tensor& x, const Tensor& out, const DeviceNorm& ou
 std::unique_ptr<Tensor> LayerRunner::mlp(int l, const DeviceLayer& layer, const Tensor& x,
                                          LayerTrace& traced) const {
     if (layer.experts.empty())
-        return feedForward(m_be, m_c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x);
+        return feedForward(m_be, m_c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x,
+                           layer.xielu ? &*layer.xielu : nullptr);
     std::vector<TokenRouting> routed;
     auto out = mixtureOfExperts(m_be, m_c, layer, x, routed);
     traceRouting(l, routed, traced);
@@ -222,6 +240,11 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         return rotated(p, input, qkNormed(p, input, source(p, input)));
     };
     Tensor* q = &positioned(config.querySource, queries);
+    std::unique_ptr<Tensor> warmedQueries;
+    if (m_c.queryTemperature.present() && !cross) {
+        warmedQueries = warmed(m_be, *q, m_c.queryTemperature, kept);
+        q = warmedQueries.get();
+    }
     Tensor& positionedKeys = positioned(config.keySource, keys);
     Tensor* v = &source(config.valueSource, keys);
     std::unique_ptr<Tensor> normedValues;  // Gemma 4: whatever fills the value slot

@@ -101,6 +101,10 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::exaone4(),
         families::cohere2(),
         families::hunyuanV1Dense(),
+        families::ministral3(),
+        families::mistral3Multimodal(),
+        families::glm4Moe(),
+        families::apertus(),
     };
     return all;
 }

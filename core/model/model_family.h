@@ -121,6 +121,10 @@ ModelFamily olmo3();
 ModelFamily exaone4();
 ModelFamily cohere2();
 ModelFamily hunyuanV1Dense();
+ModelFamily ministral3();
+ModelFamily mistral3Multimodal();
+ModelFamily glm4Moe();
+ModelFamily apertus();
 }  // namespace families
 
 }  // namespace qkv

@@ -3,8 +3,10 @@
 // over the memory-mapped tensors, so every family shares one forward pass. Nothing here owns
 // memory; the views point into the TensorStore (or its float32 conversions) or into the few
 // tensors a family's binder derives (Model keeps those).
+#include <optional>
 #include <vector>
 
+#include "core/backend/activation.h"
 #include "core/backend/matrix_view.h"
 
 namespace qkv {
@@ -107,6 +109,8 @@ struct LayerOf {
     Linear crossQuery, crossKey, crossValue, crossOutput;
     // Gemma 4's layer_scalar: the layer's output (the residual stream) is multiplied by it.
     float outputScale = 1.0f;
+    // Apertus: the MLP's xIELU with this layer's parameters (Activation::XIelu).
+    std::optional<XIeluParameters> xielu;
     // Falcon-H1: the Mamba-2 mixer beside the attention (Architecture::besideMamba), its C, B and
     // x as its query, key and value; empty elsewhere.
     std::vector<LayerOf<P>> beside;
@@ -173,6 +177,7 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(from.crossValue, to.crossValue);
     part(from.crossOutput, to.crossOutput);
     to.outputScale = from.outputScale;
+    to.xielu = from.xielu;
     to.beside.resize(from.beside.size());
     for (size_t b = 0; b < from.beside.size(); ++b) forEachPart(from.beside[b], to.beside[b], part);
 }

@@ -26,6 +26,7 @@ const uint kClampedSwiGlu = QKV_ELTWISE_CLAMPED_SWIGLU;
 const uint kClampedSwiGluApart = QKV_ELTWISE_CLAMPED_SWIGLU_APART;
 const uint kSigmoidGlu = QKV_ELTWISE_SIGMOID_GLU;
 const uint kProductGlu = QKV_ELTWISE_PRODUCT_GLU;
+const uint kXIelu = QKV_ELTWISE_XIELU;
 // gpt-oss's constants, shared with the CPU backend.
 const float kClampLimit = QKV_CLAMPED_SWIGLU_LIMIT;
 const float kClampAlpha = QKV_CLAMPED_SWIGLU_ALPHA;
@@ -68,6 +69,19 @@ float clampedSwiGlu(float gate, float up) {
     return (up + 1.0) * (gate / (1.0 + exp(-kClampAlpha * gate)));
 }
 
+// e^v - 1 without the cancellation of exp(v) - 1 near zero (GLSL has no expm1): a Taylor
+// series for |v| < 1/8, whose next term is below float32's precision there.
+float expm1Accurate(float v) {
+    if (abs(v) >= 0.125) return exp(v) - 1.0;
+    return v * (1.0 + v * (0.5 + v * (1.0 / 6.0 + v * (1.0 / 24.0 + v * (1.0 / 120.0 +
+           v * (1.0 / 720.0))))));
+}
+
+float xielu(float v) {
+    if (v > 0.0) return p.alphaP * v * v + p.beta * v;
+    return (expm1Accurate(min(v, p.eps)) - v) * p.alphaN + p.beta * v;
+}
+
 float apply(float v, uint index) {
     switch (p.op) {
         case kGeluTanh:
@@ -98,6 +112,8 @@ float apply(float v, uint index) {
             return v / (1.0 + exp(-y[index]));
         case kProductGlu:
             return v * y[index];
+        case kXIelu:
+            return xielu(v);
         default:
             return v + y[index];
     }

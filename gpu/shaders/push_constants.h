@@ -67,9 +67,13 @@
 #define QKV_NORM_UNIT 2u /* x / sqrt(sum x^2 + eps), no gamma (normalizeHeads) */
 
 // eltwise.comp: x := op(x[, y]) element by element.
-#define QKV_ELTWISE_PARAMS \
-    uint count;            \
-    uint op; /* QKV_ELTWISE_* */
+#define QKV_ELTWISE_PARAMS                                                            \
+    uint count;                                                                       \
+    uint op;      /* QKV_ELTWISE_* */                                                 \
+    float alphaP; /* xIELU's parameters (XIeluParameters); unread by the other ops */ \
+    float alphaN;                                                                     \
+    float beta;                                                                       \
+    float eps;
 #define QKV_ELTWISE_GELU_TANH 0u
 #define QKV_ELTWISE_GELU_EXACT 1u
 #define QKV_ELTWISE_RELU 2u
@@ -85,6 +89,7 @@
 #define QKV_ELTWISE_SIGMOID_GLU 10u /* x *= sigmoid(y): gated attention's output gate */
 #define QKV_ELTWISE_RELU_SQUARED 11u
 #define QKV_ELTWISE_PRODUCT_GLU 12u /* x *= y: LFM2's short convolution */
+#define QKV_ELTWISE_XIELU 13u       /* Apertus's MLP, with the layer's parameters */
 
 // rows.comp: a mixture of experts' row moves (gather, add weighted).
 #define QKV_ROWS_PARAMS \

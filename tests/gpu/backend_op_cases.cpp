@@ -95,6 +95,8 @@ const char* activationName(Activation a) {
             return "SigmoidGlu";
         case Activation::ProductGlu:
             return "ProductGlu";
+        case Activation::XIelu:
+            return "XIelu";
     }
     return "";
 }
@@ -362,6 +364,24 @@ void addActivationCases(std::vector<OpCase>& cases) {
             const auto x = activationSweep();
             auto t = be.upload(x.data(), 1, static_cast<int>(x.size()));
             be.activate(*t, a);
+            return download(be, *t);
+        };
+        c.tolerance = kActivation;
+        cases.push_back(std::move(c));
+    }
+    // Apertus's xIELU: the parameters its initialisation gives (alpha_p 0.8, alpha_n 0.8, beta
+    // 0.5, eps -1e-6) and a learned-looking set; the sweep crosses eps and the small negative
+    // inputs where expm1 must not cancel.
+    for (const XIeluParameters& p : {XIeluParameters{0.8f, 0.8f, 0.5f, -1e-6f},
+                                     XIeluParameters{1.37f, 0.64f, 0.5f, -1e-6f}}) {
+        OpCase c;
+        c.name = "XIelu_alphaP" + tag(p.alphaP) + "_alphaN" + tag(p.alphaN);
+        c.description = "xielu in place on 1 x 8010 (the activation sweep), alpha_p " +
+                        text(p.alphaP) + ", alpha_n " + text(p.alphaN) + ", beta 0.5, eps -1e-6";
+        c.run = [p](Backend& be) {
+            const auto x = activationSweep();
+            auto t = be.upload(x.data(), 1, static_cast<int>(x.size()));
+            be.xielu(*t, p);
             return download(be, *t);
         };
         c.tolerance = kActivation;

@@ -200,7 +200,7 @@ std::vector<TensorShape> hubTensors(const Architecture& c, const std::string& pr
             add("mlp.up_proj.weight", {ff, d});
         }
         if (!c.kindOf(l).experts) add("mlp.down_proj.weight", {d, ff});
-        if (type == "olmo2") {
+        if (type == "olmo2" || type == "olmo3") {
             add("self_attn.q_norm.weight", {q});
             add("self_attn.k_norm.weight", {kv});
             add("post_attention_layernorm.weight", {d});
@@ -312,6 +312,9 @@ INSTANTIATE_TEST_SUITE_P(
                     // Rotary on interleaved pairs; tied embeddings.
                     Expected{"ERNIE-4.5-0.3B-PT", "model.", 18, 16, 2, 128, QkNorm::None,
                              RopeType::Default, 128, 0, 0},
+                    // rope_scaling (YaRN) on the 8 full layers only; 24 sliding layers.
+                    Expected{"Olmo-3-1025-7B", "model.", 32, 32, 32, 128, QkNorm::Whole,
+                             RopeType::Yarn, 128, 24, 0, 0, 0, 0, 0, false},
                     // Latent attention: heads of 128 + 64 rotary dims.
                     Expected{"DeepSeek-V2-Lite", "model.", 27, 16, 16, 192, QkNorm::None,
                              RopeType::Yarn, 64, 0, 0, 64, 6, 1408, 26}),

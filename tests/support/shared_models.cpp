@@ -23,12 +23,8 @@ const std::vector<PendingFamily> kPendingFamilies = {
     {"llama4mm", "unsupported architecture \"llama4\""},
     {"deepseek_v32", "unsupported architecture \"deepseek_v32\""},
     {"glm_moe_dsa", "unsupported architecture \"glm_moe_dsa\""},
-    {"glm4_moe", "unsupported architecture \"glm4_moe\""},
     {"glm4_moe_lite", "unsupported architecture \"glm4_moe_lite\""},
     {"minimax_m2", "unsupported architecture \"minimax_m2\""},
-    {"ministral3", "unsupported architecture \"ministral3\""},
-    {"mistral3mm", "unsupported architecture \"mistral3\""},
-    {"apertus", "unsupported architecture \"apertus\""},
     {"gemma3n", "unsupported architecture \"gemma3n_text\""},
     // Weights stored as float8 e4m3 with 128 x 128 block scales.
     {"deepseek_v3fp8", "quantised as \"fp8\""},

@@ -78,6 +78,16 @@ using MlpBinder = std::function<void(const std::string& prefix, int layer, Layer
 // `mlp` binds each layer's MLP (default: bindGatedMlp under "mlp.").
 ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias,
                               bool outputBias = false, const MlpBinder& mlp = {});
+// DeepSeek's mixture of experts (also GLM-4.5's), from layer first_k_dense_replace on:
+// n_routed_experts of moe_intermediate_size routed by a softmax (V2: greedy or
+// group_limited_greedy) or, with `v3`, by sigmoid scores chosen with e_score_correction_bias
+// within the topk_group best of n_group groups, times routed_scaling_factor, beside
+// n_shared_experts in one shared MLP. Leaves a config without n_routed_experts dense.
+void readRoutedExperts(const ConfigReader& r, Architecture& c, bool v3);
+// Its tensors under `p` ("layers.N.mlp."): experts.E.{gate,up,down}_proj, the gate (with its
+// e_score_correction_bias under sigmoid routing) and shared_experts.{gate,up,down}_proj.
+void bindRoutedExperts(TensorBinder& b, const Architecture& c, const std::string& p,
+                       LayerWeights& layer);
 // OLMo 2's decoder (OLMo 3, EXAONE 4): Llama's names without a norm before a sublayer and one
 // after it (post_attention_layernorm, post_feedforward_layernorm); q_norm and k_norm of the
 // architecture's QK-norm.

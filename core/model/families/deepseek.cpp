@@ -56,42 +56,6 @@ void readLatentAttention(const ConfigReader& r, Architecture& c, bool v3) {
     c.attentionScale = static_cast<float>(scale);
 }
 
-void readExpertsOf(const ConfigReader& r, Architecture& c, bool v3) {
-    if (!r.has("n_routed_experts")) return;
-    const std::string scoring = r.stringOr("scoring_func", v3 ? "sigmoid" : "softmax");
-    if (scoring != (v3 ? "sigmoid" : "softmax"))
-        r.fail("\"scoring_func\" \"" + scoring + "\" is not supported for " + c.modelType);
-    if (r.positiveIntOr("moe_layer_freq", 1) != 1)
-        r.fail("\"moe_layer_freq\" other than 1 is not supported");
-    // V2's gate ignores norm_topk_prob (Hugging Face never renormalises its weights).
-    c.moe = readExperts(r, "n_routed_experts", r.width("moe_intermediate_size"),
-                        v3 && r.boolOr("norm_topk_prob", true));
-    c.moe.router = v3 ? Router::SigmoidTopK : Router::SoftmaxTopK;
-    c.moe.scale = r.numberOr("routed_scaling_factor", 1.0f);
-    const std::string method = r.stringOr("topk_method", v3 ? "noaux_tc" : "greedy");
-    if (v3 || method == "group_limited_greedy") {
-        c.moe.groups = r.positiveInt("n_group");
-        c.moe.groupsKept = r.positiveInt("topk_group");
-    } else if (method != "greedy") {
-        r.fail("\"topk_method\" \"" + method + "\" is not supported");
-    }
-    const int perGroup = c.moe.experts / c.moe.groups;
-    if (c.moe.experts % c.moe.groups != 0 || c.moe.groupsKept > c.moe.groups ||
-        std::int64_t{c.moe.groupsKept} * perGroup < c.moe.perToken || (v3 && perGroup < 2))
-        r.fail("\"n_group\" " + std::to_string(c.moe.groups) + " and \"topk_group\" " +
-               std::to_string(c.moe.groupsKept) + " do not fit " + std::to_string(c.moe.experts) +
-               " experts routed " + std::to_string(c.moe.perToken) + " per token");
-    const std::int64_t shared =
-        std::int64_t{r.nonNegativeIntOr("n_shared_experts", 0)} * c.moe.width;
-    if (shared > ConfigReader::kMaxWidth)
-        r.fail("\"n_shared_experts\" of \"moe_intermediate_size\" make a shared MLP wider than " +
-               std::to_string(ConfigReader::kMaxWidth));
-    c.moe.sharedWidth = static_cast<int>(shared);
-    const int dense = r.nonNegativeIntOr("first_k_dense_replace", 0);
-    c.layerKinds.assign(c.layers, LayerKind{});
-    for (int l = 0; l < c.layers; ++l) c.layerKinds[l].experts = l >= dense;
-}
-
 void read(const ConfigReader& r, Architecture& c) {
     const bool v3 = c.modelType == "deepseek_v3";
     readStandardShape(r, c, 2048);
@@ -104,7 +68,7 @@ void read(const ConfigReader& r, Architecture& c) {
     if (act != "silu") r.fail("hidden_act \"" + act + "\" is not supported (only \"silu\")");
     if (r.boolOr("mlp_bias", false)) r.fail("\"mlp_bias\" is not supported");
     readLatentAttention(r, c, v3);
-    readExpertsOf(r, c, v3);
+    readRoutedExperts(r, c, v3);
 }
 
 void bindLatentAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool bias,
@@ -145,16 +109,7 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
             bindGatedMlp(b, c, p + "mlp.", layer);
             return;
         }
-        bindExperts(b, c, p + "mlp.", {"gate_proj", "up_proj", "down_proj"}, layer);
-        if (c.moe.router == Router::SigmoidTopK)
-            layer.routerChoiceBias =
-                b.vector(p + "mlp.gate.e_score_correction_bias", c.moe.experts);
-        if (c.moe.sharedWidth > 0) {
-            const std::string shared = p + "mlp.shared_experts.";
-            layer.mlpGate = linearLayer(b, shared + "gate_proj", d, c.moe.sharedWidth, false);
-            layer.mlpIn = linearLayer(b, shared + "up_proj", d, c.moe.sharedWidth, false);
-            layer.mlpOut = linearLayer(b, shared + "down_proj", c.moe.sharedWidth, d, false);
-        }
+        bindRoutedExperts(b, c, p + "mlp.", layer);
     });
 }
 
@@ -204,6 +159,56 @@ nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tie
 }
 
 }  // namespace
+
+void readRoutedExperts(const ConfigReader& r, Architecture& c, bool v3) {
+    if (!r.has("n_routed_experts")) return;
+    const std::string scoring = r.stringOr("scoring_func", v3 ? "sigmoid" : "softmax");
+    if (scoring != (v3 ? "sigmoid" : "softmax"))
+        r.fail("\"scoring_func\" \"" + scoring + "\" is not supported for " + c.modelType);
+    if (r.positiveIntOr("moe_layer_freq", 1) != 1)
+        r.fail("\"moe_layer_freq\" other than 1 is not supported");
+    // V2's gate ignores norm_topk_prob (Hugging Face never renormalises its weights).
+    c.moe = readExperts(r, "n_routed_experts", r.width("moe_intermediate_size"),
+                        v3 && r.boolOr("norm_topk_prob", true));
+    c.moe.router = v3 ? Router::SigmoidTopK : Router::SoftmaxTopK;
+    c.moe.scale = r.numberOr("routed_scaling_factor", 1.0f);
+    const std::string method = r.stringOr("topk_method", v3 ? "noaux_tc" : "greedy");
+    if (v3 || method == "group_limited_greedy") {
+        c.moe.groups = r.positiveInt("n_group");
+        c.moe.groupsKept = r.positiveInt("topk_group");
+    } else if (method != "greedy") {
+        r.fail("\"topk_method\" \"" + method + "\" is not supported");
+    }
+    const int perGroup = c.moe.experts / c.moe.groups;
+    if (c.moe.experts % c.moe.groups != 0 || c.moe.groupsKept > c.moe.groups ||
+        std::int64_t{c.moe.groupsKept} * perGroup < c.moe.perToken || (v3 && perGroup < 2))
+        r.fail("\"n_group\" " + std::to_string(c.moe.groups) + " and \"topk_group\" " +
+               std::to_string(c.moe.groupsKept) + " do not fit " + std::to_string(c.moe.experts) +
+               " experts routed " + std::to_string(c.moe.perToken) + " per token");
+    const std::int64_t shared =
+        std::int64_t{r.nonNegativeIntOr("n_shared_experts", 0)} * c.moe.width;
+    if (shared > ConfigReader::kMaxWidth)
+        r.fail("\"n_shared_experts\" of \"moe_intermediate_size\" make a shared MLP wider than " +
+               std::to_string(ConfigReader::kMaxWidth));
+    c.moe.sharedWidth = static_cast<int>(shared);
+    const int dense = r.nonNegativeIntOr("first_k_dense_replace", 0);
+    c.layerKinds.assign(c.layers, LayerKind{});
+    for (int l = 0; l < c.layers; ++l) c.layerKinds[l].experts = l >= dense;
+}
+
+void bindRoutedExperts(TensorBinder& b, const Architecture& c, const std::string& p,
+                       LayerWeights& layer) {
+    const int d = c.dModel;
+    bindExperts(b, c, p, {"gate_proj", "up_proj", "down_proj"}, layer);
+    if (c.moe.router == Router::SigmoidTopK)
+        layer.routerChoiceBias = b.vector(p + "gate.e_score_correction_bias", c.moe.experts);
+    if (c.moe.sharedWidth > 0) {
+        const std::string shared = p + "shared_experts.";
+        layer.mlpGate = linearLayer(b, shared + "gate_proj", d, c.moe.sharedWidth, false);
+        layer.mlpIn = linearLayer(b, shared + "up_proj", d, c.moe.sharedWidth, false);
+        layer.mlpOut = linearLayer(b, shared + "down_proj", c.moe.sharedWidth, d, false);
+    }
+}
 
 ModelFamily deepseek() {
     ModelFamily f{"deepseek", {"deepseek_v2", "deepseek_v3"}, {"model.", ""}, read, bind};

@@ -18,7 +18,10 @@ void read(const ConfigReader& r, Architecture& c) {
 
 void readOlmo3(const ConfigReader& r, Architecture& c) {
     read(r, c);
-    c.localRotary = readRotary(r, c.headDim, c.contextLength, {}, "sliding_attention");
+    // Sliding layers turn unscaled unless rope_parameters gives them their own (transformers
+    // 4.57 and 5 alike: YaRN only on the full layers).
+    c.localRotary = readRotary(r, c.headDim, c.contextLength, {10000.0, "rope_theta", false},
+                               "sliding_attention");
     c.slidingWindow = r.positiveIntOr("sliding_window", 4096);
     c.layerKinds.assign(c.layers, LayerKind{});
     for (int l = 0; l < c.layers; ++l) c.layerKinds[l].local = (l + 1) % 4 != 0;
