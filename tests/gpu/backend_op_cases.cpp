@@ -372,8 +372,8 @@ void addActivationCases(std::vector<OpCase>& cases) {
     // Apertus's xIELU: the parameters its initialisation gives (alpha_p 0.8, alpha_n 0.8, beta
     // 0.5, eps -1e-6) and a learned-looking set; the sweep crosses eps and the small negative
     // inputs where expm1 must not cancel.
-    for (const XIeluParameters& p : {XIeluParameters{0.8f, 0.8f, 0.5f, -1e-6f},
-                                     XIeluParameters{1.37f, 0.64f, 0.5f, -1e-6f}}) {
+    for (const XIeluParameters& p :
+         {XIeluParameters{0.8f, 0.8f, 0.5f, -1e-6f}, XIeluParameters{1.37f, 0.64f, 0.5f, -1e-6f}}) {
         OpCase c;
         c.name = "XIelu_alphaP" + tag(p.alphaP) + "_alphaN" + tag(p.alphaN);
         c.description = "xielu in place on 1 x 8010 (the activation sweep), alpha_p " +
