@@ -144,10 +144,7 @@ class VulkanBackend final : public Backend {
     }
 
     void activate(Tensor& x, Activation activation) override {
-        if (readsAGate(activation))
-            throw Error("internal error: a gated activation is a two-input op (glu)");
-        if (activation == Activation::XIelu)
-            throw Error("internal error: xIELU takes its layer's parameters (xielu)");
+        m_shapes.activate(activation);
         const uint32_t op = activation == Activation::GeluTanh      ? eltwise::kGeluTanh
                             : activation == Activation::GeluExact   ? eltwise::kGeluExact
                             : activation == Activation::Relu        ? eltwise::kRelu

@@ -85,6 +85,13 @@ void OpShapes::gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v,
             "gatedDeltaRule");
 }
 
+void OpShapes::activate(Activation activation) const {
+    if (readsAGate(activation))
+        throw Error("internal error: a gated activation is a two-input op (glu)");
+    if (activation == Activation::XIelu)
+        throw Error("internal error: xIELU takes its layer's parameters (xielu)");
+}
+
 void OpShapes::glu(const Tensor& gate, const Tensor& up, Activation gated) const {
     require(sameShape(gate, up) && readsAGate(gated), "glu");
 }

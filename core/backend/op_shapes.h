@@ -27,6 +27,9 @@ class OpShapes {
     void gatedDeltaRule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& b,
                         const Tensor& a, const Tensor& aLog, const Tensor& dtBias,
                         const DeltaRuleLayout& layout, const Tensor& out) const;
+    // activate() takes the kinds applied in place alone: the gated ones are glu's, xIELU is
+    // xielu's (it needs its layer's parameters).
+    void activate(Activation activation) const;
     void glu(const Tensor& gate, const Tensor& up, Activation gated) const;
     void clampedSwiGlu(const Tensor& gateUp, const Tensor& out) const;
     void add(const Tensor& accumulator, const Tensor& x) const;
