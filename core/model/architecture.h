@@ -115,10 +115,6 @@ struct MixtureOfExperts {
     bool sharedGated = false;
 };
 
-// Multi-head latent attention (DeepSeek-V2/V3): queries through an optional low-rank bottleneck,
-// keys and values from one shared latent per token, and a rotary key shared by every head.
-// Per head, queries and keys are laid out [rotary part | the rest] (headDim = ropeDim +
-// nopeDim wide), values valueDim wide. See core/model/latent_attention.h.
 // A query temperature that grows with the position (Ministral 3's llama_4_scaling_beta): after
 // rotary, the query of position p is multiplied by 1 + beta · ln(1 + floor(p / interval)),
 // computed in float32 as transformers does; keys keep their scale.
@@ -133,6 +129,10 @@ struct QueryTemperature {
     }
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3): queries through an optional low-rank bottleneck,
+// keys and values from one shared latent per token, and a rotary key shared by every head.
+// Per head, queries and keys are laid out [rotary part | the rest] (headDim = ropeDim +
+// nopeDim wide), values valueDim wide. See core/model/latent_attention.h.
 struct LatentAttention {
     int queryRank = 0;     // q_lora_rank; 0: one query projection (q_proj)
     int keyValueRank = 0;  // kv_lora_rank; 0: not latent attention
