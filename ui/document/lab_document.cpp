@@ -201,10 +201,18 @@ void LabDocument::setPooledSentences(const QStringList& sentences) {
     recompute();
 }
 
-int LabDocument::selectableHeads(int layer) const {
-    const Architecture c = shownArchitecture();
+namespace {
+
+// LabDocument::selectableHeads of a description, read once by the loops over layers.
+int selectableIn(const Architecture& c, int layer) {
     if (layer < 0 || layer >= c.layers) return 0;
     return c.mixerOf(layer) == Mixer::ShortConv ? 1 : c.headsOf(layer);
+}
+
+}  // namespace
+
+int LabDocument::selectableHeads(int layer) const {
+    return selectableIn(shownArchitecture(), layer);
 }
 
 bool LabDocument::showsBand() const {
@@ -219,14 +227,14 @@ void LabDocument::setHead(int layer, int head) {
     const int away = layer >= m_layer ? 1 : -1;
     for (int direction : {away, -away}) {
         int l = layer;
-        while (l >= 0 && l < c.layers && selectableHeads(l) == 0) l += direction;
+        while (l >= 0 && l < c.layers && selectableIn(c, l) == 0) l += direction;
         if (l >= 0 && l < c.layers) {
             layer = l;
             break;
         }
     }
-    if (selectableHeads(layer) == 0) return;
-    head = std::clamp(head, 0, selectableHeads(layer) - 1);
+    if (selectableIn(c, layer) == 0) return;
+    head = std::clamp(head, 0, selectableIn(c, layer) - 1);
     if (layer == m_layer && head == m_head) return;
     m_layer = layer;
     m_head = head;
@@ -242,11 +250,11 @@ void LabDocument::stepHead(int delta) {
     int layer = m_layer, head = m_head + delta;
     while (head < 0) {
         if (layer == 0) return;
-        head += selectableHeads(--layer);
+        head += selectableIn(c, --layer);
     }
-    while (head >= selectableHeads(layer)) {
+    while (head >= selectableIn(c, layer)) {
         if (layer == c.layers - 1) return;
-        head -= selectableHeads(layer++);
+        head -= selectableIn(c, layer++);
     }
     setHead(layer, head);
 }

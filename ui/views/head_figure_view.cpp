@@ -46,9 +46,10 @@ void HeadFigureView::refresh() {
     input.headName = d.annotation(d.layer(), d.head());
     input.layerKind = d.shownLayerKind(d.layer());
     // A band's rows are channels, not tokens: no token pair or pin to mark.
-    const PinnedCell pin = d.showsBand() ? PinnedCell{} : d.pinnedCell();
+    const bool band = d.showsBand();
+    const PinnedCell pin = band ? PinnedCell{} : d.pinnedCell();
     m_heatmap->showFigure(buildFigure(input), d.colorScheme(),
-                          d.showsBand() ? std::nullopt : selectedCell(d), pin.row, pin.column);
+                          band ? std::nullopt : selectedCell(d), pin.row, pin.column);
     setPlotProvenance(m_heatmap->plot(), documentProvenance(d, viewName(), true));
 }
 
