@@ -48,6 +48,8 @@ runs=${QKV_FUZZ_RUNS:--1}
 seed_from_shared() {
   local target=$1 seeds=$2
   mkdir -p "$seeds"
+  # The real configs the project describes reach every family's reader, hybrids included.
+  [ "$target" = model_config ] && cp tests/data/real-configs/*.json "$seeds"/
   [ -d "$shared/models" ] || return 0
   local model
   for model in "$shared"/models/*/; do
