@@ -12,10 +12,10 @@ namespace qkv::gpu {
 namespace {
 
 // MXFP4 weights are decoded to bfloat16 as they are uploaded: every MXFP4 value is exact in it,
-// and the GEMM shaders already widen bfloat16. GGUF's block types to float32: their values (a
-// float16 scale times a code) need more bits than bfloat16 or float16 keep.
+// and the GEMM shaders already widen bfloat16. GGUF's block types and FP8 to float32: their values
+// (a float16 or float32 scale times a code) need more bits than bfloat16 or float16 keep.
 ElementType storedType(ElementType type) {
-    if (isGgmlBlockType(type)) return ElementType::F32;
+    if (isGgmlBlockType(type) || type == ElementType::Fp8Blocks) return ElementType::F32;
     return type == ElementType::Mxfp4 ? ElementType::BF16 : type;
 }
 
@@ -69,7 +69,7 @@ void WeightUploader::pack(const MatrixView& w, bool transposed, const BufferRegi
     const size_t inner = transposed ? w.rows : w.cols;
     const std::ptrdiff_t innerStride = transposed ? w.rowStride : w.colStride;
     const std::ptrdiff_t outerStride = transposed ? w.colStride : w.rowStride;
-    const bool decoded = w.type == ElementType::Mxfp4 || isGgmlBlockType(w.type);
+    const bool decoded = !isByteAddressable(w.type);
     const size_t size = elementBytes(storedType(w.type));
     m_staging.upload(region, static_cast<size_t>(w.rows) * w.cols, size,
                      [=](void* destination, size_t first, size_t count) {

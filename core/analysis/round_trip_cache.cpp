@@ -46,9 +46,10 @@ void hashView(Sha256& digest, const MatrixView& v) {
         return;
     }
     const std::size_t bytes = elements * elementBytes(v.type);
-    if (v.type != ElementType::Mxfp4 && v.colStride == 1 && v.rowStride == v.cols) {
+    const bool bytesAsStored = isByteAddressable(v.type);
+    if (bytesAsStored && v.colStride == 1 && v.rowStride == v.cols) {
         digest.update(v.data, bytes);  // the stored bytes, as they are
-    } else if (v.type != ElementType::Mxfp4 && v.rowStride == 1 && v.colStride == v.rows) {
+    } else if (bytesAsStored && v.rowStride == 1 && v.colStride == v.rows) {
         digest.update("T");  // the transpose's bytes (a Linear weight): the same information
         digest.update(v.data, bytes);
     } else {

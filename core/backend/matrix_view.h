@@ -2,12 +2,13 @@
 // Non-owning views of host memory with the layouts checkpoints use: a Conv1D weight stored
 // [in, out] is row-major, a Linear weight stored [out, in] is the same matrix column-major, and
 // GPT-2's fused c_attn is three column blocks of one row-major [in, 3d] tensor. A matrix keeps
-// the element type it is stored in (F32, F16, BF16, MXFP4 or a GGUF block type); vectors (biases,
-// norm scales) are float32.
+// the element type it is stored in (F32, F16, BF16, MXFP4, FP8 or a GGUF block type); vectors
+// (biases, norm scales) are float32.
 #include <cstddef>
 #include <cstdint>
 
 #include "core/format/element_type.h"
+#include "core/format/fp8.h"
 #include "core/format/ggml_blocks.h"
 #include "core/format/mxfp4.h"
 #include "core/util/error.h"
@@ -24,9 +25,14 @@ struct MatrixView {
     // MXFP4 only: `data` holds the nibbles and `scales` one byte per 32 elements, so offsets
     // into such a view (columns, rowRange) must fall on whole blocks.
     const std::uint8_t* scales = nullptr;
-    // GGUF block types only: `data` is the block holding element (0, 0), `origin` elements into
-    // it (a head's rows of an output projection start inside a block).
+    // GGUF block types and FP8: `data` is the block (FP8: the whole stored tensor) holding
+    // element (0, 0), `origin` elements into it (a head's rows of an output projection start
+    // inside a block).
     std::ptrdiff_t origin = 0;
+    // FP8 only: the float32 scale of each 128 x 128 block of the stored tensor, which is
+    // `storedCols` wide (where an element falls in the grid).
+    const float* blockScales = nullptr;
+    std::int64_t storedCols = 0;
 
     static MatrixView rowMajor(const float* data, int rows, int cols) {
         return {data, rows, cols, cols, 1};
@@ -41,7 +47,7 @@ struct MatrixView {
     const float* floats() const { return static_cast<const float*>(data); }
     float at(int r, int c) const {
         const std::ptrdiff_t index = r * rowStride + c * colStride;
-        if (isGgmlBlockType(type)) {
+        if (isGgmlBlockType(type) || type == ElementType::Fp8Blocks) {
             float value;
             widenRun(index, 1, &value);
             return value;
@@ -55,6 +61,9 @@ struct MatrixView {
             decodeMxfp4(bytes(), scales, static_cast<std::size_t>(index), count, out);
         else if (isGgmlBlockType(type))
             decodeGgmlBlocks(type, bytes(), static_cast<std::size_t>(origin + index), count, out);
+        else if (type == ElementType::Fp8Blocks)
+            decodeFp8Blocks(bytes(), blockScales, storedCols,
+                            static_cast<std::size_t>(origin + index), count, out);
         else
             widen(type, element(index), count, out);
     }
@@ -73,7 +82,8 @@ struct MatrixView {
         return v;
     }
     MatrixView transposed() const {
-        return {data, cols, rows, colStride, rowStride, type, scales, origin};
+        return {data, cols,   rows,   colStride,   rowStride,
+                type, scales, origin, blockScales, storedCols};
     }
 
   private:
@@ -86,6 +96,8 @@ struct MatrixView {
                                  size = static_cast<std::ptrdiff_t>(f.elements);
             v.data = bytes() + at / size * static_cast<std::ptrdiff_t>(f.bytes);
             v.origin = at % size;
+        } else if (type == ElementType::Fp8Blocks) {
+            v.origin = origin + index;
         } else if (type != ElementType::Mxfp4) {
             v.data = element(index);
         } else {

@@ -28,6 +28,8 @@ void readAheadStorage(const MatrixView& v) {
     if (const BlockFormat f = blockFormat(v.type); f.elements > 0) {
         readAhead(v.data,
                   (static_cast<std::size_t>(v.origin) + last) / f.elements * f.bytes + f.bytes);
+    } else if (v.type == ElementType::Fp8Blocks) {  // one byte an element (the scales are read)
+        readAhead(static_cast<const std::uint8_t*>(v.data) + v.origin, last + 1);
     } else if (v.type == ElementType::Mxfp4) {
         readAhead(v.data, last / 2 + 1);
         readAhead(v.scales, last / kMxfp4BlockElements + 1);

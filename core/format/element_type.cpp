@@ -18,8 +18,8 @@ void widenHalves(const void* source, std::size_t count, float* out) {
 
 const char* elementTypeName(ElementType type) {
     static constexpr const char* kNames[] = {
-        "F32",  "F16",  "BF16", "MXFP4", "Q4_0", "Q4_1",   "Q5_0",   "Q5_1",        "Q8_0",
-        "Q2_K", "Q3_K", "Q4_K", "Q5_K",  "Q6_K", "IQ4_NL", "IQ4_XS", "MXFP4 blocks"};
+        "F32",  "F16",  "BF16", "MXFP4", "Q4_0", "Q4_1",   "Q5_0",   "Q5_1",         "Q8_0",
+        "Q2_K", "Q3_K", "Q4_K", "Q5_K",  "Q6_K", "IQ4_NL", "IQ4_XS", "MXFP4 blocks", "FP8"};
     return kNames[static_cast<int>(type)];
 }
 

@@ -32,13 +32,18 @@ enum class ElementType : std::uint8_t {
     // ggml's MXFP4 (gpt-oss's GGUF files): the same values as Mxfp4 in 17-byte blocks of a row's
     // 32 elements, the E8M0 scale first.
     Mxfp4Blocks,
+    // The Hub's FP8: e4m3fn bytes with a float32 scale per 128 x 128 block (fp8.h).
+    Fp8Blocks,
 };
 
 // Bytes per element of the byte-addressable types F32, F16 and BF16 (MXFP4's are half a byte plus
-// a block scale, the GGUF types' blocks of their own: views of them index elements, see
-// MatrixView).
+// a block scale, FP8's a byte plus a block scale, the GGUF types' blocks of their own: views of
+// them index elements, see MatrixView).
 constexpr std::size_t elementBytes(ElementType type) { return type == ElementType::F32 ? 4 : 2; }
-const char* elementTypeName(ElementType type);  // "F32", "F16", "BF16", "MXFP4"
+constexpr bool isByteAddressable(ElementType type) {
+    return type == ElementType::F32 || type == ElementType::F16 || type == ElementType::BF16;
+}
+const char* elementTypeName(ElementType type);  // "F32", "F16", "BF16", "MXFP4", "FP8"
 
 // Element `index` of an array of a byte-addressable `type`, as float32 (exact: both half types
 // widen exactly).

@@ -67,6 +67,7 @@ void Model::bindWeights() {
     // Checkpoints save tensors with or without the base-model prefix; the Hub's own files differ.
     const ModelFamily& family = *findFamily(m_architecture.modelType);
     TensorBinder binder(*m_store, family.tensorPrefixes, m_folder.string());
+    if (m_architecture.quantisation == "fp8") binder.allowFp8Blocks();
     m_weights = family.bind(binder, m_architecture);
     m_parameters = binder.parameterCount();
     m_derived = binder.takeDerived();

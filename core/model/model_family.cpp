@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/format/fp8.h"
 #include "core/util/error.h"
 #include "core/util/mapped_file.h"
 
@@ -47,6 +48,29 @@ void validate(Architecture& c, const std::string& where) {
         if (kind.experts &&
             !(c.moe.perToken > 0 && c.moe.perToken <= c.moe.experts && c.moe.width > 0))
             throw Error(where + ": internal error: a layer of experts without their size");
+}
+
+// The Hub's FP8 (fp8.h) in the layout decoded: e4m3 weights with 128 x 128 block scales, as
+// DeepSeek-V3 and every "-FP8" release since store them. Other FP8 layouts are refused by name.
+void checkFp8Layout(const ConfigReader& q) {
+    const std::string format = q.stringOr("fmt", "e4m3");
+    if (format != "e4m3" && format != "float8_e4m3fn")
+        q.fail("FP8 weights in format \"" + format +
+               "\" are not supported (only e4m3 with 128 x 128 block scales)");
+    // Static activation scales come with one weight scale per tensor (Mistral's FP8 releases).
+    const std::string activations = q.stringOr("activation_scheme", "dynamic");
+    if (activations != "dynamic")
+        q.fail("FP8 weights with \"" + activations +
+               "\" activation scales are not supported (only the block-scaled layout with "
+               "dynamic activations)");
+    if (!q.has("weight_block_size")) return;  // transformers' default: 128 x 128
+    const std::vector<int> block = q.integers("weight_block_size");
+    if (block != std::vector<int>{kFp8BlockSide, kFp8BlockSide}) {
+        std::string sides;
+        for (int side : block) sides += (sides.empty() ? "" : " x ") + std::to_string(side);
+        q.fail("FP8 weights in blocks of " + sides +
+               " are not supported (only 128 x 128, the Hub's FP8 layout)");
+    }
 }
 
 }  // namespace
@@ -104,6 +128,8 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::ministral3(),
         families::mistral3Multimodal(),
         families::glm4Moe(),
+        families::glm4MoeLite(),
+        families::minimaxM2(),
         families::apertus(),
     };
     return all;
@@ -146,9 +172,9 @@ Architecture parseArchitecture(const std::string& jsonText, const std::string& w
                     (config.modelType.empty() ? std::string("(no model_type)") : config.modelType) +
                     "\"; supported model_type values: " + supportedModelTypes());
     config.family = family->name;
-    // Quantised weights (DeepSeek-V3's FP8, GPTQ, AWQ...) are packed integers and scales that no
-    // reader decodes: refused by name before any tensor is looked at. gpt-oss's MXFP4 experts are
-    // decoded (TensorBinder::stackedMatrix).
+    // Quantised weights (GPTQ, AWQ...) are packed integers and scales that no reader decodes:
+    // refused by name before any tensor is looked at. gpt-oss's MXFP4 experts and the Hub's FP8
+    // weights are decoded (TensorBinder::stackedMatrix, TensorBinder::matrix).
     if (const auto quantised = reader.object("quantization_config")) {
         const std::string method = quantised->stringOr("quant_method", "unnamed");
         const auto& known = family->quantisations;
@@ -156,6 +182,7 @@ Architecture parseArchitecture(const std::string& jsonText, const std::string& w
             reader.fail("weights quantised as \"" + method +
                         "\" (quantization_config) are not supported yet; a checkpoint with "
                         "unquantised (bf16, f16 or f32) weights opens");
+        if (method == "fp8") checkFp8Layout(*quantised);
         config.quantisation = method;
     }
     family->read(reader, config);

@@ -124,6 +124,8 @@ ModelFamily hunyuanV1Dense();
 ModelFamily ministral3();
 ModelFamily mistral3Multimodal();
 ModelFamily glm4Moe();
+ModelFamily glm4MoeLite();
+ModelFamily minimaxM2();
 ModelFamily apertus();
 }  // namespace families
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/format/fp8.h"
 #include "core/format/mxfp4.h"
 #include "core/util/error.h"
 
@@ -96,7 +97,33 @@ MatrixView TensorBinder::storedMatrix(const TensorInfo& t) {
         return {t.data, rows, cols, cols, 1, type};
     }
     if (t.dtype == DType::Block) return {t.data, rows, cols, cols, 1, t.blockType};
+    if (t.dtype == DType::F8E4M3) return fp8Matrix(t);
     return MatrixView::rowMajor(m_store.floats(t), rows, cols);
+}
+
+// A Linear weight of the Hub's FP8 checkpoints: its e4m3 bytes stay in the mapping; its block
+// scales (the weight's name + "_scale_inv", F32, BF16 or F16) are widened to float32 once.
+MatrixView TensorBinder::fp8Matrix(const TensorInfo& t) {
+    if (!m_fp8Blocks)
+        throw Error(m_folder + ": " + t.describe() +
+                    " is stored as float8, but config.json has no quantization_config with "
+                    "quant_method \"fp8\" to say how it is scaled");
+    const TensorInfo* scales = m_store.find(t.name + "_scale_inv");
+    if (!scales)
+        throw Error(m_folder + ": " + t.describe() + " has no block scales (tensor '" + t.name +
+                    "_scale_inv')");
+    const std::int64_t rows = t.shape[0], cols = t.shape[1];
+    requireShape(*scales, {fp8ScaleRows(rows), fp8ScaleCols(cols)});
+    return {t.data,
+            static_cast<int>(rows),
+            static_cast<int>(cols),
+            cols,
+            1,
+            ElementType::Fp8Blocks,
+            nullptr,
+            0,
+            m_store.floats(*scales),
+            cols};
 }
 
 VectorView TensorBinder::vector(const std::string& name, std::int64_t size) {
@@ -187,7 +214,7 @@ MatrixView TensorBinder::selectedRows(const std::string& name, std::int64_t rows
     const TensorInfo& t = require({name});
     check(t, {rows, cols});
     const MatrixView source = storedMatrix(t);
-    if (isGgmlBlockType(source.type))
+    if (!isByteAddressable(source.type))
         throw Error(m_folder + ": " + t.describe() +
                     ": rows of a quantised tensor are not selected");
     // The rows are copied in their stored element type: no float32 copy of the weight.

@@ -1,7 +1,7 @@
 #pragma once
 // Resolves checkpoint tensor names to views with shape checks: matrices in their stored element
-// type (F32, F16, BF16, MXFP4, in the file mapping), vectors as float32. Names are tried with each
-// of the architecture's prefixes ("" and "transformer." for GPT-2, say), and LayerNorm
+// type (F32, F16, BF16, MXFP4, FP8, in the file mapping), vectors as float32. Names are tried with
+// each of the architecture's prefixes ("" and "transformer." for GPT-2, say), and LayerNorm
 // parameters also under their legacy gamma/beta names. Errors name the tensor and what was
 // expected.
 #include <cstdint>
@@ -63,6 +63,9 @@ class TensorBinder {
     std::deque<std::vector<float>> takeDerived() { return std::move(m_derived); }
 
     std::uint64_t parameterCount() const { return m_parameters; }
+    // Lets F8_E4M3 weights bind, with their 128 x 128 block scales (fp8.h): for a checkpoint
+    // whose quantization_config says so.
+    void allowFp8Blocks() { m_fp8Blocks = true; }
 
   private:
     const TensorInfo* resolve(const std::string& name) const;
@@ -75,11 +78,13 @@ class TensorBinder {
                             std::int64_t cols, int index);
     const float* bind(const TensorInfo& tensor, std::vector<std::int64_t> expected);
     MatrixView storedMatrix(const TensorInfo& tensor);
+    MatrixView fp8Matrix(const TensorInfo& tensor);
 
     TensorStore& m_store;
     std::vector<std::string> m_prefixes;
     std::string m_folder;
     std::uint64_t m_parameters = 0;
+    bool m_fp8Blocks = false;
     std::set<std::string> m_counted;  // tensors already in m_parameters (fused ones bind twice)
     std::set<std::string> m_ordered;  // tensors whose rowOrder and columnOrder a reader asked for
     std::deque<std::vector<float>> m_derived;

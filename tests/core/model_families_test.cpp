@@ -37,6 +37,8 @@ TEST(FamilyDtypes, HalfPrecisionFilesGiveTheFloat32Results) {
     QKV_REQUIRE_SHARED(shared);
     for (const std::string& name : test::supportedSharedModelNames(shared)) {
         const auto folder = shared / "models" / name;
+        // FP8 folders keep their compact weights as e4m3 blocks (fp8_checkpoint_test).
+        if (loadArchitecture(folder / "config.json").quantisation == "fp8") continue;
         const auto ids = test::loadReference(folder / "hf_reference.json").sentences[0].ids;
         for (Stored dtype : {Stored::F16, Stored::BF16}) {
             SCOPED_TRACE(name + (dtype == Stored::F16 ? " F16" : " BF16"));

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "core/model/applicable_configurations.h"
+#include "core/model/model_family.h"
 #include "core/train/checkpoint.h"
 #include "core/train/parameters.h"
 #include "tests/gpu/gpu_test_support.h"
@@ -348,6 +349,8 @@ TEST_P(VulkanForward, HalfPrecisionCopyMatchesCpu) {
     QKV_REQUIRE_SHARED(shared);
     QKV_REQUIRE_VULKAN(gpu);
     const auto folder = shared / "models" / GetParam();
+    if (loadArchitecture(folder / "config.json").quantisation == "fp8")
+        GTEST_SKIP() << "its weights are FP8 blocks, decoded on upload (MatchesCpuAndReference)";
     const auto ids = test::loadReference(folder / "hf_reference.json").sentences.front().ids;
     for (test::Stored dtype : {test::Stored::F16, test::Stored::BF16}) {
         SCOPED_TRACE(dtype == test::Stored::F16 ? "F16" : "BF16");

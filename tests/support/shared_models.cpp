@@ -17,18 +17,12 @@ struct PendingFamily {
 
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
-    // Hybrids: Gated DeltaNet, Mamba-2 and short-convolution layers beside attention.
     // The 2025-26 softmax families, sparse attention among them.
     {"llama4", "unsupported architecture \"llama4_text\""},
     {"llama4mm", "unsupported architecture \"llama4\""},
     {"deepseek_v32", "unsupported architecture \"deepseek_v32\""},
     {"glm_moe_dsa", "unsupported architecture \"glm_moe_dsa\""},
-    {"glm4_moe_lite", "unsupported architecture \"glm4_moe_lite\""},
-    {"minimax_m2", "unsupported architecture \"minimax_m2\""},
     {"gemma3n", "unsupported architecture \"gemma3n_text\""},
-    // Weights stored as float8 e4m3 with 128 x 128 block scales.
-    {"deepseek_v3fp8", "quantised as \"fp8\""},
-    {"qwen3fp8", "quantised as \"fp8\""},
 };
 
 // Likewise for the GGUF folders of shared/gguf, whose refusal names llama.cpp's architecture.

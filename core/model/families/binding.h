@@ -78,6 +78,14 @@ using MlpBinder = std::function<void(const std::string& prefix, int layer, Layer
 // `mlp` binds each layer's MLP (default: bindGatedMlp under "mlp.").
 ModelWeights bindLlamaDecoder(TensorBinder& b, const Architecture& c, bool qkvBias,
                               bool outputBias = false, const MlpBinder& mlp = {});
+// DeepSeek's decoder with multi-head latent attention (also GLM-4.7-Flash's): the shape, norms,
+// SwiGLU and the latents' ranks and widths; with `v3` DeepSeek-V3's interleaved rope and YaRN
+// mscale² in the softmax scale. Its experts are readRoutedExperts's.
+void readLatentDecoder(const ConfigReader& r, Architecture& c, bool v3);
+// Its tensors: each layer's latent attention (q_a_proj, q_a_layernorm, q_b_proj or q_proj;
+// kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj; o_proj), then its MLP or routed experts as the
+// layer's kind says.
+ModelWeights bindLatentDecoder(TensorBinder& b, const Architecture& c);
 // DeepSeek's mixture of experts (also GLM-4.5's), from layer first_k_dense_replace on:
 // n_routed_experts of moe_intermediate_size routed by a softmax (V2: greedy or
 // group_limited_greedy) or, with `v3`, by sigmoid scores chosen with e_score_correction_bias

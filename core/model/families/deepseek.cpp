@@ -7,7 +7,9 @@
 // groups) and never renormalises; V3 by sigmoid scores, chosen with e_score_correction_bias
 // within the topk_group best groups, renormalised when norm_topk_prob. Both multiply the
 // weights by routed_scaling_factor. The softmax scale is (qk_nope + qk_rope)^-1/2; V3 multiplies
-// it by YaRN's mscale² (from rope_scaling's mscale_all_dim), as Hugging Face does.
+// it by YaRN's mscale² (from rope_scaling's mscale_all_dim), as Hugging Face does. Kimi K2
+// (model_type kimi_k2) is V3's network under another name. The Hub's V3, R1 and K2 files keep
+// their linear weights in FP8 (quant_method "fp8": TensorBinder decodes them).
 #include <cmath>
 #include <cstdint>
 
@@ -46,7 +48,9 @@ void readLatentAttention(const ConfigReader& r, Architecture& c, bool v3) {
     c.rotary = readRotary(r, l.ropeDim, c.contextLength);
     c.contextLength = c.rotary.longestInput();
     double scale = 1.0 / std::sqrt(static_cast<double>(c.headDim));
-    const std::optional<ConfigReader> scaling = r.object("rope_scaling");
+    // transformers 5 writes YaRN's keys into rope_parameters, 4.x into rope_scaling.
+    const std::optional<ConfigReader> scaling =
+        r.has("rope_parameters") ? r.object("rope_parameters") : r.object("rope_scaling");
     if (v3 && scaling && scaling->numberOr("mscale_all_dim", 0.0f) > 0.0f) {
         const double factor = scaling->number("factor");
         const double mscale =
@@ -56,8 +60,9 @@ void readLatentAttention(const ConfigReader& r, Architecture& c, bool v3) {
     c.attentionScale = static_cast<float>(scale);
 }
 
-void read(const ConfigReader& r, Architecture& c) {
-    const bool v3 = c.modelType == "deepseek_v3";
+}  // namespace
+
+void readLatentDecoder(const ConfigReader& r, Architecture& c, bool v3) {
     readStandardShape(r, c, 2048);
     c.norm = NormKind::RmsNorm;
     c.normEps = r.numberOr("rms_norm_eps", 1e-6f);
@@ -68,8 +73,9 @@ void read(const ConfigReader& r, Architecture& c) {
     if (act != "silu") r.fail("hidden_act \"" + act + "\" is not supported (only \"silu\")");
     if (r.boolOr("mlp_bias", false)) r.fail("\"mlp_bias\" is not supported");
     readLatentAttention(r, c, v3);
-    readRoutedExperts(r, c, v3);
 }
+
+namespace {
 
 void bindLatentAttention(TensorBinder& b, const Architecture& c, const std::string& p, bool bias,
                          LayerWeights& layer) {
@@ -98,7 +104,9 @@ void bindLatentAttention(TensorBinder& b, const Architecture& c, const std::stri
     layer.output = linearLayer(b, p + "o_proj", c.heads * c.valueWidth(), d, bias);
 }
 
-ModelWeights bind(TensorBinder& b, const Architecture& c) {
+}  // namespace
+
+ModelWeights bindLatentDecoder(TensorBinder& b, const Architecture& c) {
     const int d = c.dModel;
     const bool bias = b.has("layers.0.self_attn.kv_a_proj_with_mqa.bias");
     return bindDecoderStack(b, c, [&](const std::string& p, int l, LayerWeights& layer) {
@@ -111,6 +119,14 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
         }
         bindRoutedExperts(b, c, p + "mlp.", layer);
     });
+}
+
+namespace {
+
+void read(const ConfigReader& r, Architecture& c) {
+    const bool v3 = c.modelType != "deepseek_v2";  // deepseek_v3 or kimi_k2
+    readLatentDecoder(r, c, v3);
+    readRoutedExperts(r, c, v3);
 }
 
 // DeepSeek-V2 and -V3 ("deepseek2"). llama.cpp's converter frames latent attention as one key
@@ -211,7 +227,9 @@ void bindRoutedExperts(TensorBinder& b, const Architecture& c, const std::string
 }
 
 ModelFamily deepseek() {
-    ModelFamily f{"deepseek", {"deepseek_v2", "deepseek_v3"}, {"model.", ""}, read, bind};
+    ModelFamily f{"deepseek",        {"deepseek_v2", "deepseek_v3", "kimi_k2"},
+                  {"model.", ""},    read,
+                  bindLatentDecoder, {"fp8"}};
     f.gguf = {.architectures = {"deepseek2"}, .config = ggufConfig};
     f.transformers = {.query = "kv_b_proj", .key = "", .value = ""};  // learned only (no tying)
     return f;

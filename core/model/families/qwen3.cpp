@@ -29,7 +29,7 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 }  // namespace
 
 ModelFamily qwen3() {
-    ModelFamily f{"qwen3", {"qwen3"}, {"model.", ""}, read, bind};
+    ModelFamily f{"qwen3", {"qwen3"}, {"model.", ""}, read, bind, {"fp8"}};
     f.gguf = {.architectures = {"qwen3"}};
     return f;
 }

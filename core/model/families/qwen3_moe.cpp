@@ -52,7 +52,7 @@ nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tie
 }  // namespace
 
 ModelFamily qwen3Moe() {
-    ModelFamily f{"qwen3_moe", {"qwen3_moe"}, {"model.", ""}, read, bind};
+    ModelFamily f{"qwen3_moe", {"qwen3_moe"}, {"model.", ""}, read, bind, {"fp8"}};
     f.gguf = {.architectures = {"qwen3moe"}, .config = ggufConfig};
     return f;
 }
