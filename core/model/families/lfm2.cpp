@@ -9,6 +9,7 @@
 //     rotary, scale head_dim^-1/2, output out_proj.
 // With block_auto_adjust_ff_dim the MLP is int(2/3 · intermediate_size), times
 // block_ffn_dim_multiplier, rounded up to block_multiple_of.
+#include <cmath>
 #include <map>
 
 #include "core/model/families/binding.h"
@@ -18,15 +19,21 @@ namespace qkv::families {
 namespace {
 
 int feedForwardWidth(const ConfigReader& r) {
-    int width = r.width("intermediate_size");
-    if (!r.boolOr("block_auto_adjust_ff_dim", false)) return width;
-    width = 2 * width / 3;
+    const int stated = r.width("intermediate_size");
+    if (!r.boolOr("block_auto_adjust_ff_dim", false)) return stated;
+    double width = 2 * stated / 3;
     if (r.has("block_ffn_dim_multiplier")) {
-        const int multiple = r.positiveIntOr("block_multiple_of", 256);
-        width = static_cast<int>(r.number("block_ffn_dim_multiplier") * width);
-        width = multiple * ((width + multiple - 1) / multiple);
+        const double multiple = r.positiveIntOr("block_multiple_of", 256);
+        width = std::floor(r.number("block_ffn_dim_multiplier") * width);
+        width = multiple * std::ceil(width / multiple);
     }
-    return width;
+    // A multiplier of 0 (or a tiny intermediate_size) would leave the MLP no width at all.
+    if (width < 1 || width > ConfigReader::kMaxWidth)
+        r.fail("the feed-forward width from intermediate_size " + std::to_string(stated) +
+               " adjusted by block_ffn_dim_multiplier and block_multiple_of is " +
+               std::to_string(static_cast<long long>(width)) + ", outside 1.." +
+               std::to_string(ConfigReader::kMaxWidth));
+    return static_cast<int>(width);
 }
 
 // Whether each layer is a convolution: layer_types, or every layer not in full_attn_idxs.
