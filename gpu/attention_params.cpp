@@ -71,6 +71,7 @@ SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptio
     p.softCap = options.softCap;
     p.window = static_cast<uint32_t>(options.window);
     p.reach = static_cast<uint32_t>(options.reach);
+    p.chunk = static_cast<uint32_t>(options.chunk);
     return p;
 }
 

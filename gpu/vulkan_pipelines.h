@@ -105,7 +105,7 @@ constexpr uint32_t kGather = QKV_ROWS_GATHER, kAddWeighted = QKV_ROWS_ADD_WEIGHT
 
 // std430 lays 32-bit scalars out back to back; so must C++ (no padding, nothing wider).
 static_assert(sizeof(GemmParams) == 18 * 4 && sizeof(SplitSumParams) == 8 * 4 &&
-              sizeof(SoftmaxParams) == 13 * 4 && sizeof(NormParams) == 6 * 4 &&
+              sizeof(SoftmaxParams) == 14 * 4 && sizeof(NormParams) == 6 * 4 &&
               sizeof(EltwiseParams) == 6 * 4 && sizeof(RopeParams) == 6 * 4 &&
               sizeof(RowsParams) == 3 * 4 && sizeof(ColumnsParams) == 4 * 4 &&
               sizeof(ConvParams) == 4 * 4 && sizeof(DeltaRuleParams) == 7 * 4 &&

@@ -6,6 +6,7 @@
 #include "app/cli/command.h"
 #include "app/cli/terminal_progress.h"
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/hidden_keys.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
 #include "core/report/trace_npz.h"
@@ -38,11 +39,23 @@ void printTaps(int l, const RowMatrixXf& taps) {
     printMatrix("taps (rows: channels, columns: the token each weighs)", taps, channels, offsets);
 }
 
+// A masked head's dense counterfactual and what it puts on the hidden keys, per query.
+void printHidden(const HiddenKeys& hidden, const std::vector<std::string>& queries,
+                 const std::vector<std::string>& keys) {
+    printMatrix("dense counterfactual: the same scores with the mask lifted (not the model's)",
+                hidden.dense, queries, keys);
+    std::printf("  %12s", "dropped mass");
+    for (double m : hidden.dropped) std::printf(" %8.4f", m);
+    std::printf("  (per query row: the counterfactual's mass on the keys the mask hides)\n");
+}
+
 // Every captured head of one trace; `kind` names the attention ("cross-attention "). Where the
-// heads had sinks, what each row's sink took; a short convolution's taps.
+// heads had sinks, what each row's sink took; a short convolution's taps. With `dense` (and the
+// model's architecture), a masked layer's counterfactual and dropped mass.
 void printTrace(const std::string& kind, const AttentionTrace& trace,
                 const CaptureSelection& capture, const std::vector<std::string>& queries,
-                const std::vector<std::string>& keys) {
+                const std::vector<std::string>& keys, const Architecture* dense = nullptr,
+                bool maskSelf = false) {
     for (int l = 0; l < trace.layerCount(); ++l) {
         if (trace.layers()[l].taps.size() > 0) printTaps(l, trace.layers()[l].taps);
         for (int h = 0; h < trace.headCount(l); ++h) {
@@ -59,6 +72,10 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
             }
             if (capture.scores && trace.hasScores(l, h))
                 printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
+            if (dense && hidesKeys(dense->keyMask(l)) && trace.hasScores(l, h))
+                printHidden(whatTheMaskHides(trace.scores(l, h), trace.probabilities(l, h),
+                                             dense->keyMask(l), maskSelf, trace.hasSinks()),
+                            queries, keys);
         }
         for (const LayerTrace& mixer : trace.layers()[l].beside)  // Falcon-H1's Mamba-2 heads
             for (size_t h = 0; h < mixer.probabilities.size(); ++h) {
@@ -153,6 +170,15 @@ int runAttention(const Arguments& args) {
     request.capture.head = args.integer("head", 0, std::max(c.mostHeads(), c.decoderHeads) - 1);
     request.capture.scores = !args.flag("no-scores");
     const bool routing = args.flag("routing");
+    const bool dense = args.flag("dense");
+    if (dense) {
+        if (args.flag("no-scores")) throw UsageError("--dense reads the scores: drop --no-scores");
+        bool masked = false;
+        for (int l = 0; l < c.layers; ++l) masked |= hidesKeys(c.keyMask(l));
+        if (!masked || c.isEncoderDecoder())
+            throw Error("--dense: " + model->name() +
+                        " has no layer whose mask hides keys (a sliding window or chunks)");
+    }
     if (routing && c.expertLayers() == 0)
         throw Error("--routing: " + model->name() + " has no mixture-of-experts layers");
     request.logits = LogitsMode::None;
@@ -183,7 +209,9 @@ int runAttention(const Arguments& args) {
             writeTraceJson(json, result.crossTrace, request.capture, vectors);
         } else {
             json.key("layers");
-            writeTraceJson(json, result.trace, request.capture, vectors, &c);
+            const DenseCounterfactual counterfactual{request.config.maskSelf};
+            writeTraceJson(json, result.trace, request.capture, vectors, &c,
+                           dense ? &counterfactual : nullptr);
         }
         if (routing) json.members({{"routing", routingJson(result.trace)}});
         json.endObject();
@@ -193,7 +221,8 @@ int runAttention(const Arguments& args) {
     std::printf("model %s, config %s, %zu tokens, backend %s\n", model->name().c_str(),
                 request.config.name().c_str(), input.ids.size(), backend->name().c_str());
     if (!c.isEncoderDecoder()) {
-        printTrace("", result.trace, request.capture, input.labels, input.labels);
+        printTrace("", result.trace, request.capture, input.labels, input.labels,
+                   dense ? &c : nullptr, request.config.maskSelf);
         if (routing) printRouting(result.trace, input.labels);
         return 0;
     }
@@ -219,6 +248,10 @@ Command attentionCommand() {
     options.push_back({"routing", "",
                        "the experts each mixture-of-experts layer routed each token to, with "
                        "their weights"});
+    options.push_back({"dense", "",
+                       "for layers whose mask hides keys (sliding windows, Llama 4's chunks): "
+                       "each head's dense counterfactual (the same scores with the mask lifted) "
+                       "and the mass it puts on the hidden keys per query"});
     options.push_back(backendOption());
     options.push_back(jsonOption());
     return {"attention", "every head's attention (and raw scores) for a sentence", options,

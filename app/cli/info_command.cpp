@@ -108,13 +108,16 @@ int runInfo(const Arguments& args) {
             text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
         row("layer kinds", text);
     } else if (!c.describeLayer(0).empty()) {
-        int local = 0, nope = 0;
+        int local = 0, chunked = 0, nope = 0;
         for (int l = 0; l < c.layers; ++l) {
             local += c.windowOf(l) > 0;
+            chunked += c.chunkOf(l) > 0;
             nope += c.positions == Positions::Rotary && !c.rotaryOf(l);
         }
-        row("layer kinds", std::to_string(local) + " local, " + std::to_string(c.layers - local) +
-                               " global" + (nope ? ", " + std::to_string(nope) + " NoPE" : ""));
+        const std::string limited =
+            chunked ? std::to_string(chunked) + " chunked, " : std::to_string(local) + " local, ";
+        row("layer kinds", limited + std::to_string(c.layers - local - chunked) + " global" +
+                               (nope ? ", " + std::to_string(nope) + " NoPE" : ""));
     }
     if (!c.notShown.empty()) row("not shown", c.notShown);
     row("parameters", std::to_string(model->parameterCount()));

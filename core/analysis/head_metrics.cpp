@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "core/analysis/hidden_keys.h"
 #include "core/analysis/latent_forms.h"
 #include "core/analysis/matrix_metrics.h"
 #include "core/analysis/ov_circuit.h"
@@ -42,6 +43,7 @@ class LayerFactors {
           m_kind(options.kind),
           m_pairing(options.pairing),
           m_heads(architectureOf(model, options.kind).headsOf(layer)),
+          m_mask(architectureOf(model, options.kind).keyMask(layer)),
           m_roundTrip(roundTrip) {
         if (m_kind == AttentionKind::Self && model.architecture().latent.present())
             m_latent.emplace(latentHeadForms(model, layer));
@@ -94,6 +96,10 @@ class LayerFactors {
     }
 
     // Latent attention's rotary part under the configuration; nullopt for other attention.
+    // The layer's key mask, and whether the configuration hides each token from itself.
+    const KeyMask& keyMask() const { return m_mask; }
+    bool masksSelf() const { return m_config.maskSelf; }
+
     std::optional<HeadMetrics::RotaryPart> rotaryPart(int head) const {
         if (!m_latent) return std::nullopt;
         auto rotary = [&](Projection source) -> const Eigen::MatrixXd& {
@@ -170,14 +176,16 @@ class LayerFactors {
     AttentionKind m_kind;
     GqaPairing m_pairing;
     int m_heads;
+    KeyMask m_mask;
     const Eigen::MatrixXf* m_roundTrip;
     std::optional<LatentHeadForms> m_latent;
     std::map<const void*, FactorBasis> m_factors;  // keyed by Block::id
     std::map<std::pair<const void*, const void*>, SharedByKeyValue> m_shared;
 };
 
-// What the trace gives of one head, where captured.
-void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int head) {
+// What the trace gives of one head, where captured; `mask` is the layer's (null: unknown).
+void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int head,
+                     const KeyMask* mask, bool maskSelf) {
     // Only a square score matrix has a symmetry (not cross-attention's target x source).
     if (trace.hasScores(layer, head) && trace.tokens() == trace.keyTokens())
         m.scoreSymmetry = symmetryScore(trace.scores(layer, head).cast<double>());
@@ -192,6 +200,15 @@ void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int
             m.meanDistance = reach->meanDistance;
             m.selfShare = reach->selfShare;
         }
+    if (mask && hidesKeys(*mask) && !trace.isImplicit(layer) && trace.hasScores(layer, head) &&
+        trace.hasProbabilities(layer, head) && trace.tokens() > 0) {
+        const HiddenKeys hidden =
+            whatTheMaskHides(trace.scores(layer, head), trace.probabilities(layer, head), *mask,
+                             maskSelf, trace.hasSinks());
+        double sum = 0;
+        for (double d : hidden.dropped) sum += d;
+        m.droppedMass = sum / static_cast<double>(hidden.dropped.size());
+    }
 }
 
 HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const AttentionTrace* trace) {
@@ -220,7 +237,7 @@ HeadMetrics headMetrics(LayerFactors& factors, int layer, int head, const Attent
     m.ovSingularValues = std::move(ov.singularValues);
     m.ovCopyingScore = ov.copyingScore;
     m.rotaryPart = factors.rotaryPart(head);
-    if (trace) addTraceMetrics(m, *trace, layer, head);
+    if (trace) addTraceMetrics(m, *trace, layer, head, &factors.keyMask(), factors.masksSelf());
     return m;
 }
 
@@ -330,11 +347,14 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
     return out;
 }
 
-void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace) {
+void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace, const Architecture* masks,
+                     const WConfiguration& config) {
     for (int l = 0; l < static_cast<int>(metrics.layers.size()) && l < trace.layerCount(); ++l) {
         std::vector<HeadMetrics>& heads = metrics.layers[l].heads;
+        const std::optional<KeyMask> mask =
+            masks ? std::optional<KeyMask>(masks->keyMask(l)) : std::nullopt;
         for (int h = 0; h < static_cast<int>(heads.size()) && h < trace.headCount(l); ++h)
-            addTraceMetrics(heads[h], trace, l, h);
+            addTraceMetrics(heads[h], trace, l, h, mask ? &*mask : nullptr, config.maskSelf);
     }
 }
 

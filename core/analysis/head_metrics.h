@@ -34,6 +34,9 @@ struct HeadMetrics {
     // mean distance to the keys and the share on the query's own token, by |A|.
     std::optional<double> meanDistance;
     std::optional<double> selfShare;
+    // Where the layer's mask hides keys (a sliding window, chunks): the mean over queries of the
+    // dense counterfactual's mass on them (hidden_keys.h), when the scores were captured.
+    std::optional<double> droppedMass;
     // The OV circuit W_V^h W_O^h (ov_circuit.h).
     int ovRank = 0;
     std::vector<double> ovSingularValues;  // descending, d_k of them
@@ -134,9 +137,11 @@ ModelMetrics analyzeModel(const Model& model, const WConfiguration& config,
                           const AnalysisOptions& options = {});
 
 // Fills what the trace gives of every head it captured (score symmetry; the sink share where
-// the heads had sinks) into metrics computed without a trace (the weights' part, which a caller
-// may cache per configuration).
-void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace);
+// the heads had sinks; with `masks`, the architecture whose layers' masks the trace ran under,
+// the dropped mass) into metrics computed without a trace (the weights' part, which a caller may
+// cache per configuration).
+void addTraceMetrics(ModelMetrics& metrics, const AttentionTrace& trace,
+                     const Architecture* masks = nullptr, const WConfiguration& config = {});
 
 // Metrics of one head only (for the weight panel).
 HeadMetrics analyzeHead(const Model& model, const WConfiguration& config, int layer, int head,

@@ -89,6 +89,8 @@ std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfigu
     const ModelWeights& weights = model.weights();
     const LayerWeights& w =
         kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
+    // Llama 4 normalises q and k on its RoPE layers only.
+    if (w.queryNorm.gamma.empty() || w.keyNorm.gamma.empty()) return std::nullopt;
     const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
     const int dk = c.headDim;
     // The gains a slot filled from `source` carries: per head the norm's d_k weights, over the

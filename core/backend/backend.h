@@ -85,6 +85,7 @@ struct AttentionOptions {
     float softCap = 0.0f;  // after the transform: s := cap·tanh(s/cap) (Gemma-2); 0: none
     int window = 0;        // query i sees keys i-window < j (sliding window); 0: all
     int reach = 0;         // query i sees keys |i - j| <= reach (bidirectional local); 0: all
+    int chunk = 0;         // query i sees keys j in its chunk, j / chunk == i / chunk; 0: all
     // Added to each head's scores before the mask (T5's relative position bias): heads·n_q rows
     // of n_k, head h's rows first. Not part of the captured scores. Null: none.
     const Tensor* positionBias = nullptr;
@@ -100,7 +101,7 @@ struct AttentionOptions {
     float scaleFor(int headDim) const {
         return scale > 0.0f ? scale : 1.0f / std::sqrt(static_cast<float>(headDim));
     }
-    KeyMask keyMask() const { return {causal, window, reach}; }
+    KeyMask keyMask() const { return {causal, window, reach, chunk}; }
 };
 
 // Whether an attention's shapes suit its options: n_q and n_k differ only without a mask or a
@@ -109,7 +110,7 @@ struct AttentionOptions {
 inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int keys, int heads) {
     const bool square = queries == keys;
     const bool unmasked = !o.causal && !o.maskSelf && o.window == 0 && o.reach == 0 &&
-                          o.transform == ScoreTransform::None;
+                          o.chunk == 0 && o.transform == ScoreTransform::None;
     const bool bias = !o.positionBias ||
                       (o.positionBias->rows() == heads * queries && o.positionBias->cols() == keys);
     const bool offset = o.firstQuery == 0 ||

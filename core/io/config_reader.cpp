@@ -65,6 +65,14 @@ bool ConfigReader::boolOr(const char* key, bool fallback) const {
     return v->get<bool>();
 }
 
+bool ConfigReader::truthOr(const char* key, bool fallback) const {
+    const nlohmann::json* v = find(key);
+    if (!v) return fallback;
+    if (v->is_number()) return v->get<double>() != 0.0;
+    if (!v->is_boolean()) fail(std::string("\"") + key + "\" must be true, false or a number");
+    return v->get<bool>();
+}
+
 std::string ConfigReader::stringOr(const char* key, const std::string& fallback) const {
     const nlohmann::json* v = find(key);
     if (!v) return fallback;

@@ -36,6 +36,8 @@ class ConfigReader {
     float number(const char* key) const;  // a non-negative number that fits a float
     float numberOr(const char* key, float fallback) const;
     bool boolOr(const char* key, bool fallback) const;
+    // A flag Python tests for truth: true or false, or a number (nonzero is true).
+    bool truthOr(const char* key, bool fallback) const;
     std::string stringOr(const char* key, const std::string& fallback) const;
     // A nested object ("rope_scaling", "text_config") as a reader of its own whose errors name
     // the key; nullopt when absent or null. It refers to this reader's document.

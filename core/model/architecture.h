@@ -38,6 +38,7 @@ struct LayerKind {
     bool local = false;    // sliding-window attention (Architecture::slidingWindow)
     bool rotary = true;    // false: NoPE, queries and keys are not rotated (SmolLM3)
     bool experts = false;  // the MLP is the mixture of experts (Architecture::moe)
+    bool chunked = false;  // attention within chunks (Architecture::attentionChunk: Llama 4)
     // Gemma 4's global layers and linear layers: heads of their own count and width, key/value
     // heads and value width (0: the model's); Gemma 4's have no W_V — the values are the key
     // projection itself (K = V by design).
@@ -91,6 +92,7 @@ enum class Router {
     SoftmaxTopK,  // softmax over every expert, the top k (Mixtral, Qwen3-MoE, DeepSeek-V2)
     TopKSoftmax,  // the top k logits, softmax over those alone (gpt-oss)
     SigmoidTopK,  // a sigmoid per expert, chosen with a correction bias (DeepSeek-V3)
+    TopKSigmoid,  // the top k logits, each weighed by its sigmoid (Llama 4)
 };
 
 // A mixture-of-experts MLP (Mixtral, Qwen3-MoE, gpt-oss, DeepSeek): a router sends each token
@@ -113,18 +115,24 @@ struct MixtureOfExperts {
     // Qwen3.5-MoE, Qwen3-Next: the shared MLP's output is weighed per token by
     // σ(x · shared_expert_gate) (the layer's sharedExpertGate) before it is added.
     bool sharedGated = false;
+    // Llama 4: a token's weight multiplies its input to the expert, not the expert's output.
+    bool weighsInput = false;
 };
 
-// A query temperature that grows with the position (Ministral 3's llama_4_scaling_beta): after
-// rotary, the query of position p is multiplied by 1 + beta · ln(1 + floor(p / interval)),
-// computed in float32 as transformers does; keys keep their scale.
+// A query temperature that grows with the position: after rotary, the query of position p is
+// multiplied by 1 + beta · ln(1 + floor((p + offset) / interval)), computed in float32 as
+// transformers does; keys keep their scale. Ministral 3 (llama_4_scaling_beta, offset 0) on every
+// layer; Llama 4 (attn_scale, floor_scale, offset 1) on its NoPE layers only.
 struct QueryTemperature {
     float beta = 0.0f;
-    int interval = 0;  // original_max_position_embeddings
+    int interval = 0;  // original_max_position_embeddings, floor_scale
+    int offset = 0;
+    bool nopeLayersOnly = false;
 
     bool present() const { return beta != 0.0f && interval > 0; }
     float at(int position) const {
-        const float steps = std::floor(static_cast<float>(position) / static_cast<float>(interval));
+        const float steps = std::floor((static_cast<float>(position) + static_cast<float>(offset)) /
+                                       static_cast<float>(interval));
         return 1.0f + beta * std::log(1.0f + steps);
     }
 };
@@ -202,6 +210,7 @@ struct Architecture {
     // Local layers' keys: i-window < j <= i in a causal stack; |i - j| <= window in a
     // bidirectional one (ModernBERT's local_attention / 2). 0: none.
     int slidingWindow = 0;
+    int attentionChunk = 0;  // chunked layers' chunk of positions (Llama 4's attention_chunk_size)
     QkNorm qkNorm = QkNorm::None;
     bool qkNormAfterRotary = false;  // Hunyuan: the norms take the rotated q and k
     LatentAttention latent;          // DeepSeek's projections instead of W_Q, W_K, W_V
@@ -304,7 +313,8 @@ struct Architecture {
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
     // The layer's kind as the command line and the Python module name it: "attention",
-    // "attention_sliding", "linear_attention", "mamba2", "short_conv", "attention+mamba2" (a
+    // "attention_sliding", "attention_chunked", "linear_attention", "mamba2", "short_conv",
+    // "attention+mamba2" (a
     // Mamba-2 mixer beside the attention), or for a block without a token mixer "mlp" or "moe".
     std::string kindName(int layer) const {
         switch (mixerOf(layer)) {
@@ -320,6 +330,7 @@ struct Architecture {
                 break;
         }
         if (besideMamba) return "attention+mamba2";
+        if (chunkOf(layer) > 0) return "attention_chunked";
         return windowOf(layer) > 0 ? "attention_sliding" : "attention";
     }
     bool hasMixer(Mixer mixer) const {
@@ -339,6 +350,12 @@ struct Architecture {
         return {slidingWindow > 0, true, false};
     }
     int windowOf(int layer) const { return kindOf(layer).local ? slidingWindow : 0; }
+    int chunkOf(int layer) const { return kindOf(layer).chunked ? attentionChunk : 0; }
+    // Whether the layer's queries carry the query temperature.
+    bool warmsQueries(int layer) const {
+        return queryTemperature.present() &&
+               (!queryTemperature.nopeLayersOnly || rotaryOf(layer) == nullptr);
+    }
     // The rotary embedding of a layer; null without rotary positions or in a NoPE layer.
     const Rotary* rotaryOf(int layer) const {
         if (positions != Positions::Rotary || !kindOf(layer).rotary) return nullptr;
@@ -352,7 +369,8 @@ struct Architecture {
         bool mixed = localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0 ||
                      isHybrid() || queryTemperature.present();
         for (int l = 0; l < layers; ++l)
-            mixed |= windowOf(l) > 0 || (positions == Positions::Rotary && !kindOf(l).rotary);
+            mixed |= windowOf(l) > 0 || chunkOf(l) > 0 ||
+                     (positions == Positions::Rotary && !kindOf(l).rotary);
         if (!mixed) return {};
         if (mixerOf(layer) == Mixer::GatedDeltaNet)
             return "Gated DeltaNet, implicit attention, " + std::to_string(kvHeadsOf(layer)) +
@@ -369,7 +387,9 @@ struct Architecture {
             return kindOf(layer).experts ? "mixture of experts only, no heads"
                                          : "MLP only, no heads";
         std::string text = windowOf(layer) > 0 ? "local, window " + std::to_string(windowOf(layer))
-                                               : std::string("global");
+                           : chunkOf(layer) > 0
+                               ? "chunked, chunks of " + std::to_string(chunkOf(layer)) + " tokens"
+                               : std::string("global");
         if (positions == Positions::Rotary)
             text += rotaryOf(layer) ? ", " + rotaryOf(layer)->describe() : std::string(", NoPE");
         if (headsVaryByLayer()) {
@@ -378,11 +398,14 @@ struct Architecture {
                     (kv == 1 ? " key/value head" : " key/value heads");
         }
         if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
-        if (queryTemperature.present()) {
-            char temperature[96];
-            std::snprintf(temperature, sizeof temperature,
-                          ", queries × 1 + %g·ln(1 + ⌊p/%d⌋) at position p",
-                          static_cast<double>(queryTemperature.beta), queryTemperature.interval);
+        if (warmsQueries(layer)) {
+            char temperature[112];
+            const std::string at = queryTemperature.offset
+                                       ? "(p+" + std::to_string(queryTemperature.offset) + ")"
+                                       : "p";
+            std::snprintf(
+                temperature, sizeof temperature, ", queries × 1 + %g·ln(1 + ⌊%s/%d⌋) at position p",
+                static_cast<double>(queryTemperature.beta), at.c_str(), queryTemperature.interval);
             text += temperature;
         }
         if (outputGate) text += ", output gate σ(gate)";
@@ -409,9 +432,11 @@ struct Architecture {
     std::string describeExperts() const {
         if (expertLayers() == 0) return {};
         std::string weights = moe.router == Router::SigmoidTopK ? "sigmoid scores, " : "";
-        weights += moe.router == Router::TopKSoftmax ? "a softmax of the chosen logits"
-                   : moe.normalizeTopK               ? "renormalised"
-                                                     : "as routed";
+        weights += moe.router == Router::TopKSoftmax   ? "a softmax of the chosen logits"
+                   : moe.router == Router::TopKSigmoid ? "the chosen logits' sigmoids"
+                   : moe.normalizeTopK                 ? "renormalised"
+                                                       : "as routed";
+        if (moe.weighsInput) weights += ", scaling the expert's input";
         if (moe.groups > 1)
             weights += ", from the best " + std::to_string(moe.groupsKept) + " of " +
                        std::to_string(moe.groups) + " groups";
@@ -445,7 +470,7 @@ struct Architecture {
     }
     KeyMask keyMask(int layer) const {
         if (!causal) return {false, 0, windowOf(layer)};
-        return {true, windowOf(layer)};
+        return {true, windowOf(layer), 0, chunkOf(layer)};
     }
     bool isEncoderDecoder() const { return decoderLayers > 0; }
     // The decoder's stack as a description of its own: causal, with the decoder's sizes.

@@ -241,7 +241,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
     };
     Tensor* q = &positioned(config.querySource, queries);
     std::unique_ptr<Tensor> warmedQueries;
-    if (m_c.queryTemperature.present() && !cross) {
+    if (m_c.warmsQueries(l) && !cross) {
         warmedQueries = warmed(m_be, *q, m_c.queryTemperature, kept);
         q = warmedQueries.get();
     }
@@ -281,6 +281,7 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         options.transform = ScoreTransform::None;
     }
     options.reach = mask.reach;
+    options.chunk = mask.chunk;
     options.positionBias = bias;
     options.sinks = block.sinks;
     options.firstQuery = kept;

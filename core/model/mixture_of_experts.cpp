@@ -9,8 +9,9 @@ namespace {
 
 std::vector<TokenRouting> route(const MixtureOfExperts& moe, const float* logits, int tokens,
                                 const std::vector<float>& choiceBias) {
-    if (moe.router == Router::TopKSoftmax)
-        return routeByTopLogits(logits, tokens, moe.experts, moe.perToken);
+    if (moe.router == Router::TopKSoftmax || moe.router == Router::TopKSigmoid)
+        return routeByTopLogits(logits, tokens, moe.experts, moe.perToken,
+                                moe.router == Router::TopKSigmoid);
     if (moe.router == Router::SoftmaxTopK && moe.groups == 1 && moe.scale == 1.0f)
         return routeBySoftmax(logits, tokens, moe.experts, moe.perToken, moe.normalizeTopK);
     GroupedRouting rule;
@@ -66,14 +67,27 @@ std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c
     backend.forEachItem(static_cast<int>(chosen.size()), [&](Backend& b, int item) {
         const int i = busiestFirst[item];
         const DeviceExpert& expert = layer.experts[chosen[i]];
-        auto routed = b.create(static_cast<int>(rows[chosen[i]].size()), x.cols());
+        const int count = static_cast<int>(rows[chosen[i]].size());
+        auto routed = b.create(count, x.cols());
         b.gatherRows(x, rows[chosen[i]], *routed);
+        if (c.moe.weighsInput) {  // the weights scale the expert's input: 0 + w · x, exactly
+            const std::vector<float> zeros(static_cast<std::size_t>(count) * x.cols(), 0.0f);
+            auto scaled = b.upload(zeros.data(), count, x.cols());
+            std::vector<int> own(count);
+            std::iota(own.begin(), own.end(), 0);
+            b.addWeightedRows(*routed, own, weights[chosen[i]], *scaled);
+            routed = std::move(scaled);
+        }
         outputs[i] = feedForward(b, c.activation, expert.in, expert.gate, expert.out, *routed);
     });
     const std::vector<float> zeros(static_cast<std::size_t>(tokens) * x.cols(), 0.0f);
     auto sum = backend.upload(zeros.data(), tokens, x.cols());
-    for (std::size_t i = 0; i < chosen.size(); ++i)
-        backend.addWeightedRows(*outputs[i], rows[chosen[i]], weights[chosen[i]], *sum);
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+        const std::vector<float>& weight = weights[chosen[i]];
+        backend.addWeightedRows(
+            *outputs[i], rows[chosen[i]],
+            c.moe.weighsInput ? std::vector<float>(weight.size(), 1.0f) : weight, *sum);
+    }
     if (!layer.mlpIn.weight) return sum;
     auto shared = feedForward(backend, c.activation, layer.mlpIn, layer.mlpGate, layer.mlpOut, x);
     if (layer.sharedExpertGate.weight) {

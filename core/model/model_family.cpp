@@ -130,6 +130,8 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::glm4Moe(),
         families::glm4MoeLite(),
         families::minimaxM2(),
+        families::llama4(),
+        families::llama4Multimodal(),
         families::apertus(),
     };
     return all;

@@ -126,6 +126,8 @@ ModelFamily mistral3Multimodal();
 ModelFamily glm4Moe();
 ModelFamily glm4MoeLite();
 ModelFamily minimaxM2();
+ModelFamily llama4();
+ModelFamily llama4Multimodal();
 ModelFamily apertus();
 }  // namespace families
 

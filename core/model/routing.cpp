@@ -40,13 +40,18 @@ std::vector<TokenRouting> routeBySoftmax(const float* logits, int tokens, int ex
 }
 
 std::vector<TokenRouting> routeByTopLogits(const float* logits, int tokens, int experts,
-                                           int perToken) {
+                                           int perToken, bool sigmoid) {
     std::vector<TokenRouting> routing(tokens);
     std::vector<int> order(experts);
     std::vector<float> weight(perToken);
     for (int t = 0; t < tokens; ++t) {
         const float* row = logits + static_cast<std::size_t>(t) * experts;
         orderDescending(row, order);
+        if (sigmoid) {
+            for (int i = 0; i < perToken; ++i)
+                routing[t].push_back({order[i], 1.0f / (1.0f + std::exp(-row[order[i]]))});
+            continue;
+        }
         const float top = row[order[0]];
         float sum = 0.0f;
         for (int i = 0; i < perToken; ++i) sum += weight[i] = std::exp(row[order[i]] - top);

@@ -18,9 +18,9 @@ using TokenRouting = std::vector<ExpertChoice>;
 std::vector<TokenRouting> routeBySoftmax(const float* logits, int tokens, int experts, int perToken,
                                          bool normalize);
 // gpt-oss's routing: per token the `perToken` largest logits (ties to the lower index), weighed
-// by a float32 softmax over those alone.
+// by a float32 softmax over those alone; with `sigmoid` (Llama 4) each by its float32 sigmoid.
 std::vector<TokenRouting> routeByTopLogits(const float* logits, int tokens, int experts,
-                                           int perToken);
+                                           int perToken, bool sigmoid = false);
 
 // DeepSeek's routing. Per token each expert gets a float32 score, a softmax over every expert
 // (V2) or the sigmoid of its logit (V3), and a choice value: the score plus `choiceBias` (V3's

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/analysis/hidden_keys.h"
 #include "core/format/element_type.h"
 
 namespace qkv {
@@ -36,6 +37,7 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head) {
     };
     if (head.scoreSymmetry) out["score_symmetry"] = jsonNumber(*head.scoreSymmetry);
     if (head.sinkShare) out["sink_share"] = jsonNumber(*head.sinkShare);
+    if (head.droppedMass) out["dropped_mass"] = jsonNumber(*head.droppedMass);
     out["ov_rank"] = head.ovRank;
     out["ov_singular_values"] = numbersJson(head.ovSingularValues);
     if (head.ovCopyingScore) out["ov_copying_score"] = jsonNumber(*head.ovCopyingScore);
@@ -77,7 +79,7 @@ void writeMatrix(JsonStream& json, const Matrix& m) {
 
 void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
                     const CaptureSelection& selection, bool vectors,
-                    const Architecture* architecture) {
+                    const Architecture* architecture, const DenseCounterfactual* dense) {
     const bool selected = selection.layer || selection.head;
     json.beginArray();
     for (int l = 0; l < trace.layerCount(); ++l) {
@@ -106,6 +108,15 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
             if (trace.hasScores(l, h)) {
                 json.key("scores");
                 writeMatrix(json, trace.scores(l, h));
+            }
+            if (dense && architecture && hidesKeys(architecture->keyMask(l)) &&
+                trace.hasScores(l, h) && trace.hasProbabilities(l, h)) {
+                const HiddenKeys hidden =
+                    whatTheMaskHides(trace.scores(l, h), trace.probabilities(l, h),
+                                     architecture->keyMask(l), dense->maskSelf, trace.hasSinks());
+                json.key("dense_attention");
+                writeMatrix(json, hidden.dense);
+                json.members({{"dropped_mass", numbersJson(hidden.dropped)}});
             }
             if (vectors) {
                 json.key("q");
@@ -196,12 +207,14 @@ nlohmann::ordered_json modelInfoJson(const Model& model) {
             {"width", c.moe.width},
             {"router", c.moe.router == Router::TopKSoftmax   ? "softmax of the top k"
                        : c.moe.router == Router::SigmoidTopK ? "top k of the sigmoids"
+                       : c.moe.router == Router::TopKSigmoid ? "sigmoids of the top k"
                                                              : "top k of the softmax"},
             {"renormalised", c.moe.normalizeTopK},
             {"layers", layers}};
         if (c.moe.groups > 1) doc["experts"]["groups"] = {c.moe.groupsKept, c.moe.groups};
         if (c.moe.scale != 1.0f) doc["experts"]["scale"] = c.moe.scale;
         if (c.moe.sharedWidth > 0) doc["experts"]["shared_width"] = c.moe.sharedWidth;
+        if (c.moe.weighsInput) doc["experts"]["weighs_input"] = true;
     }
     if (c.latent.present())
         doc["latent_attention"] = {{"query_rank", c.latent.queryRank},

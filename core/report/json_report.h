@@ -34,8 +34,15 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head);
 // took, 1 - the row's sum. A linear layer's heads give their implicit attention as "attention"
 // with "implicit": true; gated attention's heads give "output_gate", each query's mean σ(gate).
 // With the model's `architecture`, each layer names its "kind" (Architecture::kindName).
+// With `dense` (which needs the architecture and the captured scores), each head of a layer
+// whose mask hides keys (a sliding window, chunks) also gives "dense_attention", the dense
+// counterfactual, and "dropped_mass" per query (core/analysis/hidden_keys.h).
+struct DenseCounterfactual {
+    bool maskSelf = false;  // the configuration masks each token from itself
+};
 void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
                     const CaptureSelection& selection, bool vectors = false,
-                    const Architecture* architecture = nullptr);
+                    const Architecture* architecture = nullptr,
+                    const DenseCounterfactual* dense = nullptr);
 
 }  // namespace qkv

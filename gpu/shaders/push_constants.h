@@ -46,6 +46,7 @@
     float softCap;  /* 0: none */                                               \
     uint window;    /* 0: none */                                               \
     uint reach;     /* bidirectional: keys within reach of the query; 0: all */ \
+    uint chunk;     /* keys in the query's chunk of chunk positions; 0: all */  \
     uint keys;      /* n_k: row length (= n but in cross-attention) */          \
     uint firstHead; /* the chunk's first head, to find its bias and sink */     \
     uint hasBias;   /* a position bias is bound (heads x n x keys) */           \

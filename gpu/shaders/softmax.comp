@@ -7,8 +7,9 @@
 // one n x keys matrix per head (keys = n but in cross-attention, which has no mask or transform). With a score transform the row is first replaced by (S + S^T) / 2 or
 // (S - S^T) / 2 (reading the head's column too), then soft-capped (cap·tanh(s/cap)) when a cap is
 // set; either way the result is written to `scores` for capture. Masking follows the CPU backend:
-// causal rows see keys 0..i, a sliding window only keys past i - window, a bidirectional local
-// layer the keys within reach of i; with maskSelf a token
+// causal rows see keys 0..i, a sliding window only keys past i - window, a chunked layer only
+// the keys of i's chunk, a bidirectional local layer the keys within reach of i; with maskSelf a
+// token
 // does not see itself unless nothing else is visible. A position bias (T5), when bound, is added
 // before the mask; the captured scores exclude it. A head's sink logit (gpt-oss), when bound,
 // joins the row's softmax as one more column that is not written. Probabilities are multiplied
@@ -63,6 +64,7 @@ void main() {
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
     uint first = p.window > 0u && i + 1u > p.window ? i + 1u - p.window : 0u;
+    first = p.chunk > 0u ? max(first, i - i % p.chunk) : first;
     uint last = p.causal != 0u ? i : p.keys - 1u;  // keys first..last are visible
     first = p.reach > 0u && i > p.reach ? max(first, i - p.reach) : first;
     last = p.reach > 0u ? min(last, i + p.reach) : last;

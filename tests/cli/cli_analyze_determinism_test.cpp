@@ -20,7 +20,7 @@ using test::cli;
 using test::CliRun;
 
 // The JSON without what the sentence adds: its ids, tokens and each head's numbers of its
-// scores and sinks.
+// scores, sinks and mask.
 nlohmann::json weightNumbers(nlohmann::json doc) {
     doc.erase("ids");
     doc.erase("tokens");
@@ -31,6 +31,7 @@ nlohmann::json weightNumbers(nlohmann::json doc) {
             for (auto& head : layer["heads"]) {
                 head.erase("score_symmetry");
                 head.erase("sink_share");
+                head.erase("dropped_mass");
             }
     };
     if (doc.contains("layers")) strip(doc);

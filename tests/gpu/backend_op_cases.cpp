@@ -643,6 +643,7 @@ std::string optionsTag(const AttentionOptions& o) {
     if (o.scale > 0) t += "_Scale" + tag(o.scale);
     if (o.softCap > 0) t += "_SoftCap" + tag(o.softCap);
     if (o.window > 0) t += "_Window" + std::to_string(o.window);
+    if (o.chunk > 0) t += "_Chunk" + std::to_string(o.chunk);
     return t;
 }
 
@@ -662,7 +663,8 @@ std::string describeAttention(const AttentionShape& c, const AttentionOptions& o
                                                      : "") +
            (o.scale > 0 ? ", scale " + text(o.scale) : "") +
            (o.softCap > 0 ? ", softCap " + text(o.softCap) : "") +
-           (o.window > 0 ? ", window " + std::to_string(o.window) : "");
+           (o.window > 0 ? ", window " + std::to_string(o.window) : "") +
+           (o.chunk > 0 ? ", chunks of " + std::to_string(o.chunk) : "");
 }
 
 void addAttentionCases(std::vector<OpCase>& cases) {
@@ -707,6 +709,18 @@ void addAttentionCases(std::vector<OpCase>& cases) {
                         true});
         runs.push_back(
             {c, {true, true, true, ScoreTransform::Symmetric}, true, seed++, false, true});
+    }
+    // Llama 4's chunked layers: keys of the query's own chunk, with and without capture, under a
+    // score transform and beside a window (which the two masks intersect).
+    for (const AttentionShape& c : {shapes[1], shapes[2], shapes[3]}) {
+        AttentionOptions chunked{true, false, false, ScoreTransform::None};
+        chunked.chunk = 4;
+        runs.push_back({c, chunked, true, seed++});
+        runs.push_back({c, chunked, false, seed++});
+        chunked.transform = ScoreTransform::Symmetric;
+        chunked.window = 3;
+        chunked.chunk = 5;
+        runs.push_back({c, chunked, true, seed++});
     }
     // Latent attention: value heads narrower (DeepSeek) or wider than d_k.
     const AttentionShape latent[] = {

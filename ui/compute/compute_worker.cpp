@@ -365,7 +365,10 @@ MetricsSnapshotPtr ComputeWorker::runMetrics(const ComputeRequest& request, Atte
     timer.start();
     auto metrics =
         std::make_shared<ModelMetrics>(*weightMetrics(*m_model, request, kind, m_weightMetrics));
-    if (snapshot) addTraceMetrics(*metrics, *snapshot->trace);
+    if (snapshot) {
+        const Architecture masks = architectureOf(*m_model, kind);
+        addTraceMetrics(*metrics, *snapshot->trace, &masks, request.config);
+    }
     if (m_comparison && snapshot && snapshot->compared) {
         const auto theirs =
             weightMetrics(*m_comparison->model, request, kind, m_comparison->metrics);

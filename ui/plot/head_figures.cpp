@@ -1,5 +1,6 @@
 #include "ui/plot/head_figures.h"
 
+#include "core/analysis/hidden_keys.h"
 #include "ui/compute/compute_types.h"
 #include "ui/plot/head_matrices.h"
 
@@ -88,6 +89,15 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     spec.panels.push_back({headHeatmap(input.trace, input.labels, input.keyLabels, input.layer,
                                        input.head, input.mode, options),
                            QString(), 0});
+    if (input.showHidden && input.mode == HeatmapMode::Attention && hidesKeys(input.mask) &&
+        input.trace->hasScores(input.layer, input.head)) {
+        spec.panels.front().title = QStringLiteral("the model's attention");
+        spec.panels.push_back(
+            {hiddenKeysHeatmap(input.trace, input.labels, input.keyLabels, input.layer, input.head,
+                               input.mask, input.config.maskSelf),
+             QStringLiteral("dense counterfactual: the mask lifted"), 0});
+        return spec;
+    }
     // Falcon-H1: the Mamba-2 heads beside the attention, dealt out over its heads (h, h + H, …),
     // so that stepping through the attention heads shows each Mamba head once; one scale.
     const int attentionHeads = input.trace->headCount(input.layer),

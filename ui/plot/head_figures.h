@@ -36,6 +36,9 @@ struct HeadFigureInput {
     bool sharedScale = true;  // compare figure: learned and configuration on one colour scale
     QString headName;         // the user's name of the head ("induction"), in the title
     QString layerKind;        // "local, window 4, rotary θ=10000" where layers differ; else empty
+    // The Head view's "What the mask hides": where the layer's mask hides keys and the head's
+    // scores were captured, the dense counterfactual beside the attention.
+    bool showHidden = false;
 };
 
 struct TraceSnapshot;

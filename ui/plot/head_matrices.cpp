@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/hidden_keys.h"
 #include "core/util/error.h"
 
 namespace qkv::ui {
@@ -134,6 +135,28 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
         data.scaleLabel = QStringLiteral("S_ij − S_ji");
         setSymmetricExtent(data, std::max(largestMagnitude(n, n, asymmetry), 1e-3 * largestScore));
     }
+    return data;
+}
+
+HeatmapData hiddenKeysHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
+                              const QStringList& rowLabels, const QStringList& colLabels, int layer,
+                              int head, const KeyMask& mask, bool maskSelf) {
+    const int n = trace->tokens(), keys = trace->keyTokens();
+    HeatmapData data = frame(n, keys, rowLabels, colLabels);
+    auto hidden = std::make_shared<const HiddenKeys>(
+        whatTheMaskHides(trace->scores(layer, head), trace->probabilities(layer, head), mask,
+                         maskSelf, trace->hasSinks()));
+    const KeyMask lifted{mask.causal};
+    double largest = 0;
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < keys; ++j) largest = std::max(largest, double(hidden->dense(i, j)));
+    data.cells = heatmapCells([hidden, lifted](int i, int j) {
+        return lifted.hides(i, j) ? kNaN : static_cast<double>(hidden->dense(i, j));
+    });
+    appendRowNumbers(data.rowLabels, hidden->dropped);
+    data.rowTitle = QStringLiteral("query (attending) and the mass its mask drops");
+    data.scaleLabel = QStringLiteral("dense counterfactual A′_ij (not the model's)");
+    data.high = std::max(1.0, largest);  // probabilities, beside the model's on one scale
     return data;
 }
 

@@ -37,6 +37,13 @@ int besideHeadCount(const AttentionTrace& trace, int layer);
 // token it weighs (t−K+1 … t), signed; the layer has no heads.
 HeatmapData bandHeatmap(const std::shared_ptr<const AttentionTrace>& trace, int layer);
 
+// What the layer's mask hides from the head (core/analysis/hidden_keys.h): the dense
+// counterfactual of its captured scores (NaN only where causality hides a key), each row labelled
+// with the mass the mask drops; labelled a counterfactual.
+HeatmapData hiddenKeysHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
+                              const QStringList& rowLabels, const QStringList& colLabels, int layer,
+                              int head, const KeyMask& mask, bool maskSelf);
+
 // config - learned, cell by cell (NaN where either is masked), diverging around zero.
 HeatmapData differenceHeatmap(const HeatmapData& config, const HeatmapData& learned);
 

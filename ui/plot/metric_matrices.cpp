@@ -42,6 +42,10 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
         {HeadMetric::SelfShare, "self-share", "self share",
          "of this sentence: the mean of |A_ii| / Σ_j |A_ij|, what each query gives its own token",
          false},
+        {HeadMetric::DroppedMass, "dropped-mass", "mass the mask drops",
+         "of this sentence: the mean over queries of what the dense counterfactual (the mask "
+         "lifted) puts on the keys a sliding window or chunk hides",
+         false},
         {HeadMetric::AttentionChange, "attention-change", "attention change (compared model)",
          "largest ½ Σ_j |A_ij − B_ij| of a row between the two models: 0 same, 1 disjoint", false},
         {HeadMetric::WqkSymmetryChange, "wqk-symmetry-change",
@@ -57,8 +61,8 @@ bool isComparisonMetric(HeadMetric metric) {
 
 bool readsTheSentence(HeadMetric metric) {
     return metric == HeadMetric::ScoreSymmetry || metric == HeadMetric::SinkShare ||
-           metric == HeadMetric::MeanDistance || metric == HeadMetric::SelfShare ||
-           isComparisonMetric(metric);
+           metric == HeadMetric::DroppedMass || metric == HeadMetric::MeanDistance ||
+           metric == HeadMetric::SelfShare || isComparisonMetric(metric);
 }
 
 const HeadMetricInfo& headMetricInfo(HeadMetric metric) {
@@ -95,6 +99,8 @@ std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric
             return head.meanDistance;
         case HeadMetric::SelfShare:
             return head.selfShare;
+        case HeadMetric::DroppedMass:
+            return head.droppedMass;
         case HeadMetric::AttentionChange:
             return head.attentionChange;
         case HeadMetric::WqkSymmetryChange:

@@ -23,6 +23,7 @@ enum class HeadMetric {
     SinkShare,  // only where the model has attention sinks
     MeanDistance,
     SelfShare,
+    DroppedMass,  // only where some layer's mask hides keys (sliding windows, chunks)
     // Only while another checkpoint is compared (File ▸ Compare With…).
     AttentionChange,
     WqkSymmetryChange,

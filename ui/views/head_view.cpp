@@ -1,8 +1,10 @@
 #include "ui/views/head_view.h"
 
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QVBoxLayout>
 
+#include "core/analysis/hidden_keys.h"
 #include "ui/document/lab_document.h"
 #include "ui/views/cell_tooltip.h"
 #include "ui/views/heatmap_widget.h"
@@ -20,8 +22,16 @@ HeadView::HeadView(LabDocument& document, QWidget* parent) : HeadFigureView(docu
            "in exported figures, and saved with the session"));
     auto* top = new QVBoxLayout;
     top->setContentsMargins(0, 4, 0, 0);
-    addControlRow(top, tr("Name"), m_name).hint->setText(tr("Enter to apply"));
+    const ControlRow row = addControlRow(top, tr("Name"), m_name);
+    row.hint->setText(tr("Enter to apply"));
+    m_hidden = new QCheckBox(tr("What the &mask hides"), this);
+    m_hidden->setToolTip(
+        tr("On a layer with a sliding window or chunks: beside the attention, the dense "
+           "counterfactual — the same scores with the mask lifted, not what the model computed — "
+           "and each query's dropped mass, what it would have put on the hidden keys"));
+    row.row->addWidget(m_hidden);
     layout()->insertLayout(0, top);
+    connect(m_hidden, &QCheckBox::toggled, this, &HeadView::scheduleRefresh);
     connect(m_name, &QLineEdit::editingFinished, this, [this] {
         LabDocument& d = this->document();
         if (d.model()) d.setAnnotation(d.layer(), d.head(), m_name->text());
@@ -37,7 +47,17 @@ void HeadView::showCurrentName() {
     if (m_name->text() != name) m_name->setText(name);
 }
 
-FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const { return headFigure(input); }
+bool HeadView::showsHidden() const {
+    const LabDocument& d = document();
+    return m_hidden->isChecked() && d.model() && hidesKeys(d.shownMask(d.layer()));
+}
+
+FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const {
+    m_hidden->setEnabled(document().model() && hidesKeys(document().shownMask(document().layer())));
+    HeadFigureInput shown = input;
+    shown.showHidden = showsHidden();
+    return headFigure(shown);
+}
 
 QString HeadView::cellValues(const HeatmapCell& cell) const {
     const LabDocument& d = document();
@@ -48,6 +68,17 @@ QString HeadView::cellValues(const HeatmapCell& cell) const {
             .arg(cell.row)
             .arg(offset)
             .arg(formatNumber(taps(cell.row, cell.col)));
+    }
+    if (cell.panel > 0 && showsHidden()) {  // the dense counterfactual (headFigure's order)
+        const double value = heatmap()->figure().shownValue({cell.panel, cell.row, cell.col});
+        const KeyMask mask = d.shownMask(d.layer());
+        if (KeyMask{mask.causal}.hides(cell.row, cell.col))
+            return tr("a later token: hidden with or without the mask");
+        const bool hidden = mask.hides(cell.row, cell.col);
+        return tr("counterfactual A′<sub>ij</sub> = %1, the mask lifted (%2)")
+            .arg(formatNumber(value))
+            .arg(hidden ? tr("a key the mask hides: its mass is dropped")
+                        : tr("a key the mask shows"));
     }
     if (cell.panel > 0) {  // a Mamba-2 head beside Falcon-H1's attention (headFigure's order)
         const int m = d.head() + (cell.panel - 1) * trace.headCount(d.layer());

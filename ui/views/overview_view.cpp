@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 #include <tuple>
 
+#include "core/analysis/hidden_keys.h"
 #include "core/analysis/model_survey.h"
 #include "ui/document/lab_document.h"
 #include "ui/export/document_provenance.h"
@@ -142,14 +143,17 @@ void OverviewView::refresh() {
         subtitle + (isComparisonMetric(shownMetric()) ? tr(" · against ") + d.comparisonName()
                                                       : QString()),
         c.headDim);
-    // Where layers differ (local / global, NoPE; a hybrid's kinds), each row says which it is.
+    // Where layers differ (local / chunked / global, NoPE; a hybrid's kinds), each row says which
+    // it is.
     QStringList& rows = spec.panels.at(0).data.rowLabels;
     const bool hybrid = c.isHybrid();
     if (metrics->kind == AttentionKind::Self && !c.describeLayer(0).empty())
         for (int l = 0; l < rows.size() && l < c.layers; ++l)
             rows[l] += hybrid && c.mixerOf(l) != Mixer::Attention
                            ? QStringLiteral(" ") + QString::fromStdString(c.kindName(l))
-                           : (c.windowOf(l) > 0 ? tr(" local") : tr(" global")) +
+                           : (c.windowOf(l) > 0  ? tr(" local")
+                              : c.chunkOf(l) > 0 ? tr(" chunked")
+                                                 : tr(" global")) +
                                  (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE")
                                                                                      : QString()) +
                                  (c.kindOf(l).valueIsKey ? tr(" V=K") : QString());
@@ -241,6 +245,13 @@ bool OverviewView::isOffered(HeadMetric metric) const {
     const LabDocument& d = document();
     if (metric == HeadMetric::SinkShare)
         return d.model() && d.model()->architecture().attentionSinks;
+    if (metric == HeadMetric::DroppedMass) {
+        if (!d.model()) return false;
+        const Architecture& c = d.model()->architecture();
+        for (int l = 0; l < c.layers; ++l)
+            if (hidesKeys(c.keyMask(l))) return true;
+        return false;
+    }
     if (isComparisonMetric(metric)) return !d.comparisonName().isEmpty();
     return true;
 }

@@ -40,7 +40,8 @@ class OverviewView : public DocumentView {
     void refreshThumbnails();
     void onMetricChosen();
     // The metrics the list offers: the sink share only for a model with attention sinks
-    // (gpt-oss), the changes only while another checkpoint is compared.
+    // (gpt-oss), the dropped mass only where a mask hides keys, the changes only while another
+    // checkpoint is compared.
     bool isOffered(HeadMetric metric) const;
     void offerMetrics();
     void showCellMenu(const QPoint& position);

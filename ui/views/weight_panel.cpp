@@ -149,8 +149,12 @@ void WeightPanel::refresh() {
     const Architecture c = d.shownArchitecture().atLayer(d.layer());
     const bool linear = c.mixerOf(d.layer()) == Mixer::GatedDeltaNet;
     const bool mamba = c.mixerOf(d.layer()) == Mixer::Mamba2;
+    // Llama 4 normalises q and k on its RoPE layers only: a layer without the norms' weights.
+    const bool selfLayer = d.attentionKind() == AttentionKind::Self;
     const bool qkNorm =
-        d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None && !linear && !mamba;
+        d.attentionKind() != AttentionKind::Cross && c.qkNorm != QkNorm::None && !linear &&
+        !mamba && !(selfLayer && d.model()->weights().layers[d.layer()].queryNorm.gamma.empty());
+    const bool warmed = selfLayer && c.warmsQueries(d.layer());
     const bool latent = d.attentionKind() == AttentionKind::Self && c.latent.present();
     const bool valueIsKey =
         d.attentionKind() == AttentionKind::Self && c.kindOf(d.layer()).valueIsKey;
@@ -193,13 +197,23 @@ void WeightPanel::refresh() {
                       .arg(c.heads / c.kvHeads)
                       .arg(d.shownArchitecture().mamba2.convKernel)
                 : QString());
+    if (warmed)
+        m_formNote->setText(
+            m_formNote->text() + (m_formNote->text().isEmpty() ? QString() : QStringLiteral("\n")) +
+            tr("Query temperature: the query of position p (after rotary, where the layer has "
+               "it) is multiplied by 1 + %1·ln(1 + ⌊(p + %2)/%3⌋), so later queries score more "
+               "sharply; a factor per query, which M leaves out.")
+                .arg(c.queryTemperature.beta)
+                .arg(c.queryTemperature.offset)
+                .arg(c.queryTemperature.interval));
     if (valueIsKey)
         m_formNote->setText(m_formNote->text() + QStringLiteral("\n") +
                             tr("W_V = W_K (tied by the model): this layer has no value "
                                "projection; its values are the key projection itself, taken "
                                "before the key's norm and rotation. Under tied-kv nothing "
                                "changes here."));
-    m_formNote->setVisible(latent || qkNorm || linear || mamba || valueIsKey || c.bilinearHeads);
+    m_formNote->setVisible(latent || qkNorm || linear || mamba || valueIsKey || warmed ||
+                           c.bilinearHeads);
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
