@@ -5,26 +5,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "core/backend/backend.h"
+#include "tests/support/random_values.h"
 
 namespace qkv {
 namespace {
 
-std::vector<float> uniform(std::size_t count, unsigned seed, float scale) {
-    std::mt19937 engine(seed);
-    std::uniform_real_distribution<float> values(-scale, scale);
-    std::vector<float> out(count);
-    for (float& v : out) v = values(engine);
-    return out;
-}
-
 TEST(AttentionSinks, EachRowSharesItsSoftmaxWithTheHeadsSink) {
     const int n = 6, heads = 2, dk = 4;
-    const auto q = uniform(n * heads * dk, 1, 1.5f), k = uniform(n * heads * dk, 2, 1.5f);
-    const auto v = uniform(n * heads * dk, 3, 1.0f);
+    const auto q = test::randomValues(n * heads * dk, 1, 1.5f),
+               k = test::randomValues(n * heads * dk, 2, 1.5f);
+    const auto v = test::randomValues(n * heads * dk, 3, 1.0f);
     const std::vector<float> sinkLogits = {0.8f, -2.5f};
     auto be = createCpuBackend();
     auto qt = be->upload(q.data(), n, heads * dk), kt = be->upload(k.data(), n, heads * dk);

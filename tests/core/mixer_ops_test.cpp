@@ -4,20 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
-#include <random>
 
 #include "core/backend/backend.h"
+#include "tests/support/random_values.h"
 
 namespace qkv {
 namespace {
-
-std::vector<float> uniform(size_t count, unsigned seed, float scale) {
-    std::mt19937 engine(seed);
-    std::uniform_real_distribution<float> u(-scale, scale);
-    std::vector<float> v(count);
-    for (float& x : v) x = u(engine);
-    return v;
-}
 
 std::vector<float> downloaded(Backend& be, const Tensor& t) {
     std::vector<float> v(static_cast<size_t>(t.rows()) * t.cols());
@@ -30,10 +22,12 @@ TEST(GatedDeltaRule, OutputIsTheStateRecurrenceAndTheMapReproducesIt) {
     constexpr int n = 11, keyHeads = 2, valueHeads = 4, dk = 8, dv = 6;
     const int qk = keyHeads * dk, vw = valueHeads * dv;
     auto be = createCpuBackend();
-    const auto q = uniform(n * qk, 1, 1.0f), k = uniform(n * qk, 2, 1.0f);
-    const auto v = uniform(n * vw, 3, 1.0f), b = uniform(n * valueHeads, 4, 5.0f);
-    const auto a = uniform(n * valueHeads, 5, 3.0f), aLog = uniform(valueHeads, 6, 1.5f);
-    const auto dtBias = uniform(valueHeads, 7, 1.0f);
+    const auto q = test::randomValues(n * qk, 1, 1.0f), k = test::randomValues(n * qk, 2, 1.0f);
+    const auto v = test::randomValues(n * vw, 3, 1.0f),
+               b = test::randomValues(n * valueHeads, 4, 5.0f);
+    const auto a = test::randomValues(n * valueHeads, 5, 3.0f),
+               aLog = test::randomValues(valueHeads, 6, 1.5f);
+    const auto dtBias = test::randomValues(valueHeads, 7, 1.0f);
     auto rawQ = be->upload(q.data(), n, qk), rawK = be->upload(k.data(), n, qk);
     auto qt = be->create(n, qk), kt = be->create(n, qk);
     be->normalizeHeads(*rawQ, dk, 1e-6f, *qt);
@@ -95,10 +89,13 @@ TEST(GatedDeltaRule, OutputIsTheStateRecurrenceAndTheMapReproducesIt) {
 TEST(StateSpace, EveryHeadIsTheDualityCapturedOrNot) {
     constexpr int n = 13, heads = 4, groups = 2, p = 5, width = 6;
     auto be = createCpuBackend();
-    const auto x = uniform(n * heads * p, 11, 1.0f), B = uniform(n * groups * width, 12, 1.0f);
-    const auto C = uniform(n * groups * width, 13, 1.0f), dt = uniform(n * heads, 14, 2.0f);
-    const auto aLog = uniform(heads, 15, 1.0f), dtBias = uniform(heads, 16, 1.0f);
-    const auto D = uniform(heads, 17, 1.0f);
+    const auto x = test::randomValues(n * heads * p, 11, 1.0f),
+               B = test::randomValues(n * groups * width, 12, 1.0f);
+    const auto C = test::randomValues(n * groups * width, 13, 1.0f),
+               dt = test::randomValues(n * heads, 14, 2.0f);
+    const auto aLog = test::randomValues(heads, 15, 1.0f),
+               dtBias = test::randomValues(heads, 16, 1.0f);
+    const auto D = test::randomValues(heads, 17, 1.0f);
     auto xt = be->upload(x.data(), n, heads * p), bt = be->upload(B.data(), n, groups * width);
     auto ct = be->upload(C.data(), n, groups * width), dtt = be->upload(dt.data(), n, heads);
     auto aLogT = be->upload(aLog.data(), 1, heads), dtBiasT = be->upload(dtBias.data(), 1, heads);
@@ -142,7 +139,8 @@ TEST(StateSpace, EveryHeadIsTheDualityCapturedOrNot) {
 TEST(CausalConv, IsTheSumOfTheTapsOverTheEarlierTokens) {
     constexpr int n = 7, channels = 5, kernel = 4;
     auto be = createCpuBackend();
-    const auto x = uniform(n * channels, 8, 1.0f), taps = uniform(channels * kernel, 9, 1.0f);
+    const auto x = test::randomValues(n * channels, 8, 1.0f),
+               taps = test::randomValues(channels * kernel, 9, 1.0f);
     auto xt = be->upload(x.data(), n, channels);
     auto tt = be->upload(taps.data(), 1, channels * kernel);
     auto y = be->create(n, channels);

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <memory>
-#include <random>
 #include <vector>
 
 #include "core/backend/backend.h"
 #include "core/util/error.h"
 #include "gpu/vulkan_backend.h"
+#include "tests/support/random_values.h"
 
 namespace qkv::test {
 
@@ -22,14 +22,6 @@ Backend* sharedVulkanBackend(std::string* why = nullptr);
 inline Backend& sharedCpuBackend() {
     static std::unique_ptr<Backend> backend = createCpuBackend();
     return *backend;
-}
-
-inline std::vector<float> randomValues(size_t count, unsigned seed, float scale = 1.0f) {
-    std::mt19937 engine(seed);
-    std::uniform_real_distribution<float> uniform(-scale, scale);
-    std::vector<float> values(count);
-    for (float& v : values) v = uniform(engine);
-    return values;
 }
 
 inline std::vector<float> download(Backend& backend, const Tensor& t) {
