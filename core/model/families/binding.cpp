@@ -92,6 +92,15 @@ void readLayerTypes(const ConfigReader& r, Architecture& c) {
     }
 }
 
+void readWrappedText(const ConfigReader& r, Architecture& c,
+                     void (*readText)(const ConfigReader&, Architecture&), const std::string& model,
+                     const std::string& inputs) {
+    const std::optional<ConfigReader> text = r.object("text_config");
+    if (!text) r.fail("missing \"text_config\" (the " + model + " text model's description)");
+    readText(*text, c);
+    c.notShown = inputs + " are not shown: QKV Lab reads " + model + "'s text model";
+}
+
 void readRotaryDecoder(const ConfigReader& r, Architecture& c, const ShapeKeys& keys) {
     readRotaryShape(r, c, 2048, 0, keys);
     c.activation = Activation::SwiGlu;

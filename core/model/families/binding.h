@@ -71,6 +71,12 @@ void bindQkNorm(TensorBinder& b, const Architecture& c, const std::string& p, La
                 bool unitOffset = false);
 // Binds a layer's MLP (or mixture of experts) under its prefix ("layers.N.").
 using MlpBinder = std::function<void(const std::string& prefix, int layer, LayerWeights& weights)>;
+// A Hub multimodal wrapper (…ForConditionalGeneration) read as its text model: "text_config" by
+// `readText`, and the inputs not shown ("image inputs") said for `model` ("Gemma 3"). Where the
+// wrapper's output head comes from (tie_word_embeddings) stays the family's.
+void readWrappedText(const ConfigReader& r, Architecture& c,
+                     void (*readText)(const ConfigReader&, Architecture&), const std::string& model,
+                     const std::string& inputs = "image inputs");
 // Llama's decoder as its checkpoints hold it (embed_tokens; per layer input_layernorm,
 // self_attn, post_attention_layernorm, mlp; norm; lm_head unless tied): Llama, Mistral, Qwen2,
 // Qwen3, SmolLM3, and with an MLP of their own Mixtral and Qwen3-MoE. Biases on q/k/v with

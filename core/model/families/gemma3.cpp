@@ -57,11 +57,8 @@ void readText(const ConfigReader& r, Architecture& c) {
 }
 
 void readMultimodal(const ConfigReader& r, Architecture& c) {
-    const std::optional<ConfigReader> text = r.object("text_config");
-    if (!text) r.fail("missing \"text_config\" (the Gemma 3 text model's description)");
-    readText(*text, c);
+    readWrappedText(r, c, readText, "Gemma 3");
     c.tiedEmbeddings = true;  // the wrapper's output head is its text embedding
-    c.notShown = "image inputs are not shown: QKV Lab reads Gemma 3's text model";
 }
 
 nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied, GgufTensors&) {

@@ -100,11 +100,8 @@ void readText(const ConfigReader& r, Architecture& c) {
 }
 
 void readMultimodal(const ConfigReader& r, Architecture& c) {
-    const std::optional<ConfigReader> text = r.object("text_config");
-    if (!text) r.fail("missing \"text_config\" (the Gemma 4 text model's description)");
-    readText(*text, c);
+    readWrappedText(r, c, readText, "Gemma 4", "image and audio inputs");
     c.tiedEmbeddings = true;  // the wrapper's output head is its text embedding
-    c.notShown = "image and audio inputs are not shown: QKV Lab reads Gemma 4's text model";
 }
 
 ModelWeights bind(TensorBinder& b, const Architecture& model) {

@@ -95,11 +95,8 @@ void read(const ConfigReader& r, Architecture& c) {
 }
 
 void readMultimodal(const ConfigReader& r, Architecture& c) {
-    const std::optional<ConfigReader> text = r.object("text_config");
-    if (!text) r.fail("missing \"text_config\" (the Llama 4 text model's description)");
-    read(*text, c);
+    readWrappedText(r, c, read, "Llama 4");
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);  // transformers reads the top's
-    c.notShown = "image inputs are not shown: QKV Lab reads Llama 4's text model";
 }
 
 void bindFeedForward(TensorBinder& b, const Architecture& c, const std::string& p, int l,

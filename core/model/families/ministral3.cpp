@@ -22,11 +22,8 @@ void read(const ConfigReader& r, Architecture& c) {
 }
 
 void readMultimodal(const ConfigReader& r, Architecture& c) {
-    const std::optional<ConfigReader> text = r.object("text_config");
-    if (!text) r.fail("missing \"text_config\" (the Mistral 3 text model's description)");
-    read(*text, c);
+    readWrappedText(r, c, read, "Mistral 3");
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", false);  // transformers reads the top's
-    c.notShown = "image inputs are not shown: QKV Lab reads Mistral 3's text model";
 }
 
 ModelWeights bind(TensorBinder& b, const Architecture& c) { return bindLlamaDecoder(b, c, false); }

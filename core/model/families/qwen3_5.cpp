@@ -30,11 +30,8 @@ void readMoe(const ConfigReader& r, Architecture& c) {
 // The Hub's multimodal wrapper around `readText`.
 void readMultimodal(const ConfigReader& r, Architecture& c,
                     void (*readText)(const ConfigReader&, Architecture&)) {
-    const std::optional<ConfigReader> text = r.object("text_config");
-    if (!text) r.fail("missing \"text_config\" (the Qwen3.5 text model's description)");
-    readText(*text, c);
+    readWrappedText(r, c, readText, "Qwen3.5", "image and video inputs");
     c.tiedEmbeddings = r.boolOr("tie_word_embeddings", c.tiedEmbeddings);
-    c.notShown = "image and video inputs are not shown: QKV Lab reads Qwen3.5's text model";
 }
 
 // The linear layer's projections (c: the layer's own shape).
