@@ -59,7 +59,10 @@ SoftmaxParams softmaxParams(const AttentionOperands& shape, const AttentionOptio
     p.n = shape.queries;
     p.keys = shape.keys;
     p.firstHead = static_cast<uint32_t>(firstHead);
-    p.hasBias = options.positionBias ? 1u : 0u;
+    // 2: one bias every head shares (n_q rows), 1: one per head.
+    p.hasBias = !options.positionBias                           ? 0u
+                : options.positionBias->rows() == shape.queries ? 2u
+                                                                : 1u;
     p.hasSinks = options.sinks ? 1u : 0u;
     p.headStride = plan.headStride;
     p.causal = options.causal;

@@ -4,6 +4,7 @@
 #include "app/cli/command.h"
 #include "app/cli/terminal_progress.h"
 #include "core/analysis/head_metrics.h"
+#include "core/analysis/hidden_keys.h"
 #include "core/analysis/latent_forms.h"
 #include "core/model/forward.h"
 #include "core/report/json_report.h"
@@ -65,7 +66,10 @@ int runAnalyze(const Arguments& args) {
         request.ids = input->ids;
         request.targetIds = input->targetIds;
         request.config = config;
-        request.capture.probabilities = c.attentionSinks;  // the sink share reads them
+        // The sink share and what a mask hides (the dropped mass) read them.
+        bool masked = false;
+        for (int l = 0; l < c.layers; ++l) masked |= hidesKeys(c, l);
+        request.capture.probabilities = c.attentionSinks || masked;
         request.logits = LogitsMode::None;
         request.progress = terminalProgress("forward");
         auto backend = openBackend(args);

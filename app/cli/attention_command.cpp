@@ -39,6 +39,20 @@ void printTaps(int l, const RowMatrixXf& taps) {
     printMatrix("taps (rows: channels, columns: the token each weighs)", taps, channels, offsets);
 }
 
+// A sparse attention layer's choice: each query's kept keys, and the indexer's scores.
+void printSelection(int l, const LayerTrace& layer, const std::vector<std::string>& queries,
+                    const std::vector<std::string>& keys) {
+    std::printf("\nlayer %d: sparse attention, the keys its indexer kept\n", l);
+    for (size_t i = 0; i < layer.selectedKeys.size(); ++i) {
+        std::printf("  %s ", rightAligned(queries[i], 12).c_str());
+        for (int j : layer.selectedKeys[i]) std::printf(" %d", j);
+        std::printf("\n");
+    }
+    if (layer.indexerScores.size() > 0)
+        printMatrix("indexer scores (rows: queries, columns: keys)", layer.indexerScores, queries,
+                    keys);
+}
+
 // A masked head's dense counterfactual and what it puts on the hidden keys, per query.
 void printHidden(const HiddenKeys& hidden, const std::vector<std::string>& queries,
                  const std::vector<std::string>& keys) {
@@ -58,6 +72,8 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
                 bool maskSelf = false) {
     for (int l = 0; l < trace.layerCount(); ++l) {
         if (trace.layers()[l].taps.size() > 0) printTaps(l, trace.layers()[l].taps);
+        if (!trace.layers()[l].selectedKeys.empty())
+            printSelection(l, trace.layers()[l], queries, keys);
         for (int h = 0; h < trace.headCount(l); ++h) {
             if (!capture.includes(l, h)) continue;
             std::printf("\n%slayer %d head %d\n", kind.c_str(), l, h);
@@ -72,9 +88,10 @@ void printTrace(const std::string& kind, const AttentionTrace& trace,
             }
             if (capture.scores && trace.hasScores(l, h))
                 printMatrix("scores (scaled, before masking)", trace.scores(l, h), queries, keys);
-            if (dense && hidesKeys(dense->keyMask(l)) && trace.hasScores(l, h))
+            if (dense && hidesKeys(*dense, l) && trace.hasScores(l, h))
                 printHidden(whatTheMaskHides(trace.scores(l, h), trace.probabilities(l, h),
-                                             dense->keyMask(l), maskSelf, trace.hasSinks()),
+                                             dense->keyMask(l), maskSelf, trace.hasSinks(),
+                                             selectedKeys(trace, l)),
                             queries, keys);
         }
         for (const LayerTrace& mixer : trace.layers()[l].beside)  // Falcon-H1's Mamba-2 heads
@@ -174,10 +191,11 @@ int runAttention(const Arguments& args) {
     if (dense) {
         if (args.flag("no-scores")) throw UsageError("--dense reads the scores: drop --no-scores");
         bool masked = false;
-        for (int l = 0; l < c.layers; ++l) masked |= hidesKeys(c.keyMask(l));
+        for (int l = 0; l < c.layers; ++l) masked |= hidesKeys(c, l);
         if (!masked || c.isEncoderDecoder())
             throw Error("--dense: " + model->name() +
-                        " has no layer whose mask hides keys (a sliding window or chunks)");
+                        " has no layer whose mask hides keys (a sliding window, chunks or a "
+                        "sparse attention's indexer)");
     }
     if (routing && c.expertLayers() == 0)
         throw Error("--routing: " + model->name() + " has no mixture-of-experts layers");

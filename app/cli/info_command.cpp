@@ -107,6 +107,16 @@ int runInfo(const Arguments& args) {
         for (const auto& [name, count] : kinds)
             text += (text.empty() ? "" : ", ") + std::to_string(count) + " " + name;
         row("layer kinds", text);
+    } else if (c.keyIndexer.present()) {
+        int shared = 0;
+        for (int l = 0; l < c.layers; ++l) shared += c.kindOf(l).reusesKeys;
+        row("layer kinds",
+            std::to_string(c.layers) + " sparse" +
+                (shared ? " (" + std::to_string(shared) + " keeping the previous layer's keys)"
+                        : std::string()));
+        row("indexer", std::to_string(c.keyIndexer.heads) + " heads of " +
+                           std::to_string(c.keyIndexer.headDim) + " keep each query's top " +
+                           std::to_string(c.keyIndexer.topK) + " keys");
     } else if (!c.describeLayer(0).empty()) {
         int local = 0, chunked = 0, nope = 0;
         for (int l = 0; l < c.layers; ++l) {

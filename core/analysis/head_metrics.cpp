@@ -200,14 +200,16 @@ void addTraceMetrics(HeadMetrics& m, const AttentionTrace& trace, int layer, int
             m.meanDistance = reach->meanDistance;
             m.selfShare = reach->selfShare;
         }
-    if (mask && hidesKeys(*mask) && !trace.isImplicit(layer) && trace.hasScores(layer, head) &&
-        trace.hasProbabilities(layer, head) && trace.tokens() > 0) {
+    const std::vector<std::vector<int>>* kept = selectedKeys(trace, layer);
+    if (mask && (hidesKeys(*mask) || kept) && !trace.isImplicit(layer) &&
+        trace.hasScores(layer, head) && trace.hasProbabilities(layer, head) && trace.tokens() > 0) {
         const HiddenKeys hidden =
             whatTheMaskHides(trace.scores(layer, head), trace.probabilities(layer, head), *mask,
-                             maskSelf, trace.hasSinks());
+                             maskSelf, trace.hasSinks(), kept);
         double sum = 0;
         for (double d : hidden.dropped) sum += d;
         m.droppedMass = sum / static_cast<double>(hidden.dropped.size());
+        if (kept) m.indexerAgreement = indexerAgreement(trace.scores(layer, head), *kept);
     }
 }
 

@@ -34,9 +34,13 @@ struct HeadMetrics {
     // mean distance to the keys and the share on the query's own token, by |A|.
     std::optional<double> meanDistance;
     std::optional<double> selfShare;
-    // Where the layer's mask hides keys (a sliding window, chunks): the mean over queries of the
-    // dense counterfactual's mass on them (hidden_keys.h), when the scores were captured.
+    // Where the layer's mask hides keys (a sliding window, chunks, a sparse attention's indexer):
+    // the mean over queries of the dense counterfactual's mass on them (hidden_keys.h), when the
+    // scores were captured.
     std::optional<double> droppedMass;
+    // A sparse attention layer's: how far its indexer's keys are the head's own top keys
+    // (indexerAgreement), when the scores were captured and some query has more keys than kept.
+    std::optional<double> indexerAgreement;
     // The OV circuit W_V^h W_O^h (ov_circuit.h).
     int ovRank = 0;
     std::vector<double> ovSingularValues;  // descending, d_k of them

@@ -87,7 +87,8 @@ struct AttentionOptions {
     int reach = 0;         // query i sees keys |i - j| <= reach (bidirectional local); 0: all
     int chunk = 0;         // query i sees keys j in its chunk, j / chunk == i / chunk; 0: all
     // Added to each head's scores before the mask (T5's relative position bias): heads·n_q rows
-    // of n_k, head h's rows first. Not part of the captured scores. Null: none.
+    // of n_k, head h's rows first, or n_q rows every head shares (the keys a sparse attention's
+    // indexer kept). Not part of the captured scores. Null: none.
     const Tensor* positionBias = nullptr;
     // gpt-oss's attention sinks: a learned logit per query head (heads values) that joins each
     // row's softmax as one more column and is then dropped, so a row sums to one minus the
@@ -111,8 +112,10 @@ inline bool attentionShapeAllowed(const AttentionOptions& o, int queries, int ke
     const bool square = queries == keys;
     const bool unmasked = !o.causal && !o.maskSelf && o.window == 0 && o.reach == 0 &&
                           o.chunk == 0 && o.transform == ScoreTransform::None;
-    const bool bias = !o.positionBias ||
-                      (o.positionBias->rows() == heads * queries && o.positionBias->cols() == keys);
+    const bool bias =
+        !o.positionBias ||
+        ((o.positionBias->rows() == heads * queries || o.positionBias->rows() == queries) &&
+         o.positionBias->cols() == keys);
     const bool offset = o.firstQuery == 0 ||
                         (o.firstQuery > 0 && o.firstQuery < queries && o.causal && !o.positionBias);
     const bool sinks = !o.sinks || o.sinks->rows() * o.sinks->cols() == heads;

@@ -49,8 +49,10 @@ class HeadAttention {
           m_v(o.v + head / layout.valueGroup * m_dv),
           m_out(o.out + head * m_dv),
           m_outStride(layout.heads * m_dv),
-          m_bias(o.positionBias ? o.positionBias + static_cast<size_t>(head) * o.queries * o.keys
-                                : nullptr),
+          m_bias(o.positionBias
+                     ? o.positionBias + (o.biasSharedByHeads ? 0 : static_cast<size_t>(head)) *
+                                            o.queries * o.keys
+                     : nullptr),
           m_sink(o.sinks ? o.sinks + head : nullptr),
           m_scores(scores),
           m_probabilities(probabilities),

@@ -26,6 +26,7 @@ struct CpuAttentionOperands {
     int keys;                   // rows of k and v
     float* out;                 // (queries - firstQuery) x heads * layout.valueWidth()
     const float* positionBias;  // heads * queries rows of keys, or null
+    bool biasSharedByHeads;     // positionBias has queries rows, which every head adds
     const float* sinks;         // one logit per head (AttentionOptions::sinks), or null
 };
 

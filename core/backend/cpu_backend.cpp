@@ -341,6 +341,7 @@ class CpuBackend final : public Backend {
             keys,
             cpu(out).data(),
             options.positionBias ? cpu(*options.positionBias).data() : nullptr,
+            options.positionBias && options.positionBias->rows() == n,
             options.sinks ? cpu(*options.sinks).data() : nullptr};
         cpuAttention(m_pool, operands, layout, options, capture);
     }

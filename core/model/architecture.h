@@ -49,6 +49,9 @@ struct LayerKind {
     bool valueIsKey = false;
     Mixer mixer = Mixer::Attention;
     bool mlp = true;  // false: the block has no MLP (Nemotron-H's mixer blocks)
+    // DeepSeek sparse attention: the layer has no indexer of its own and attends to the keys
+    // the previous layer's indexer kept (GLM-5's "shared" indexer layers).
+    bool reusesKeys = false;
 };
 
 // Gated DeltaNet's layers (Qwen3.5, Qwen3-Next): a short causal convolution of `convKernel` taps
@@ -154,6 +157,20 @@ struct LatentAttention {
     bool present() const { return keyValueRank > 0; }
 };
 
+// DeepSeek sparse attention (DeepSeek-V3.2, GLM-5): in every layer a lightning indexer of
+// `heads` heads `headDim` wide scores each query's causal keys and the attention sees only the
+// `topK` best (core/model/key_indexer.h). Its queries and keys are rotated on their first
+// latent.ropeDim dims, by halves or, with interleavedRope, in pairs (2i, 2i+1).
+struct KeyIndexer {
+    int heads = 0;  // 0: no indexer
+    int headDim = 0;
+    int topK = 0;
+    bool interleavedRope = false;
+    float normEps = 1e-6f;  // its keys' LayerNorm
+
+    bool present() const { return heads > 0; }
+};
+
 struct Architecture {
     std::string family;     // the reader that filled this: gpt2, bert, llama, gpt_neox, ...
     std::string modelType;  // config.json "model_type" as written
@@ -214,6 +231,7 @@ struct Architecture {
     QkNorm qkNorm = QkNorm::None;
     bool qkNormAfterRotary = false;  // Hunyuan: the norms take the rotated q and k
     LatentAttention latent;          // DeepSeek's projections instead of W_Q, W_K, W_V
+    KeyIndexer keyIndexer;           // DeepSeek sparse attention's top-k keys per query
     QueryTemperature queryTemperature;
     GatedDeltaNet deltaNet;  // the linear layers' (LayerKind::mixer)
     Mamba2 mamba2;           // the state-space layers' (LayerKind::mixer)
@@ -313,7 +331,8 @@ struct Architecture {
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
     Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
     // The layer's kind as the command line and the Python module name it: "attention",
-    // "attention_sliding", "attention_chunked", "linear_attention", "mamba2", "short_conv",
+    // "attention_sliding", "attention_chunked", "attention_sparse" (an indexer's top-k keys),
+    // "linear_attention", "mamba2", "short_conv",
     // "attention+mamba2" (a
     // Mamba-2 mixer beside the attention), or for a block without a token mixer "mlp" or "moe".
     std::string kindName(int layer) const {
@@ -331,6 +350,7 @@ struct Architecture {
         }
         if (besideMamba) return "attention+mamba2";
         if (chunkOf(layer) > 0) return "attention_chunked";
+        if (keyIndexer.present()) return "attention_sparse";
         return windowOf(layer) > 0 ? "attention_sliding" : "attention";
     }
     bool hasMixer(Mixer mixer) const {
@@ -367,7 +387,7 @@ struct Architecture {
     // Gemma 4's global layers add their heads and ", W_V = W_K (tied by the model)".
     std::string describeLayer(int layer) const {
         bool mixed = localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0 ||
-                     isHybrid() || queryTemperature.present();
+                     isHybrid() || queryTemperature.present() || keyIndexer.present();
         for (int l = 0; l < layers; ++l)
             mixed |= windowOf(l) > 0 || chunkOf(l) > 0 ||
                      (positions == Positions::Rotary && !kindOf(l).rotary);
@@ -386,10 +406,16 @@ struct Architecture {
         if (mixerOf(layer) == Mixer::None)
             return kindOf(layer).experts ? "mixture of experts only, no heads"
                                          : "MLP only, no heads";
-        std::string text = windowOf(layer) > 0 ? "local, window " + std::to_string(windowOf(layer))
-                           : chunkOf(layer) > 0
-                               ? "chunked, chunks of " + std::to_string(chunkOf(layer)) + " tokens"
-                               : std::string("global");
+        std::string text =
+            windowOf(layer) > 0 ? "local, window " + std::to_string(windowOf(layer))
+            : chunkOf(layer) > 0
+                ? "chunked, chunks of " + std::to_string(chunkOf(layer)) + " tokens"
+            : keyIndexer.present()
+                ? "sparse, " + (kindOf(layer).reusesKeys
+                                    ? std::string("the previous layer's keys")
+                                    : "its indexer's top " + std::to_string(keyIndexer.topK) +
+                                          " keys per query")
+                : std::string("global");
         if (positions == Positions::Rotary)
             text += rotaryOf(layer) ? ", " + rotaryOf(layer)->describe() : std::string(", NoPE");
         if (headsVaryByLayer()) {

@@ -54,6 +54,10 @@ struct LayerTrace {
     // Falcon-H1: the trace of the Mamba-2 mixer beside the attention (its implicit maps, skips,
     // C, B and x); empty elsewhere.
     std::vector<LayerTrace> beside;
+    // DeepSeek sparse attention: each query's kept keys (in increasing order) and, where the layer
+    // ran its own indexer and is captured, the indexer's n x n scores; empty elsewhere.
+    std::vector<std::vector<int>> selectedKeys;
+    RowMatrixXf indexerScores;
 };
 
 // Queues q, k and v's download into the layer's trace (its query, key and value rows).

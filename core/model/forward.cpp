@@ -206,7 +206,8 @@ bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
     // nothing is kept.
     return c.causal && !c.isEncoderDecoder() && c.relativeBuckets == 0 &&
            request.tokenTypes.empty() && !c.hasMixer(Mixer::GatedDeltaNet) &&
-           !c.hasMixer(Mixer::Mamba2) && !c.hasMixer(Mixer::ShortConv) && !c.besideMamba;
+           !c.hasMixer(Mixer::Mamba2) && !c.hasMixer(Mixer::ShortConv) && !c.besideMamba &&
+           !c.keyIndexer.present();
 }
 
 ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const ForwardResult& earlier,

@@ -56,6 +56,14 @@ std::unique_ptr<Tensor> LatentProjection::normed(const DeviceNorm& n,
     return y;
 }
 
+const Tensor& LatentProjection::queryLatent(const Tensor& x) {
+    if (m_queryLatentOf != &x) {
+        m_queryLatent = normed(m_w.queryNorm, applyLinear(m_be, m_w.queryDown, x));
+        m_queryLatentOf = &x;
+    }
+    return *m_queryLatent;
+}
+
 void LatentProjection::computeLatent(const Tensor& x) {
     if (m_latentOf == &x) return;
     m_rotaryKey = applyLinear(m_be, m_w.rotaryKey, x);
@@ -67,10 +75,8 @@ void LatentProjection::computeLatent(const Tensor& x) {
 std::unique_ptr<Tensor> LatentProjection::project(Projection projection, const Tensor& x) {
     const int rows = x.rows();
     if (projection == Projection::Query) {
-        auto stored = m_w.queryDown.weight
-                          ? applyLinear(m_be, m_w.queryUp,
-                                        *normed(m_w.queryNorm, applyLinear(m_be, m_w.queryDown, x)))
-                          : applyLinear(m_be, m_w.queryUp, x);
+        auto stored = m_w.queryDown.weight ? applyLinear(m_be, m_w.queryUp, queryLatent(x))
+                                           : applyLinear(m_be, m_w.queryUp, x);
         auto q = m_be.create(rows, m_c.heads * m_c.headDim);
         m_be.gatherColumns(*stored, nullptr, latentQueryColumns(m_c), *q);
         return q;

@@ -25,6 +25,9 @@ class LatentProjection {
     // The slot's projection of x: heads x headDim for queries and keys, heads x valueDim for
     // values. Keys and values of one input share its latent, computed once.
     std::unique_ptr<Tensor> project(Projection projection, const Tensor& x);
+    // The normed query latent of x (q_a_layernorm(q_a_proj x)), which the sparse attention's
+    // indexer reads; computed once per input.
+    const Tensor& queryLatent(const Tensor& x);
 
   private:
     std::unique_ptr<Tensor> normed(const DeviceNorm& n, std::unique_ptr<Tensor> x) const;
@@ -35,6 +38,8 @@ class LatentProjection {
     const DeviceLatentAttention& m_w;
     const Tensor* m_latentOf = nullptr;  // the input m_rotaryKey and m_keyValue belong to
     std::unique_ptr<Tensor> m_rotaryKey, m_keyValue;
+    const Tensor* m_queryLatentOf = nullptr;  // the input m_queryLatent belongs to
+    std::unique_ptr<Tensor> m_queryLatent;
 };
 
 // Where each column of the gathered layout comes from: a head's query from the query

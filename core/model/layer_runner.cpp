@@ -3,6 +3,7 @@
 #include <numeric>
 #include <optional>
 
+#include "core/model/key_indexer.h"
 #include "core/model/token_mixers.h"
 
 namespace qkv {
@@ -271,6 +272,20 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         v = (whole[2] = withKeptRows(*earlier.value, *v)).get();
     }
 
+    std::unique_ptr<Tensor> selection;  // sparse attention: the keys each query keeps
+    if (m_c.keyIndexer.present() && !cross) {
+        if (bias || kept > 0 || !latent)
+            throw Error("internal error: sparse attention with a position bias or kept tokens");
+        if (!m_c.kindOf(l).reusesKeys) {
+            KeySelection chosen =
+                selectKeys(m_be, m_c, *block.latent, queries, latent->queryLatent(queries));
+            m_selectedKeys = std::move(chosen.keys);
+            if (m_request.capture.includesLayer(l)) traced.indexerScores = std::move(chosen.scores);
+        }
+        if (m_request.capture.includesLayer(l)) traced.selectedKeys = m_selectedKeys;
+        selection = selectionBias(m_be, m_selectedKeys);
+        bias = selection.get();
+    }
     const int n = q->rows();
     const AttentionCapture capture = captureInto(l, n, k->rows(), kept, traced);
     AttentionOptions options{mask.causal,      config.maskSelf,    config.scaleOutside,

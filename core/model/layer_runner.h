@@ -168,6 +168,9 @@ class LayerRunner {
     const ForwardRequest& m_request;
     const Tensor* m_positionBias;
     KeptPrefix m_kept;
+    // The keys the last sparse-attention indexer kept, per query: a layer that reuses keys
+    // (LayerKind::reusesKeys) attends to them. Layers run in order, so it is the previous one's.
+    mutable std::vector<std::vector<int>> m_selectedKeys;
 };
 
 }  // namespace qkv

@@ -129,6 +129,8 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::mistral3Multimodal(),
         families::glm4Moe(),
         families::glm4MoeLite(),
+        families::deepseekV32(),
+        families::glmMoeDsa(),
         families::minimaxM2(),
         families::llama4(),
         families::llama4Multimodal(),

@@ -125,6 +125,8 @@ ModelFamily ministral3();
 ModelFamily mistral3Multimodal();
 ModelFamily glm4Moe();
 ModelFamily glm4MoeLite();
+ModelFamily deepseekV32();
+ModelFamily glmMoeDsa();
 ModelFamily minimaxM2();
 ModelFamily llama4();
 ModelFamily llama4Multimodal();

@@ -56,6 +56,11 @@ struct LatentAttentionOf {
     typename P::Linear latent, rotaryKey;
     typename P::Norm latentNorm;
     typename P::Linear keyValueUp;  // heads x [key nope | value] columns
+    // DeepSeek sparse attention's indexer (Architecture::keyIndexer): its queries from the normed
+    // query latent, one key per token (indexKey, then its LayerNorm) and each of its heads'
+    // weight per query; empty in a layer that reuses the previous layer's keys.
+    typename P::Linear indexQuery, indexKey, indexHeadWeights;
+    typename P::Norm indexKeyNorm;
 };
 
 // The parts of a token mixer without a softmax beside its q, k and v projections (LayerOf's
@@ -139,6 +144,10 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(fl.rotaryKey, tl.rotaryKey);
     part(fl.latentNorm, tl.latentNorm);
     part(fl.keyValueUp, tl.keyValueUp);
+    part(fl.indexQuery, tl.indexQuery);
+    part(fl.indexKey, tl.indexKey);
+    part(fl.indexHeadWeights, tl.indexHeadWeights);
+    part(fl.indexKeyNorm, tl.indexKeyNorm);
     const RecurrentMixerOf<From>& fd = from.recurrent;
     RecurrentMixerOf<To>& td = to.recurrent;
     part(fd.queryTaps, td.queryTaps);

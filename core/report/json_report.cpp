@@ -38,6 +38,7 @@ nlohmann::ordered_json headMetricsJson(const HeadMetrics& head) {
     if (head.scoreSymmetry) out["score_symmetry"] = jsonNumber(*head.scoreSymmetry);
     if (head.sinkShare) out["sink_share"] = jsonNumber(*head.sinkShare);
     if (head.droppedMass) out["dropped_mass"] = jsonNumber(*head.droppedMass);
+    if (head.indexerAgreement) out["indexer_agreement"] = jsonNumber(*head.indexerAgreement);
     out["ov_rank"] = head.ovRank;
     out["ov_singular_values"] = numbersJson(head.ovSingularValues);
     if (head.ovCopyingScore) out["ov_copying_score"] = jsonNumber(*head.ovCopyingScore);
@@ -86,6 +87,14 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
         if (selection.layer && *selection.layer != l) continue;
         json.beginObject();
         if (architecture) json.members({{"kind", architecture->kindName(l)}});
+        // Sparse attention: the keys each query kept, and the indexer's scores that chose them.
+        if (const LayerTrace& layer = trace.layers()[l]; !layer.selectedKeys.empty()) {
+            json.members({{"selected_keys", layer.selectedKeys}});
+            if (layer.indexerScores.size() > 0) {
+                json.key("indexer_scores");
+                writeMatrix(json, layer.indexerScores);
+            }
+        }
         json.key("heads");
         json.beginArray();
         for (int h = 0; h < trace.headCount(l); ++h) {
@@ -109,11 +118,11 @@ void writeTraceJson(JsonStream& json, const AttentionTrace& trace,
                 json.key("scores");
                 writeMatrix(json, trace.scores(l, h));
             }
-            if (dense && architecture && hidesKeys(architecture->keyMask(l)) &&
-                trace.hasScores(l, h) && trace.hasProbabilities(l, h)) {
-                const HiddenKeys hidden =
-                    whatTheMaskHides(trace.scores(l, h), trace.probabilities(l, h),
-                                     architecture->keyMask(l), dense->maskSelf, trace.hasSinks());
+            if (dense && architecture && hidesKeys(*architecture, l) && trace.hasScores(l, h) &&
+                trace.hasProbabilities(l, h)) {
+                const HiddenKeys hidden = whatTheMaskHides(
+                    trace.scores(l, h), trace.probabilities(l, h), architecture->keyMask(l),
+                    dense->maskSelf, trace.hasSinks(), selectedKeys(trace, l));
                 json.key("dense_attention");
                 writeMatrix(json, hidden.dense);
                 json.members({{"dropped_mass", numbersJson(hidden.dropped)}});

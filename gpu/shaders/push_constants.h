@@ -36,20 +36,20 @@
     float alpha;
 
 // softmax.comp: masked softmax of one n x n score matrix per head.
-#define QKV_SOFTMAX_PARAMS                                                      \
-    uint n;                                                                     \
-    uint headStride; /* floats between consecutive heads' matrices */           \
-    uint causal;                                                                \
-    uint maskSelf;                                                              \
-    uint transform; /* QKV_TRANSFORM_* */                                       \
-    float postScale;                                                            \
-    float softCap;  /* 0: none */                                               \
-    uint window;    /* 0: none */                                               \
-    uint reach;     /* bidirectional: keys within reach of the query; 0: all */ \
-    uint chunk;     /* keys in the query's chunk of chunk positions; 0: all */  \
-    uint keys;      /* n_k: row length (= n but in cross-attention) */          \
-    uint firstHead; /* the chunk's first head, to find its bias and sink */     \
-    uint hasBias;   /* a position bias is bound (heads x n x keys) */           \
+#define QKV_SOFTMAX_PARAMS                                                           \
+    uint n;                                                                          \
+    uint headStride; /* floats between consecutive heads' matrices */                \
+    uint causal;                                                                     \
+    uint maskSelf;                                                                   \
+    uint transform; /* QKV_TRANSFORM_* */                                            \
+    float postScale;                                                                 \
+    float softCap;  /* 0: none */                                                    \
+    uint window;    /* 0: none */                                                    \
+    uint reach;     /* bidirectional: keys within reach of the query; 0: all */      \
+    uint chunk;     /* keys in the query's chunk of chunk positions; 0: all */       \
+    uint keys;      /* n_k: row length (= n but in cross-attention) */               \
+    uint firstHead; /* the chunk's first head, to find its bias and sink */          \
+    uint hasBias;   /* 1: a position bias of heads x n x keys; 2: n x keys shared */ \
     uint hasSinks;  /* a sink logit per head is bound */
 #define QKV_TRANSFORM_NONE 0u
 #define QKV_TRANSFORM_SYMMETRIC 1u

@@ -54,7 +54,8 @@ float score(uint head, uint i, uint j) {
 // What the softmax sees: the score plus the head's position bias, if any.
 float logit(float s, uint i, uint j) {
     if (p.hasBias == 0u) return s;
-    return s + bias[((p.firstHead + gl_WorkGroupID.y) * p.n + i) * p.keys + j];
+    const uint head = p.hasBias == 2u ? 0u : p.firstHead + gl_WorkGroupID.y;
+    return s + bias[(head * p.n + i) * p.keys + j];
 }
 
 void main() {

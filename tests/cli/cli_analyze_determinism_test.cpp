@@ -20,7 +20,7 @@ using test::cli;
 using test::CliRun;
 
 // The JSON without what the sentence adds: its ids, tokens and each head's numbers of its
-// scores, sinks and mask.
+// scores, sinks, mask and sparse attention's indexer.
 nlohmann::json weightNumbers(nlohmann::json doc) {
     doc.erase("ids");
     doc.erase("tokens");
@@ -32,6 +32,7 @@ nlohmann::json weightNumbers(nlohmann::json doc) {
                 head.erase("score_symmetry");
                 head.erase("sink_share");
                 head.erase("dropped_mass");
+                head.erase("indexer_agreement");
             }
     };
     if (doc.contains("layers")) strip(doc);

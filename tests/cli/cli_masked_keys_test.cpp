@@ -64,6 +64,14 @@ TEST(CliMaskedKeys, ChunkedLayersGiveTheirDenseCounterfactualAndDroppedMass) {
         }
     EXPECT_GT(droppedSomewhere, 1.0) << "later chunks lose keys";
 
+    // analyze gives each head of a chunked layer its mean dropped mass.
+    const test::CliRun analyzed = test::cli({"analyze", "--model", folder.string(), "--ids",
+                                             idsOf(folder), "--backend", "cpu", "--json"});
+    ASSERT_EQ(analyzed.exitCode, 0) << analyzed.err;
+    for (const nlohmann::json& head : analyzed.json()["layers"][0]["heads"])
+        EXPECT_GT(head.at("dropped_mass").get<double>(), 0.0);
+    EXPECT_FALSE(analyzed.json()["layers"][3]["heads"][0].contains("dropped_mass"));
+
     const test::CliRun text =
         test::cli({"attention", "--model", folder.string(), "--ids", idsOf(folder), "--layer", "0",
                    "--head", "0", "--backend", "cpu", "--dense"});
@@ -84,6 +92,56 @@ TEST(CliMaskedKeys, DenseIsRefusedWhereNoMaskHidesKeysOrWithoutScores) {
         {"attention", "--model", llama4.string(), "--ids", "1,2,3", "--dense", "--no-scores"});
     EXPECT_NE(noScores.exitCode, 0);
     EXPECT_NE(noScores.err.find("--dense reads the scores"), std::string::npos) << noScores.err;
+}
+
+// DeepSeek-V3.2's sparse attention: each layer lists the keys its indexer kept (as transformers
+// chose them), with the indexer's scores; a head's counterfactual spreads the same scores over
+// every causal key, and analyze gives each head's indexer agreement and dropped mass.
+TEST(CliMaskedKeys, SparseLayersGiveTheirKeptKeysAndWhatTheIndexerDropped) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto folder = shared / "models" / "deepseek_v32-random-tiny";
+    const test::ModelReference reference = test::loadReference(folder / "hf_reference.json");
+    const auto& expected = reference.sentences.front().results.at("original");
+    const test::CliRun r = test::cli({"attention", "--model", folder.string(), "--ids",
+                                      idsOf(folder), "--backend", "cpu", "--dense", "--json"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json layers = r.json()["layers"];
+    ASSERT_EQ(layers.size(), expected.selectedKeys.size());
+    for (size_t l = 0; l < layers.size(); ++l) {
+        EXPECT_EQ(layers[l]["kind"], "attention_sparse");
+        EXPECT_EQ(layers[l]["selected_keys"].get<std::vector<std::vector<int>>>(),
+                  expected.selectedKeys[l]);
+        const nlohmann::json& scores = layers[l]["indexer_scores"];
+        ASSERT_EQ(scores.size(), expected.selectedKeys[l].size());
+        for (const nlohmann::json& head : layers[l]["heads"]) {
+            const nlohmann::json& dense = head["dense_attention"];
+            const nlohmann::json& dropped = head["dropped_mass"];
+            for (size_t i = 0; i < dense.size(); ++i) {
+                const std::vector<int>& kept = expected.selectedKeys[l][i];
+                double hidden = 0.0;
+                for (size_t j = 0; j <= i; ++j)
+                    if (std::find(kept.begin(), kept.end(), static_cast<int>(j)) == kept.end())
+                        hidden += dense[i][j].get<double>();
+                EXPECT_NEAR(dropped[i].get<double>(), hidden, kTolerance);
+            }
+        }
+    }
+
+    const test::CliRun analyzed = test::cli({"analyze", "--model", folder.string(), "--ids",
+                                             idsOf(folder), "--backend", "cpu", "--json"});
+    ASSERT_EQ(analyzed.exitCode, 0) << analyzed.err;
+    const nlohmann::json heads = analyzed.json()["layers"][0]["heads"];
+    ASSERT_FALSE(heads.empty());
+    for (const nlohmann::json& head : heads) {
+        const double agreement = head.at("indexer_agreement").get<double>();
+        EXPECT_GE(agreement, 0.0);
+        EXPECT_LE(agreement, 1.0);
+        EXPECT_GT(head.at("dropped_mass").get<double>(), 0.0);
+    }
+    const test::CliRun info = test::cli({"info", "--model", folder.string()});
+    EXPECT_NE(info.out.find("3 sparse"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("8 heads of 16 keep each query's top 4 keys"), std::string::npos)
+        << info.out;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/model/key_indexer.h"
 #include "core/model/rotary.h"
 #include "core/util/error.h"
 #include "core/util/half.h"
@@ -572,6 +573,9 @@ struct AttentionRun {
     unsigned seed;
     bool positionBias = false;  // a random heads·n x keys bias (seed + 3), as T5 adds
     bool sinks = false;         // a sink logit per head in [-3, 3] (seed + 4), as gpt-oss has
+    // One n x keys bias every head shares (seed + 3), as DeepSeek sparse attention keeps some keys
+    // per query: 0 on about half the keys and the diagonal, kUnselectedKeyBias elsewhere.
+    bool sharedBias = false;
 };
 
 struct AttentionOutputs {
@@ -612,6 +616,14 @@ AttentionOutputs runAttention(Backend& be, const AttentionRun& r) {
     if (r.positionBias) {
         const auto values = randomValues(cells * heads, r.seed + 3, 3.0f);
         bias = be.upload(values.data(), heads * c.n, keys);
+        options.positionBias = bias.get();
+    }
+    if (r.sharedBias) {
+        auto values = randomValues(cells, r.seed + 3);
+        for (size_t cell = 0; cell < cells; ++cell)
+            values[cell] =
+                values[cell] > 0.0f || cell / keys == cell % keys ? 0.0f : kUnselectedKeyBias;
+        bias = be.upload(values.data(), c.n, keys);
         options.positionBias = bias.get();
     }
     std::unique_ptr<Tensor> sinks;
@@ -731,6 +743,13 @@ void addAttentionCases(std::vector<OpCase>& cases) {
         runs.push_back({c, {true, false, false, ScoreTransform::None}, true, seed++});
         runs.push_back({c, {true, false, false, ScoreTransform::Symmetric, 0.3f}, false, seed++});
     }
+    // DeepSeek sparse attention: the keys each query keeps, one choice for every head.
+    for (const AttentionShape& c : {shapes[1], shapes[2], latent[0]})
+        for (bool captureAll : {true, false}) {
+            AttentionRun sparse{c, {true, false, false, ScoreTransform::None}, captureAll, seed++};
+            sparse.sharedBias = true;
+            runs.push_back(sparse);
+        }
     // Cross-attention: the target's queries read n_k source keys, with no mask.
     const AttentionShape rectangular[] = {
         {7, {4, 8, 1, 1, 1}, 4, 4, 4, 11},   // more source tokens than target tokens
@@ -747,16 +766,19 @@ void addAttentionCases(std::vector<OpCase>& cases) {
     // One case per compared result: the output, then each head's scores and probabilities.
     for (const AttentionRun& r : runs) {
         const std::string prefix = "Attention_" + shapeTag(r.shape) + "_" + optionsTag(r.options) +
-                                   (r.positionBias ? "_Bias" : "") + (r.sinks ? "_Sinks" : "") +
+                                   (r.positionBias ? "_Bias" : "") +
+                                   (r.sharedBias ? "_KeptKeys" : "") + (r.sinks ? "_Sinks" : "") +
                                    (r.captureAll ? "_CaptureAll_" : "_CaptureSome_");
-        const std::string about = describeAttention(r.shape, r.options) +
-                                  (r.positionBias ? ", position bias (seed + 3)" : "") +
-                                  (r.sinks ? ", sink logits in [-3, 3] (seed + 4)" : "") +
-                                  (r.captureAll ? ", capture all"
-                                                : ", capture scores of even heads and "
-                                                  "probabilities of heads h % 3 == 1") +
-                                  "; seeds q " + std::to_string(r.seed) + ", k " +
-                                  std::to_string(r.seed + 1) + ", v " + std::to_string(r.seed + 2);
+        const std::string about =
+            describeAttention(r.shape, r.options) +
+            (r.positionBias ? ", position bias (seed + 3)" : "") +
+            (r.sharedBias ? ", kept keys shared by the heads (seed + 3)" : "") +
+            (r.sinks ? ", sink logits in [-3, 3] (seed + 4)" : "") +
+            (r.captureAll ? ", capture all"
+                          : ", capture scores of even heads and "
+                            "probabilities of heads h % 3 == 1") +
+            "; seeds q " + std::to_string(r.seed) + ", k " + std::to_string(r.seed + 1) + ", v " +
+            std::to_string(r.seed + 2);
         OpCase out;
         out.name = prefix + "Out";
         out.description = about + "; compared: the output";

@@ -337,10 +337,14 @@ TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     // the initial one). A mixture of experts waits once more in each of its layers: the routing
     // is decided on the host from the router's logits. Without logits a last layer that routes
     // skips everything after its router, whose wait is then the forward's last: the closing
-    // synchronize() finds nothing left to submit.
+    // synchronize() finds nothing left to submit. A sparse attention layer's indexer waits once
+    // too: its keys are chosen on the host from the indexer's queries, keys and weights.
     const Architecture& c = model->architecture();
     const unsigned closing = c.kindOf(c.layers - 1).experts ? 0u : 1u;
-    EXPECT_EQ(after.submissions - before.submissions, closing + c.expertLayers());
+    int indexers = 0;
+    for (int l = 0; l < c.layers; ++l)
+        indexers += c.keyIndexer.present() && !c.kindOf(l).reusesKeys;
+    EXPECT_EQ(after.submissions - before.submissions, closing + c.expertLayers() + indexers);
 }
 
 // A model stored in F16/BF16 runs on the device with its weights compact (widened in the GEMM

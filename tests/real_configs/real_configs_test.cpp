@@ -399,5 +399,30 @@ TEST(RealConfigDeepSeekV3, Fp8OpensAndIsDescribed) {
     EXPECT_EQ(c.vocabSize, 129280);
 }
 
+// DeepSeek-V3.2 as the Hub stores it (the config transformers keeps beside its deepseek_v32
+// model): DeepSeek-V3's network and FP8 layout, and in every layer a lightning indexer of 64
+// heads of 128 (rotated by halves on their first 64 dims) keeping each query's best 2,048 keys.
+TEST(RealConfigDeepSeekV32, Fp8SparseAttentionOpensAndIsDescribed) {
+    const Architecture c =
+        loadArchitecture(test::testDataDir() / "real-configs" / "DeepSeek-V3.2.json");
+    EXPECT_EQ(c.quantisation, "fp8");
+    EXPECT_EQ(c.layers, 61);
+    EXPECT_EQ(c.heads, 128);
+    EXPECT_EQ(c.headDim, 192);
+    EXPECT_EQ(c.latent.queryRank, 1536);
+    EXPECT_EQ(c.keyIndexer.heads, 64);
+    EXPECT_EQ(c.keyIndexer.headDim, 128);
+    EXPECT_EQ(c.keyIndexer.topK, 2048);
+    EXPECT_FALSE(c.keyIndexer.interleavedRope);
+    EXPECT_EQ(c.expertLayers(), 58);
+    EXPECT_EQ(c.moe.experts, 256);
+    for (int l = 0; l < c.layers; ++l) {
+        ASSERT_EQ(c.kindName(l), "attention_sparse") << l;
+        ASSERT_FALSE(c.kindOf(l).reusesKeys) << l;
+    }
+    EXPECT_NE(c.describeLayer(0).find("its indexer's top 2048 keys per query"), std::string::npos)
+        << c.describeLayer(0);
+}
+
 }  // namespace
 }  // namespace qkv

@@ -97,6 +97,11 @@ ModelReference parseReference(const nlohmann::json& doc) {
                     result.taps.push_back(layer.is_null()
                                               ? std::vector<std::vector<double>>()
                                               : layer.get<std::vector<std::vector<double>>>());
+            if (it.value().contains("selected_keys"))
+                result.selectedKeys = it.value()
+                                          .at("selected_keys")
+                                          .get<std::vector<std::vector<std::vector<int>>>>();
+            result.denseAttentions = readAttentions(it.value(), "dense_attentions");
             const auto& top = it.value().at("last_token_top5");
             result.top5Ids = top.at("ids").get<std::vector<int>>();
             result.top5Logits = top.at("logits").get<std::vector<double>>();
@@ -196,6 +201,11 @@ void expectMixerDetails(const AttentionTrace& trace, const ReferenceResult& expe
                 EXPECT_NEAR(taps(c, k), expected.taps[l][c].at(k), 1e-6)
                     << "taps of layer " << l << " channel " << c;
     }
+    // The indexer's choice is discrete: the same keys or a wrong attention (the references have
+    // no tie near the boundary, PROVENANCE-wave3-sparse.md).
+    for (size_t l = 0; l < expected.selectedKeys.size(); ++l)
+        EXPECT_EQ(trace.layers()[l].selectedKeys, expected.selectedKeys[l])
+            << "keys kept in layer " << l;
 }
 
 void expectOriginalResults(const Model& model, const ModelReference& reference,

@@ -41,6 +41,10 @@ struct ReferenceResult {
     std::vector<std::vector<double>> skips;
     // Short-convolution layers' taps [layer][channel][tap] (short_conv_taps); empty elsewhere.
     std::vector<std::vector<std::vector<double>>> taps;
+    // DeepSeek sparse attention: [layer][query] the keys the indexer kept (selected_keys), and
+    // the attention of the same model re-run with every causal key kept (dense_attentions).
+    std::vector<std::vector<std::vector<int>>> selectedKeys;
+    ReferenceAttentions denseAttentions;
     std::vector<int> top5Ids;
     std::vector<double> top5Logits;
 };
@@ -76,7 +80,8 @@ double worstBesideDifference(const AttentionTrace& trace, const ReferenceAttenti
 // Runs every sentence of `reference` through `model` on the CPU and checks every head's attention
 // (the "original" configuration) and the last-token top-5 logits within the tolerances.
 // A hybrid's details beside its maps: gated attention's mean σ(gate) per head and query (within
-// `gateTolerance`), Mamba-2's skips and short convolutions' taps (within the reference's digits).
+// `gateTolerance`), Mamba-2's skips and short convolutions' taps (within the reference's digits),
+// a sparse attention's kept keys (exactly).
 void expectMixerDetails(const AttentionTrace& trace, const ReferenceResult& expected,
                         double gateTolerance);
 

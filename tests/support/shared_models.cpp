@@ -18,8 +18,6 @@ struct PendingFamily {
 // Each entry leaves this list in the commit that makes the family open.
 const std::vector<PendingFamily> kPendingFamilies = {
     // The 2025-26 softmax families, sparse attention among them.
-    {"deepseek_v32", "unsupported architecture \"deepseek_v32\""},
-    {"glm_moe_dsa", "unsupported architecture \"glm_moe_dsa\""},
     {"gemma3n", "unsupported architecture \"gemma3n_text\""},
 };
 

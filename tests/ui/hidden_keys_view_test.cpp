@@ -96,5 +96,49 @@ TEST_F(HiddenKeysViewTest, TheCounterfactualStandsBesideTheAttentionAndTheOvervi
     keepScreenshot(window.get(), QStringLiteral("llama4-dropped-mass-overview"));
 }
 
+// DeepSeek-V3.2: the indexer's choice hides keys per query. The model's panel greys the keys it
+// did not keep; the counterfactual spreads the same scores over every causal key.
+TEST_F(HiddenKeysViewTest, ASparseHeadShowsWhatItsIndexerDropped) {
+    QKV_REQUIRE_SHARED(shared);
+    const auto reference = qkv::test::loadReference(shared / "models" / "deepseek_v32-random-tiny" /
+                                                    "hf_reference.json");
+    QStringList ids;
+    for (int id : reference.sentences.front().ids) ids << QString::number(id);
+    window->resize(1280, 720);
+    ASSERT_TRUE(open(modelPath(shared, "deepseek_v32-random-tiny")));
+    window->showTab(MainWindow::Tab::Head);
+    ASSERT_TRUE(type(QStringLiteral("#") + ids.join(u' ')));
+    doc().setHead(0, 1);
+    ASSERT_TRUE(settle());
+    HeadView* view = window->headView();
+    ASSERT_TRUE(view->hiddenToggle()->isEnabled());
+    view->hiddenToggle()->setChecked(true);
+    ASSERT_TRUE(settle());
+    HeatmapWidget* heatmap = view->heatmap();
+    ASSERT_EQ(heatmap->figure().spec().panels.size(), 2u);
+    const HeatmapData& dense = heatmap->figure().spec().panels.at(1).data;
+
+    const AttentionTrace& trace = *doc().snapshot()->trace;
+    const std::vector<std::vector<int>>* kept = selectedKeys(trace, 0);
+    ASSERT_NE(kept, nullptr);
+    EXPECT_EQ(*kept, reference.sentences.front().results.at("original").selectedKeys.at(0));
+    const HiddenKeys expected = whatTheMaskHides(trace.scores(0, 1), trace.probabilities(0, 1),
+                                                 doc().shownMask(0), false, false, kept);
+    const int n = trace.tokens();
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j <= i; ++j) {
+            EXPECT_NEAR(heatmap->figure().shownValue({1, i, j}), expected.dense(i, j), 1e-7);
+            const bool keptKey = std::binary_search((*kept)[i].begin(), (*kept)[i].end(), j);
+            EXPECT_EQ(std::isnan(heatmap->figure().shownValue({0, i, j})), !keptKey)
+                << i << "," << j;
+        }
+        EXPECT_TRUE(dense.rowLabels.at(i).endsWith(
+            QStringLiteral(" %1").arg(expected.dropped[i], 0, 'f', 2)));
+    }
+    EXPECT_EQ(expected.dropped[3], 0.0) << "the first four queries keep every key (top 4)";
+    EXPECT_GT(expected.dropped[n - 1], 0.0);
+    keepScreenshot(window.get(), QStringLiteral("deepseek-v32-what-the-indexer-hides"));
+}
+
 }  // namespace
 }  // namespace qkv::ui::test

@@ -89,13 +89,17 @@ FigureSpec headFigure(const HeadFigureInput& input) {
     spec.panels.push_back({headHeatmap(input.trace, input.labels, input.keyLabels, input.layer,
                                        input.head, input.mode, options),
                            QString(), 0});
-    if (input.showHidden && input.mode == HeatmapMode::Attention && hidesKeys(input.mask) &&
+    if (input.showHidden && input.mode == HeatmapMode::Attention &&
+        (hidesKeys(input.mask) || selectedKeys(*input.trace, input.layer)) &&
         input.trace->hasScores(input.layer, input.head)) {
         spec.panels.front().title = QStringLiteral("the model's attention");
         spec.panels.push_back(
             {hiddenKeysHeatmap(input.trace, input.labels, input.keyLabels, input.layer, input.head,
                                input.mask, input.config.maskSelf),
-             QStringLiteral("dense counterfactual: the mask lifted"), 0});
+             selectedKeys(*input.trace, input.layer)
+                 ? QStringLiteral("dense counterfactual: the indexer's choice lifted")
+                 : QStringLiteral("dense counterfactual: the mask lifted"),
+             0});
         return spec;
     }
     // Falcon-H1: the Mamba-2 heads beside the attention, dealt out over its heads (h, h + H, …),

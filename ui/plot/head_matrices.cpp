@@ -94,8 +94,13 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
     if (mode == HeatmapMode::Attention) {
         const TraceMatrix a(trace, trace->probabilities(layer, head));
         const KeyMask mask = options.mask;
-        data.cells = heatmapCells([a, mask](int i, int j) {
-            return mask.hides(i, j) ? kNaN : static_cast<double>(a(i, j));
+        // Sparse attention: the keys its indexer did not keep are hidden as a mask's are (the
+        // lambda holds the trace, and with it the kept keys).
+        const std::vector<std::vector<int>>* kept = selectedKeys(*trace, layer);
+        data.cells = heatmapCells([a, mask, trace, kept](int i, int j) {
+            const bool dropped =
+                kept && !std::binary_search((*kept)[i].begin(), (*kept)[i].end(), j);
+            return mask.hides(i, j) || dropped ? kNaN : static_cast<double>(a(i, j));
         });
         double largest = 0;
         if (options.scaleOutside)
@@ -145,7 +150,7 @@ HeatmapData hiddenKeysHeatmap(const std::shared_ptr<const AttentionTrace>& trace
     HeatmapData data = frame(n, keys, rowLabels, colLabels);
     auto hidden = std::make_shared<const HiddenKeys>(
         whatTheMaskHides(trace->scores(layer, head), trace->probabilities(layer, head), mask,
-                         maskSelf, trace->hasSinks()));
+                         maskSelf, trace->hasSinks(), selectedKeys(*trace, layer)));
     const KeyMask lifted{mask.causal};
     double largest = 0;
     for (int i = 0; i < n; ++i)

@@ -49,11 +49,17 @@ void HeadView::showCurrentName() {
 
 bool HeadView::showsHidden() const {
     const LabDocument& d = document();
-    return m_hidden->isChecked() && d.model() && hidesKeys(d.shownMask(d.layer()));
+    return m_hidden->isChecked() && hidesKeysHere();
+}
+
+bool HeadView::hidesKeysHere() const {
+    const LabDocument& d = document();
+    return d.model() &&
+           (hidesKeys(d.shownMask(d.layer())) || hidesKeys(d.model()->architecture(), d.layer()));
 }
 
 FigureSpec HeadView::buildFigure(const HeadFigureInput& input) const {
-    m_hidden->setEnabled(document().model() && hidesKeys(document().shownMask(document().layer())));
+    m_hidden->setEnabled(hidesKeysHere());
     HeadFigureInput shown = input;
     shown.showHidden = showsHidden();
     return headFigure(shown);

@@ -27,6 +27,8 @@ class HeadView : public HeadFigureView {
     void showCurrentName();
     // Whether the figure shows the counterfactual: asked, and the head's layer hides keys.
     bool showsHidden() const;
+    // Whether the shown layer hides keys from its heads: a window, chunks or an indexer's choice.
+    bool hidesKeysHere() const;
 
     QLineEdit* m_name;
     QCheckBox* m_hidden;

@@ -249,7 +249,7 @@ bool OverviewView::isOffered(HeadMetric metric) const {
         if (!d.model()) return false;
         const Architecture& c = d.model()->architecture();
         for (int l = 0; l < c.layers; ++l)
-            if (hidesKeys(c.keyMask(l))) return true;
+            if (hidesKeys(c, l)) return true;
         return false;
     }
     if (isComparisonMetric(metric)) return !d.comparisonName().isEmpty();

@@ -98,6 +98,14 @@ ModelWeights bindLatentDecoder(TensorBinder& b, const Architecture& c);
 // within the topk_group best of n_group groups, times routed_scaling_factor, beside
 // n_shared_experts in one shared MLP. Leaves a config without n_routed_experts dense.
 void readRoutedExperts(const ConfigReader& r, Architecture& c, bool v3);
+// DeepSeek-V3's latent decoder and experts (readLatentDecoder, readRoutedExperts) whose expert
+// layers mlp_layer_types names, "dense" or "sparse" per layer, where a config has it:
+// GLM-4.7-Flash, DeepSeek-V3.2, GLM-5.
+void readLatentMoeDecoder(const ConfigReader& r, Architecture& c);
+// DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5): index_n_heads,
+// index_head_dim, index_topk; its rotary pairs interleaved or halves. Every layer has one
+// (layer_types "deepseek_sparse_attention"); bindLatentDecoder binds its tensors.
+void readKeyIndexer(const ConfigReader& r, Architecture& c, bool interleavedRope);
 // Its tensors under `p` ("layers.N.mlp."): experts.E.{gate,up,down}_proj, the gate (with its
 // e_score_correction_bias under sigmoid routing) and shared_experts.{gate,up,down}_proj.
 void bindRoutedExperts(TensorBinder& b, const Architecture& c, const std::string& p,

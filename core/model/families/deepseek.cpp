@@ -104,6 +104,18 @@ void bindLatentAttention(TensorBinder& b, const Architecture& c, const std::stri
     layer.output = linearLayer(b, p + "o_proj", c.heads * c.valueWidth(), d, bias);
 }
 
+// DeepSeek sparse attention's indexer (Architecture::keyIndexer) under `p` ("...self_attn.").
+void bindKeyIndexer(TensorBinder& b, const Architecture& c, const std::string& p,
+                    LatentAttentionWeights& w) {
+    const KeyIndexer& indexer = c.keyIndexer;
+    const std::string i = p + "indexer.";
+    w.indexQuery =
+        linearLayer(b, i + "wq_b", c.latent.queryRank, indexer.heads * indexer.headDim, false);
+    w.indexKey = linearLayer(b, i + "wk", c.dModel, indexer.headDim, false);
+    w.indexKeyNorm = layerNorm(b, i + "k_norm", indexer.headDim);
+    w.indexHeadWeights = linearLayer(b, i + "weights_proj", c.dModel, indexer.heads, false);
+}
+
 }  // namespace
 
 ModelWeights bindLatentDecoder(TensorBinder& b, const Architecture& c) {
@@ -112,6 +124,8 @@ ModelWeights bindLatentDecoder(TensorBinder& b, const Architecture& c) {
     return bindDecoderStack(b, c, [&](const std::string& p, int l, LayerWeights& layer) {
         layer.attentionNorm = rmsNorm(b, p + "input_layernorm", d);
         bindLatentAttention(b, c, p + "self_attn.", bias, layer);
+        if (c.keyIndexer.present() && !c.kindOf(l).reusesKeys)
+            bindKeyIndexer(b, c, p + "self_attn.", layer.latent);
         layer.mlpNorm = rmsNorm(b, p + "post_attention_layernorm", d);
         if (!c.kindOf(l).experts) {
             bindGatedMlp(b, c, p + "mlp.", layer);
@@ -233,6 +247,22 @@ ModelFamily deepseek() {
     f.gguf = {.architectures = {"deepseek2"}, .config = ggufConfig};
     f.transformers = {.query = "kv_b_proj", .key = "", .value = ""};  // learned only (no tying)
     return f;
+}
+
+void readLatentMoeDecoder(const ConfigReader& r, Architecture& c) {
+    readLatentDecoder(r, c, true);
+    readRoutedExperts(r, c, true);
+    if (!c.moe.experts) r.fail("\"n_routed_experts\" is missing");
+    if (!r.has("mlp_layer_types")) return;
+    const std::vector<std::string> kinds = r.strings("mlp_layer_types");
+    if (static_cast<int>(kinds.size()) != c.layers)
+        r.fail("\"mlp_layer_types\" names " + std::to_string(kinds.size()) + " layers of " +
+               std::to_string(c.layers));
+    for (int l = 0; l < c.layers; ++l) {
+        if (kinds[l] != "dense" && kinds[l] != "sparse")
+            r.fail("\"mlp_layer_types\" \"" + kinds[l] + "\" is neither \"dense\" nor \"sparse\"");
+        c.layerKinds[l].experts = kinds[l] == "sparse";
+    }
 }
 
 }  // namespace qkv::families

@@ -9,21 +9,10 @@ namespace qkv::families {
 namespace {
 
 void read(const ConfigReader& r, Architecture& c) {
-    readLatentDecoder(r, c, true);
+    readLatentMoeDecoder(r, c);
     c.normEps = r.numberOr("rms_norm_eps", 1e-5f);
-    readRoutedExperts(r, c, true);
-    if (!c.moe.experts) r.fail("\"n_routed_experts\" is missing");
-    std::vector<std::string> kinds = {"dense"};
-    kinds.resize(c.layers, "sparse");
-    if (r.has("mlp_layer_types")) kinds = r.strings("mlp_layer_types");
-    if (static_cast<int>(kinds.size()) != c.layers)
-        r.fail("\"mlp_layer_types\" names " + std::to_string(kinds.size()) + " layers of " +
-               std::to_string(c.layers));
-    for (int l = 0; l < c.layers; ++l) {
-        if (kinds[l] != "dense" && kinds[l] != "sparse")
-            r.fail("\"mlp_layer_types\" \"" + kinds[l] + "\" is neither \"dense\" nor \"sparse\"");
-        c.layerKinds[l].experts = kinds[l] == "sparse";
-    }
+    if (!r.has("mlp_layer_types"))  // the first layer dense
+        for (int l = 0; l < c.layers; ++l) c.layerKinds[l].experts = l > 0;
 }
 
 }  // namespace
