@@ -56,6 +56,10 @@ std::vector<GgufCase> ggufCases() {
     // back after each product, out_proj's inputs before it), norms stored as 1 + w but the gated
     // one, beside gated full attention.
     for (const char* type : {"F16", "Q8_0", "Q4_K_M"}) cases.push_back({"qwen3_5-gguf-tiny", type});
+    // GLM-4.5 (glm4moe): rotary on half of each head, q/k/v biases, DeepSeek-V3's experts after
+    // a dense first layer.
+    for (const char* type : {"F16", "Q8_0", "Q4_K_M"})
+        cases.push_back({"glm4_moe-gguf-tiny", type});
     return cases;
 }
 

@@ -22,9 +22,7 @@ const std::vector<PendingFamily> kPendingFamilies = {
 };
 
 // Likewise for the GGUF folders of shared/gguf, whose refusal names llama.cpp's architecture.
-const std::vector<PendingFamily> kPendingGgufFamilies = {
-    {"glm4_moe", "GGUF architecture \"glm4moe\" is not supported"},
-};
+const std::vector<PendingFamily> kPendingGgufFamilies = {};
 
 std::optional<std::string> refusalIn(const std::vector<PendingFamily>& families,
                                      const std::string& folderName) {

@@ -137,7 +137,28 @@ TEST_F(HiddenKeysViewTest, ASparseHeadShowsWhatItsIndexerDropped) {
     }
     EXPECT_EQ(expected.dropped[3], 0.0) << "the first four queries keep every key (top 4)";
     EXPECT_GT(expected.dropped[n - 1], 0.0);
+    const std::optional<double> agreement = indexerAgreement(trace.scores(0, 1), *kept);
+    ASSERT_TRUE(agreement.has_value());
     keepScreenshot(window.get(), QStringLiteral("deepseek-v32-what-the-indexer-hides"));
+
+    // The Overview colours every head by how far its indexer's keys are its own top keys.
+    auto* metrics = window->overviewView()->findChild<QComboBox*>();
+    ASSERT_NE(metrics, nullptr);
+    const int agreementRow = metrics->findData(QStringLiteral("indexer-agreement"));
+    ASSERT_GE(agreementRow, 0);
+    window->showTab(MainWindow::Tab::Overview);
+    ASSERT_TRUE(settle());
+    auto* list = qobject_cast<QListView*>(metrics->view());
+    ASSERT_NE(list, nullptr);
+    EXPECT_FALSE(list->isRowHidden(agreementRow));
+    window->overviewView()->setShownMetric(HeadMetric::IndexerAgreement);
+    ASSERT_TRUE(settle());
+    const HeatmapFigure& overview = window->overviewView()->heatmap()->figure();
+    EXPECT_NEAR(overview.shownValue({0, 0, 1}), *agreement, 1e-9);
+    EXPECT_GT(*agreement, 0.0);
+    EXPECT_LE(*agreement, 1.0);
+    EXPECT_EQ(overview.spec().panels.at(0).data.rowLabels.at(0), QStringLiteral("L0 sparse"));
+    keepScreenshot(window.get(), QStringLiteral("deepseek-v32-indexer-agreement-overview"));
 }
 
 }  // namespace

@@ -44,7 +44,11 @@ const std::vector<HeadMetricInfo>& headMetricInfos() {
          false},
         {HeadMetric::DroppedMass, "dropped-mass", "mass the mask drops",
          "of this sentence: the mean over queries of what the dense counterfactual (the mask "
-         "lifted) puts on the keys a sliding window or chunk hides",
+         "lifted) puts on the keys a sliding window, chunk or sparse attention's indexer hides",
+         false},
+        {HeadMetric::IndexerAgreement, "indexer-agreement", "indexer agreement",
+         "of this sentence: the mean share of the keys the indexer kept that are among the head's "
+         "own top-k scores (1 the same keys)",
          false},
         {HeadMetric::AttentionChange, "attention-change", "attention change (compared model)",
          "largest ½ Σ_j |A_ij − B_ij| of a row between the two models: 0 same, 1 disjoint", false},
@@ -61,8 +65,9 @@ bool isComparisonMetric(HeadMetric metric) {
 
 bool readsTheSentence(HeadMetric metric) {
     return metric == HeadMetric::ScoreSymmetry || metric == HeadMetric::SinkShare ||
-           metric == HeadMetric::DroppedMass || metric == HeadMetric::MeanDistance ||
-           metric == HeadMetric::SelfShare || isComparisonMetric(metric);
+           metric == HeadMetric::DroppedMass || metric == HeadMetric::IndexerAgreement ||
+           metric == HeadMetric::MeanDistance || metric == HeadMetric::SelfShare ||
+           isComparisonMetric(metric);
 }
 
 const HeadMetricInfo& headMetricInfo(HeadMetric metric) {
@@ -101,6 +106,8 @@ std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric
             return head.selfShare;
         case HeadMetric::DroppedMass:
             return head.droppedMass;
+        case HeadMetric::IndexerAgreement:
+            return head.indexerAgreement;
         case HeadMetric::AttentionChange:
             return head.attentionChange;
         case HeadMetric::WqkSymmetryChange:

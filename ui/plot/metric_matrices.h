@@ -23,7 +23,8 @@ enum class HeadMetric {
     SinkShare,  // only where the model has attention sinks
     MeanDistance,
     SelfShare,
-    DroppedMass,  // only where some layer's mask hides keys (sliding windows, chunks)
+    DroppedMass,  // only where some layer's mask hides keys (sliding windows, chunks, an indexer)
+    IndexerAgreement,  // only where a sparse attention's indexer keeps keys (DeepSeek-V3.2)
     // Only while another checkpoint is compared (File ▸ Compare With…).
     AttentionChange,
     WqkSymmetryChange,

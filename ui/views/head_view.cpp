@@ -47,10 +47,7 @@ void HeadView::showCurrentName() {
     if (m_name->text() != name) m_name->setText(name);
 }
 
-bool HeadView::showsHidden() const {
-    const LabDocument& d = document();
-    return m_hidden->isChecked() && hidesKeysHere();
-}
+bool HeadView::showsHidden() const { return m_hidden->isChecked() && hidesKeysHere(); }
 
 bool HeadView::hidesKeysHere() const {
     const LabDocument& d = document();

@@ -143,17 +143,18 @@ void OverviewView::refresh() {
         subtitle + (isComparisonMetric(shownMetric()) ? tr(" · against ") + d.comparisonName()
                                                       : QString()),
         c.headDim);
-    // Where layers differ (local / chunked / global, NoPE; a hybrid's kinds), each row says which
-    // it is.
+    // Where layers differ (local / chunked / sparse / global, NoPE; a hybrid's kinds), each row
+    // says which it is.
     QStringList& rows = spec.panels.at(0).data.rowLabels;
     const bool hybrid = c.isHybrid();
     if (metrics->kind == AttentionKind::Self && !c.describeLayer(0).empty())
         for (int l = 0; l < rows.size() && l < c.layers; ++l)
             rows[l] += hybrid && c.mixerOf(l) != Mixer::Attention
                            ? QStringLiteral(" ") + QString::fromStdString(c.kindName(l))
-                           : (c.windowOf(l) > 0  ? tr(" local")
-                              : c.chunkOf(l) > 0 ? tr(" chunked")
-                                                 : tr(" global")) +
+                           : (c.windowOf(l) > 0        ? tr(" local")
+                              : c.chunkOf(l) > 0       ? tr(" chunked")
+                              : c.keyIndexer.present() ? tr(" sparse")
+                                                       : tr(" global")) +
                                  (c.positions == Positions::Rotary && !c.rotaryOf(l) ? tr(" NoPE")
                                                                                      : QString()) +
                                  (c.kindOf(l).valueIsKey ? tr(" V=K") : QString());
@@ -245,6 +246,8 @@ bool OverviewView::isOffered(HeadMetric metric) const {
     const LabDocument& d = document();
     if (metric == HeadMetric::SinkShare)
         return d.model() && d.model()->architecture().attentionSinks;
+    if (metric == HeadMetric::IndexerAgreement)
+        return d.model() && d.model()->architecture().keyIndexer.present();
     if (metric == HeadMetric::DroppedMass) {
         if (!d.model()) return false;
         const Architecture& c = d.model()->architecture();

@@ -106,6 +106,9 @@ void readLatentMoeDecoder(const ConfigReader& r, Architecture& c);
 // index_head_dim, index_topk; its rotary pairs interleaved or halves. Every layer has one
 // (layer_types "deepseek_sparse_attention"); bindLatentDecoder binds its tensors.
 void readKeyIndexer(const ConfigReader& r, Architecture& c, bool interleavedRope);
+// The same keys from the metadata llama.cpp's converter writes (expert_count, expert_used_count,
+// expert_group_count, leading_dense_block_count, ...; nothing without expert_count).
+void ggufRoutedExperts(const GgufModelReader& r, nlohmann::json& c, bool v3);
 // Its tensors under `p` ("layers.N.mlp."): experts.E.{gate,up,down}_proj, the gate (with its
 // e_score_correction_bias under sigmoid routing) and shared_experts.{gate,up,down}_proj.
 void bindRoutedExperts(TensorBinder& b, const Architecture& c, const std::string& p,

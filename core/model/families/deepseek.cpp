@@ -171,8 +171,15 @@ nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tie
     if (const auto queryRank = r.integer("attention.q_lora_rank")) c["q_lora_rank"] = *queryRank;
     // The file keeps the checkpoint's rotary pairs (2i, 2i+1), which ggml turns as they are.
     c["rope_interleave"] = true;
+    ggufRoutedExperts(r, c, v3);
+    return c;
+}
+
+}  // namespace
+
+void ggufRoutedExperts(const GgufModelReader& r, nlohmann::json& c, bool v3) {
     const auto experts = r.integer("expert_count");
-    if (!experts) return c;
+    if (!experts) return;
     const std::int64_t groups = r.integer("expert_group_count").value_or(1);
     c["n_routed_experts"] = *experts;
     c["num_experts_per_tok"] = r.required("expert_used_count");
@@ -185,10 +192,7 @@ nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tie
     c["topk_group"] = r.integer("expert_group_used_count").value_or(groups);
     c["scoring_func"] = v3 ? "sigmoid" : "softmax";
     c["topk_method"] = v3 ? "noaux_tc" : groups > 1 ? "group_limited_greedy" : "greedy";
-    return c;
 }
-
-}  // namespace
 
 void readRoutedExperts(const ConfigReader& r, Architecture& c, bool v3) {
     if (!r.has("n_routed_experts")) return;

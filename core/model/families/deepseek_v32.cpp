@@ -4,6 +4,8 @@
 // index_n_heads heads of index_head_dim, the top index_topk keys per query. Its indexer rotates
 // halves; GLM-5 (glm_moe_dsa.cpp) reads the same indexer with interleaved pairs. Dense and expert
 // layers as mlp_layer_types names them. The Hub's multi-token prediction layer is not read.
+#include <cstdint>
+
 #include "core/model/families/binding.h"
 
 namespace qkv::families {
@@ -14,6 +16,9 @@ void readKeyIndexer(const ConfigReader& r, Architecture& c, bool interleavedRope
     indexer.headDim = r.width("index_head_dim");
     indexer.topK = r.positiveInt("index_topk");
     indexer.interleavedRope = interleavedRope;
+    if (std::int64_t{indexer.heads} * indexer.headDim > ConfigReader::kMaxWidth)
+        r.fail("\"index_n_heads\" of \"index_head_dim\" exceed the " +
+               std::to_string(ConfigReader::kMaxWidth) + " width QKV Lab supports");
     if (indexer.headDim < c.latent.ropeDim)
         r.fail("\"index_head_dim\" (" + std::to_string(indexer.headDim) +
                ") is narrower than its rotary part, \"qk_rope_head_dim\" (" +
