@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Valgrind's memcheck on qkvlab-cli's analyze and attention, one shared reference model of each
+# Valgrind's memcheck on qkvlab-cli's analyze of a sentence (the reader, the forward with its
+# captured scores and the weight analysis in one run), one shared reference model of each
 # model_type: memcheck sees reads of uninitialised memory that AddressSanitizer does not (an
 # uninitialised factor once moved DeepSeek's layer numbers from run to run). Any error fails.
 #   scripts/memcheck.sh [BUILD]     BUILD: the build tree with app/qkvlab-cli (default build)
@@ -32,14 +33,14 @@ done
 # models run side by side, one per core.
 export OPENBLAS_NUM_THREADS=1
 
-# check FOLDER: both commands under memcheck; prints "passed" or "failed" per command, and a
-# failing run's report.
+# check FOLDER: analyze of the reference's first sentence under memcheck; prints "passed" or
+# "failed", and a failing run's report.
 check() {
   local folder=$1 ids command log
   # The reference's first sentence: ids every model's vocabulary holds.
   ids=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sentences"][0]
 print(",".join(map(str, s["input_ids"])))' "$folder/hf_reference.json")
-  for command in "analyze --no-copying-score" "attention --ids $ids"; do
+  for command in "analyze --no-copying-score --ids $ids"; do
     log=$(mktemp)
     # Without --track-origins a run takes a third less time and finds the same errors; a failing
     # one is run again with it, so that its report says where an uninitialised value came from.
@@ -70,5 +71,5 @@ for i in "${!models[@]}"; do grep -v '^passed$' "$results/$i" | grep -v '^failed
 checks=$(cat "$results"/* | grep -cE '^(passed|failed)$' || true)
 failed=$(cat "$results"/* | grep -c '^failed$' || true)
 rm -rf "$results"
-echo "memcheck: $((checks - failed)) passed, $failed failed (${#models[@]} models, analyze and attention)"
-[ "$failed" -eq 0 ] && [ "$checks" -eq $((2 * ${#models[@]})) ]
+echo "memcheck: $((checks - failed)) passed, $failed failed (${#models[@]} models, analyze of a sentence)"
+[ "$failed" -eq 0 ] && [ "$checks" -eq "${#models[@]}" ]

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Sets up, checks the formatting of every C++ file, builds and runs every test suite: core_tests,
-# gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests (offscreen), cli_tests
+# gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests and ui_thread_tests (offscreen), cli_tests
 # and fuzz_regression_tests; then
 #   - the Debian package of the release build, installed, checked and removed
 #     (scripts/test-package.sh),
 #   - the core and GPU suites built with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
-#   - valgrind's memcheck on the command line's analyze and attention, one shared model of each
+#   - valgrind's memcheck on the command line's analyze of a sentence, one shared model of each
 #     model_type (scripts/memcheck.sh: uninitialised reads, which ASan does not see),
 #   - the worker/GUI threading tests (label threads) built with ThreadSanitizer,
 #   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
@@ -140,11 +140,11 @@ thread_sanitizer() {
         -DQKV_SANITIZE=thread -DQKV_BUILD_BENCH=OFF -DQKV_BUILD_PYTHON=OFF
   local targets=() all
   all=$(ninja -C build-tsan -t targets all)
-  for t in ui_tests; do
+  for t in ui_thread_tests; do
     grep -q "^$t:" <<< "$all" && targets+=("$t")
   done
   if [ ${#targets[@]} -eq 0 ]; then
-    echo "no threading test targets (ui_tests) in this build; ThreadSanitizer step skipped"
+    echo "no threading test target (ui_thread_tests) in this build; ThreadSanitizer step skipped"
     return 0
   fi
   cmake --build build-tsan -j "$jobs" --target "${targets[@]}"
