@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, checks the formatting of every C++ file, builds and runs every test suite: core_tests,
-# gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests and ui_thread_tests (offscreen), cli_tests
-# and fuzz_regression_tests; then
+# gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests and ui_thread_tests
+# (offscreen), cli_tests and fuzz_regression_tests; then
 #   - the Debian package of the release build, installed, checked and removed
 #     (scripts/test-package.sh),
 #   - the core and GPU suites built with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
