@@ -67,9 +67,7 @@ int runAnalyze(const Arguments& args) {
         request.targetIds = input->targetIds;
         request.config = config;
         // The sink share and what a mask hides (the dropped mass) read them.
-        bool masked = false;
-        for (int l = 0; l < c.layers; ++l) masked |= hidesKeys(c, l);
-        request.capture.probabilities = c.attentionSinks || masked;
+        request.capture.probabilities = c.attentionSinks || someLayerHidesKeys(c);
         request.logits = LogitsMode::None;
         request.progress = terminalProgress("forward");
         auto backend = openBackend(args);

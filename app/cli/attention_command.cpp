@@ -190,9 +190,7 @@ int runAttention(const Arguments& args) {
     const bool dense = args.flag("dense");
     if (dense) {
         if (args.flag("no-scores")) throw UsageError("--dense reads the scores: drop --no-scores");
-        bool masked = false;
-        for (int l = 0; l < c.layers; ++l) masked |= hidesKeys(c, l);
-        if (!masked || c.isEncoderDecoder())
+        if (!someLayerHidesKeys(c) || c.isEncoderDecoder())
             throw Error("--dense: " + model->name() +
                         " has no layer whose mask hides keys (a sliding window, chunks or a "
                         "sparse attention's indexer)");

@@ -27,10 +27,7 @@ HiddenKeys whatTheMaskHides(const RowMatrixXf& scores, const RowMatrixXf& probab
             return !m.hides(i, j) && !(maskSelf && j == i && last > first);
         };
         // What the model showed: the mask's keys, of them only those its indexer kept.
-        auto kept = [&](int j) {
-            return shown(mask, j) && (!selected || std::binary_search((*selected)[i].begin(),
-                                                                      (*selected)[i].end(), j));
-        };
+        auto kept = [&](int j) { return shown(mask, j) && (!selected || keeps(*selected, i, j)); };
         // (A key the mask shows may be one the lifted mask hides: the diagonal, which mask-self
         // keeps only where nothing else is visible.)
         double top = -std::numeric_limits<double>::infinity();

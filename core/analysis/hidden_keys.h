@@ -4,6 +4,7 @@
 // layer's sliding window, chunk or local reach lifted, causality, a masked diagonal (mask-self)
 // and the head's sink kept; a counterfactual, never what the model computed — and per query the
 // mass that counterfactual puts on the keys the mask removed (docs/definitions.md).
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -27,11 +28,21 @@ inline bool hidesKeys(const Architecture& c, int layer) {
     return hidesKeys(c.keyMask(layer)) ||
            (c.keyIndexer.present() && c.mixerOf(layer) == Mixer::Attention);
 }
+// Whether some layer of the model does.
+inline bool someLayerHidesKeys(const Architecture& c) {
+    for (int l = 0; l < c.layers; ++l)
+        if (hidesKeys(c, l)) return true;
+    return false;
+}
 // The keys a sparse attention layer kept per query (LayerTrace::selectedKeys), or null where the
 // layer's mask alone decides.
 inline const std::vector<std::vector<int>>* selectedKeys(const AttentionTrace& trace, int layer) {
     const auto& kept = trace.layers()[layer].selectedKeys;
     return kept.empty() ? nullptr : &kept;
+}
+// Whether query i kept key j among `selected` (each query's kept keys in increasing order).
+inline bool keeps(const std::vector<std::vector<int>>& selected, int query, int key) {
+    return std::binary_search(selected[query].begin(), selected[query].end(), key);
 }
 
 // From a head's captured scores (scaled, before masking) and the probabilities the model gave

@@ -98,8 +98,7 @@ HeatmapData headHeatmap(const std::shared_ptr<const AttentionTrace>& trace,
         // lambda holds the trace, and with it the kept keys).
         const std::vector<std::vector<int>>* kept = selectedKeys(*trace, layer);
         data.cells = heatmapCells([a, mask, trace, kept](int i, int j) {
-            const bool dropped =
-                kept && !std::binary_search((*kept)[i].begin(), (*kept)[i].end(), j);
+            const bool dropped = kept && !keeps(*kept, i, j);
             return mask.hides(i, j) || dropped ? kNaN : static_cast<double>(a(i, j));
         });
         double largest = 0;

@@ -248,13 +248,8 @@ bool OverviewView::isOffered(HeadMetric metric) const {
         return d.model() && d.model()->architecture().attentionSinks;
     if (metric == HeadMetric::IndexerAgreement)
         return d.model() && d.model()->architecture().keyIndexer.present();
-    if (metric == HeadMetric::DroppedMass) {
-        if (!d.model()) return false;
-        const Architecture& c = d.model()->architecture();
-        for (int l = 0; l < c.layers; ++l)
-            if (hidesKeys(c, l)) return true;
-        return false;
-    }
+    if (metric == HeadMetric::DroppedMass)
+        return d.model() && someLayerHidesKeys(d.model()->architecture());
     if (isComparisonMetric(metric)) return !d.comparisonName().isEmpty();
     return true;
 }
