@@ -272,19 +272,20 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         v = (whole[2] = withKeptRows(*earlier.value, *v)).get();
     }
 
-    std::unique_ptr<Tensor> selection;  // sparse attention: the keys each query keeps
-    if (m_c.keyIndexer.present() && !cross) {
+    if (m_c.keyIndexer.present() && !cross) {  // sparse attention: the keys each query keeps
         if (bias || kept > 0 || !latent)
             throw Error("internal error: sparse attention with a position bias or kept tokens");
         if (!m_c.kindOf(l).reusesKeys) {
             KeySelection chosen =
                 selectKeys(m_be, m_c, *block.latent, queries, latent->queryLatent(queries));
             m_selectedKeys = std::move(chosen.keys);
+            m_selectionBias = selectionBias(m_be, m_selectedKeys);
             if (m_request.capture.includesLayer(l)) traced.indexerScores = std::move(chosen.scores);
         }
+        if (!m_selectionBias)
+            throw Error("internal error: a layer reuses keys no earlier indexer kept");
         if (m_request.capture.includesLayer(l)) traced.selectedKeys = m_selectedKeys;
-        selection = selectionBias(m_be, m_selectedKeys);
-        bias = selection.get();
+        bias = m_selectionBias.get();
     }
     const int n = q->rows();
     const AttentionCapture capture = captureInto(l, n, k->rows(), kept, traced);

@@ -168,9 +168,11 @@ class LayerRunner {
     const ForwardRequest& m_request;
     const Tensor* m_positionBias;
     KeptPrefix m_kept;
-    // The keys the last sparse-attention indexer kept, per query: a layer that reuses keys
-    // (LayerKind::reusesKeys) attends to them. Layers run in order, so it is the previous one's.
+    // The keys the last sparse-attention indexer kept, per query, and the attention bias that
+    // keeps them: a layer that reuses keys (LayerKind::reusesKeys) attends with both. Layers run
+    // in order, so they are the previous layer's.
     mutable std::vector<std::vector<int>> m_selectedKeys;
+    mutable std::unique_ptr<Tensor> m_selectionBias;
 };
 
 }  // namespace qkv
