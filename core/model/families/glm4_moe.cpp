@@ -34,13 +34,12 @@ ModelWeights bind(TensorBinder& b, const Architecture& c) {
 // prediction blocks (the last nextn_predict_layers of block_count) are not read.
 nlohmann::json ggufConfig(const GgufModelReader& r, std::int64_t vocab, bool tied,
                           GgufTensors& tensors) {
-    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "glm4_moe");
+    nlohmann::json c = ggufDecoderConfig(r, vocab, tied, "glm4_moe");  // head_dim: key_length
     const std::int64_t headDim = r.required("attention.key_length");
     const std::int64_t rotated = r.required("rope.dimension_count");
     if (rotated <= 0 || rotated > headDim)
         r.fail("GGUF metadata: rope.dimension_count " + std::to_string(rotated) +
                " does not fit heads " + std::to_string(headDim) + " wide");
-    c["head_dim"] = headDim;
     c["partial_rotary_factor"] = static_cast<double>(rotated) / static_cast<double>(headDim);
     c["attention_bias"] = tensors.count("blk.0.attn_q.bias") > 0;
     c["use_qk_norm"] = tensors.count("blk.0.attn_q_norm.weight") > 0;
