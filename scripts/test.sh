@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Sets up, checks the formatting of every C++ file, builds and runs every test suite: core_tests,
-# gpu_tests (on Mesa's software Vulkan device when no GPU exists), ui_tests and ui_thread_tests
-# (offscreen), cli_tests and fuzz_regression_tests; then
+# Sets up, checks the formatting of every C++ file, builds the release tree and runs its suites:
+# gpu_tests (on Mesa's software Vulkan device when no GPU exists), real_config_tests, ui_tests
+# and ui_thread_tests (offscreen), cli_tests, fuzz_regression_tests and the Python module's; then
 #   - the Debian package of the release build, installed, checked and removed
 #     (scripts/test-package.sh),
-#   - the core and GPU suites built with AddressSanitizer + UndefinedBehaviorSanitizer (clang),
+#   - core_tests and the GPU suite built with AddressSanitizer + UndefinedBehaviorSanitizer
+#     (clang): the one run of core_tests,
 #   - valgrind's memcheck on the command line's analyze of a sentence, one shared model of each
 #     model_type (scripts/memcheck.sh: uninitialised reads, which ASan does not see),
 #   - the worker/GUI threading tests (label threads) built with ThreadSanitizer,
 #   - each libFuzzer target of tests/fuzz for 10 seconds (scripts/fuzz.sh runs them long).
 #   scripts/test.sh            everything
-#   scripts/test.sh --quick    only the first build and its tests
+#   scripts/test.sh --quick    only the release build, core_tests included, and its tests
 # Reference checkpoints are read from ../shared (or $QKV_SHARED_DIR); without them those tests
 # skip with a message and the project's own fixtures still run. Prints each step's time.
 set -euo pipefail
@@ -42,9 +43,12 @@ step() {  # step NAME COMMAND...: runs and times one step
 }
 
 # The Vulkan op table (hundreds of small cases) runs as one process: one process per case spends
-# most of its time starting lavapipe.
+# most of its time starting lavapipe. Each suite runs once: the full run leaves core_tests to the
+# AddressSanitizer step, where its asserts are on as well (--quick builds and runs them here).
 release() {
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+  local core_tests=OFF
+  [ "$quick" -eq 1 ] && core_tests=ON
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DQKV_CORE_TESTS=$core_tests
   cmake --build build -j "$jobs"
   tested release --test-dir build --output-on-failure -j "$jobs" -E '^Table/VulkanOps\..*$'
   one_process "release Vulkan op table" build/tests/gpu_tests 'Table/VulkanOps.*'
@@ -55,10 +59,10 @@ release() {
 sanitizer_flags=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-g1 -O1")
 
 # The AddressSanitizer build is clang's, with the libFuzzer targets: the fuzz step then runs them
-# from this tree instead of building the parsers a third time. It is focused on what it finds:
-# memory errors in the core (every reader, tokenizer, forward and analysis) and in the Vulkan
-# backend's host code, so it builds and runs core_tests, gpu_tests and the fuzz regressions. The
-# command line is a client of the same core: the release step runs its tests.
+# from this tree instead of building the parsers a third time. It builds and runs core_tests, the
+# only run of them in the full test (every reader, tokenizer, forward, analysis and training
+# step), gpu_tests for the Vulkan backend's host code, and the fuzz regressions. The command line
+# is a client of the same core: the release step runs its tests.
 address_sanitizer() {
   scripts/setup.sh clang libclang-rt-14-dev
   cmake -S . -B build-sanitize -G Ninja -DCMAKE_CXX_COMPILER=clang++ "${sanitizer_flags[@]}" \
@@ -70,26 +74,16 @@ address_sanitizer() {
   cmake --build build-sanitize -j "$jobs" \
         --target core_tests gpu_tests fuzz_regression_tests $fuzzers
   # The real-config forwards (gigabytes of zero weights through unoptimised conversions) are not
-  # built here: the same readers and binders run on the shared reference models. The npm-fetched
-  # tokenizers add nothing here that the shared tokenizers' cases do not, only a second download.
-  # Every family's reader, binder and forward run against its reference under the learned
-  # configuration; the other configurations only choose which bound projection fills a slot
-  # (w_configuration_test covers that choice). The weight analysis, the same code for every
-  # family once bound, runs on three layouts: GPT-2's fused Conv1D, BERT's encoder and Llama's
-  # grouped queries. The Vulkan backend's host code is the same for every family once its ops
-  # are chosen: its forward and prefix reuse run on layouts that differ in ops (those three, an
-  # encoder-decoder, T5's position buckets, QK-norm, a mixture of experts). The release step runs
-  # all of them. The Vulkan op table runs as one process, as in the release step: its cases need
-  # 7 seconds, while a process per case spent 20 minutes starting lavapipe and checking for
-  # leaks at exit. The determinism test's forward and analysis run in the tests here already;
-  # its busy threads would only slow the test beside it.
+  # built here: the release step runs them; the same readers and binders run here on the shared
+  # reference models. The Vulkan backend's host code is the same for every family once its ops
+  # are chosen: its forward and prefix reuse run here on layouts that differ in ops (GPT-2's fused
+  # Conv1D, BERT's encoder, Llama's grouped queries, an encoder-decoder, T5's position buckets,
+  # QK-norm, a mixture of experts); the release step runs all of them. The Vulkan op table runs
+  # as one process, as in the release step: its cases need 7 seconds, while a process per case
+  # spent 20 minutes starting lavapipe and checking for leaks at exit.
   local vulkan_kept='gpt2_random_tiny|bert_random_tiny|llama_random_gqa|marian_random_tiny'
   vulkan_kept+='|t5_random_tiny|qwen3_random_tiny|mixtral_random_tiny'
-  local skipped='NpmTokenizers/.*|Determinism\..*'
-  skipped+='|SharedModels/ForwardReference\..*_(shared_qk|tied_kv|single_w)( .*)?'
-  skipped+='|RandomCheckpoints/SharedModelAnalysis\..*/'
-  skipped+='(distilbert|gemma2|gpt_neox|opt|phi3|qwen2|roberta)_random_tiny( .*)?'
-  skipped+='|VulkanPrefixReuse\.EqualsTheWholeForwardOnEverySharedCausalModel'
+  local skipped='VulkanPrefixReuse\.EqualsTheWholeForwardOnEverySharedCausalModel'
   skipped+='|Table/VulkanOps\..*'
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -103,7 +97,6 @@ address_sanitizer() {
     local others
     others=$(IFS='|'; echo "${rest[*]}")
     skipped+="|SharedModels/VulkanForward\..*/($others)( .*)?"
-    skipped+="|CausalModels/PrefixReuseShared\..*/($others)( .*)?"
   fi
   tested asan+ubsan --test-dir build-sanitize --output-on-failure -j "$jobs" \
     -L '^(core|gpu)$' -E "^($skipped)$"

@@ -25,12 +25,20 @@ bool checksEveryConfiguration(const std::string& name) {
            name == "llama4-random-tiny" || name == "deepseek_v3-random-tiny";
 }
 
+// Copies of another shared model's layout in another storage: FP8 blocks are decoded before any
+// op, so reuse sees their siblings' calls (qwen3-, deepseek_v3-random-tiny), at several times the
+// cost on lavapipe.
+bool storesASiblingsLayout(const std::string& name) {
+    return name == "qwen3fp8-random-tiny" || name == "deepseek_v3fp8-random-tiny";
+}
+
 TEST(VulkanPrefixReuse, EqualsTheWholeForwardOnEverySharedCausalModel) {
     QKV_REQUIRE_SHARED(shared);
     std::string why;
     Backend* gpu = test::sharedVulkanBackend(&why);
     if (!gpu) GTEST_SKIP() << why;
     for (const std::string& name : test::supportedSharedModelNames(shared)) {
+        if (storesASiblingsLayout(name)) continue;
         auto model = Model::open(shared / "models" / name);
         const Architecture& c = model->architecture();
         ForwardPass pass(*model, *gpu);
