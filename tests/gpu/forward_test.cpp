@@ -396,19 +396,8 @@ TEST_P(VulkanForward, HalfPrecisionCopyMatchesCpu) {
     }
 }
 
-std::vector<std::string> sharedModels() {
-    const auto shared = test::sharedDir();
-    // Folders of families not supported yet are refused by name in core_tests.
-    return shared ? test::supportedSharedModelNames(*shared) : std::vector<std::string>{"none"};
-}
-
-INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanForward, testing::ValuesIn(sharedModels()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                             std::string name = info.param;
-                             for (char& c : name)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanForward, testing::ValuesIn(test::sharedModelCases()),
+                         test::sharedModelCaseName);
 
 }  // namespace
 }  // namespace qkv

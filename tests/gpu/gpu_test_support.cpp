@@ -1,5 +1,10 @@
 #include "tests/gpu/gpu_test_support.h"
 
+#include <cctype>
+
+#include "tests/support/shared_assets.h"
+#include "tests/support/shared_models.h"
+
 namespace qkv::test {
 namespace {
 
@@ -35,6 +40,18 @@ class OpenDeviceFirst : public testing::Environment {
 Backend* sharedVulkanBackend(std::string* why) {
     if (why) *why = shared().reason;
     return shared().backend;
+}
+
+std::vector<std::string> sharedModelCases() {
+    const auto shared = sharedDir();
+    return shared ? supportedSharedModelNames(*shared) : std::vector<std::string>{"none"};
+}
+
+std::string sharedModelCaseName(const testing::TestParamInfo<std::string>& info) {
+    std::string name = info.param;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return name;
 }
 
 }  // namespace qkv::test

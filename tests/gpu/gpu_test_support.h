@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/backend/backend.h"
@@ -23,6 +24,12 @@ inline Backend& sharedCpuBackend() {
     static std::unique_ptr<Backend> backend = createCpuBackend();
     return *backend;
 }
+
+// The shared reference models QKV Lab opens, one test case each ({"none"} without ../shared: the
+// cases then skip); folders of pending families are refused by name in core_tests.
+std::vector<std::string> sharedModelCases();
+// A shared model's folder name as a test name ("qwen3-random-tiny" -> "qwen3_random_tiny").
+std::string sharedModelCaseName(const testing::TestParamInfo<std::string>& info);
 
 inline std::vector<float> download(Backend& backend, const Tensor& t) {
     std::vector<float> values(static_cast<size_t>(t.rows()) * t.cols());

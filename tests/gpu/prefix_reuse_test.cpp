@@ -32,39 +32,43 @@ bool storesASiblingsLayout(const std::string& name) {
     return name == "qwen3fp8-random-tiny" || name == "deepseek_v3fp8-random-tiny";
 }
 
-TEST(VulkanPrefixReuse, EqualsTheWholeForwardOnEverySharedCausalModel) {
+class VulkanPrefixReuse : public testing::TestWithParam<std::string> {};
+
+TEST_P(VulkanPrefixReuse, EqualsTheWholeForward) {
     QKV_REQUIRE_SHARED(shared);
     std::string why;
     Backend* gpu = test::sharedVulkanBackend(&why);
     if (!gpu) GTEST_SKIP() << why;
-    for (const std::string& name : test::supportedSharedModelNames(shared)) {
-        if (storesASiblingsLayout(name)) continue;
-        auto model = Model::open(shared / "models" / name);
-        const Architecture& c = model->architecture();
-        ForwardPass pass(*model, *gpu);
-        // Linear layers keep no prefix: every forward computes whole.
-        if (!pass.canKeepPrefix(ForwardRequest{})) continue;
-        SCOPED_TRACE(name);
-        const auto edits = test::prefixEdits(std::min(c.contextLength, 20), c.vocabSize, 5);
-        // The plain attention, a score transform (the whole matrix) and Reformer's options.
-        for (const char* configuration : {"learned", "sym-scores", "shared-qk-reformer"}) {
-            if (configuration != std::string("learned") && !checksEveryConfiguration(name))
-                continue;
-            SCOPED_TRACE(configuration);
-            ForwardRequest request;
-            request.config = WConfiguration::parse(configuration);
-            request.logits = LogitsMode::AllPositions;
-            test::checkPrefixReuse(pass, request, edits, kTolerance);
-        }
-        // The app's request at long inputs: one head, q, k and v of its layer only (reuse takes
-        // the others from the GPU's memory).
-        ForwardRequest oneHead;
-        oneHead.capture.layer = c.layers - 1;
-        oneHead.capture.head = 0;
-        oneHead.capture.allVectors = false;
-        test::checkPrefixReuse(pass, oneHead, edits, kTolerance);
+    const std::string& name = GetParam();
+    if (storesASiblingsLayout(name)) GTEST_SKIP() << "the same ops as its sibling layout";
+    auto model = Model::open(shared / "models" / name);
+    const Architecture& c = model->architecture();
+    ForwardPass pass(*model, *gpu);
+    // Linear layers keep no prefix: every forward computes whole.
+    if (!pass.canKeepPrefix(ForwardRequest{}))
+        GTEST_SKIP() << "this model keeps no prefix: every forward computes whole";
+    const auto edits = test::prefixEdits(std::min(c.contextLength, 20), c.vocabSize, 5);
+    // The plain attention, a score transform (the whole matrix) and Reformer's options.
+    for (const char* configuration : {"learned", "sym-scores", "shared-qk-reformer"}) {
+        if (configuration != std::string("learned") && !checksEveryConfiguration(name)) continue;
+        SCOPED_TRACE(configuration);
+        ForwardRequest request;
+        request.config = WConfiguration::parse(configuration);
+        request.logits = LogitsMode::AllPositions;
+        test::checkPrefixReuse(pass, request, edits, kTolerance);
     }
+    // The app's request at long inputs: one head, q, k and v of its layer only (reuse takes the
+    // others from the GPU's memory).
+    ForwardRequest oneHead;
+    oneHead.capture.layer = c.layers - 1;
+    oneHead.capture.head = 0;
+    oneHead.capture.allVectors = false;
+    test::checkPrefixReuse(pass, oneHead, edits, kTolerance);
 }
+
+// One case per model: ctest spreads them over its jobs.
+INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanPrefixReuse,
+                         testing::ValuesIn(test::sharedModelCases()), test::sharedModelCaseName);
 
 }  // namespace
 }  // namespace qkv
