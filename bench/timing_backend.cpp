@@ -69,6 +69,10 @@ void TimingBackend::rope(const Tensor& x, int d, const RotaryFrequencies& freque
                          int firstPosition, Tensor& y) {
     timed("rope", [&] { m_inner->rope(x, d, frequencies, firstPosition, y); });
 }
+void TimingBackend::gaussianTopK(const Tensor& x, float z, Tensor& y) {
+    timed("gaussianTopK", [&] { m_inner->gaussianTopK(x, z, y); });
+}
+
 void TimingBackend::normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) {
     timed("normalizeHeads", [&] { m_inner->normalizeHeads(x, headDim, eps, y); });
 }

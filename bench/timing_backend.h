@@ -38,6 +38,7 @@ class TimingBackend final : public Backend {
     void rope(const Tensor& x, int headDim, const RotaryFrequencies& frequencies, int firstPosition,
               Tensor& y) override;
     void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) override;
+    void gaussianTopK(const Tensor& x, float z, Tensor& y) override;
     void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, Tensor& y) override;
     void copyRows(const Tensor& source, int first, int count, Tensor& destination,
                   int destinationFirst) override;

@@ -138,6 +138,10 @@ class VulkanBackend final : public Backend {
         norm(x, x.rows() * (x.cols() / headDim), headDim, &gamma, nullptr, eps, norm::kRms, y);
     }
 
+    void gaussianTopK(const Tensor& x, float z, Tensor& y) override {
+        m_shapes.gaussianTopK(x, y);
+        norm(x, x.rows(), x.cols(), nullptr, nullptr, z, norm::kGaussianTopK, y);
+    }
     void normalizeHeads(const Tensor& x, int headDim, float eps, Tensor& y) override {
         m_shapes.normalizeHeads(x, headDim, y);
         norm(x, x.rows() * (x.cols() / headDim), headDim, nullptr, nullptr, eps, norm::kUnit, y);

@@ -59,7 +59,8 @@ struct NormParams {
     QKV_NORM_PARAMS
 };
 namespace norm {
-constexpr uint32_t kLayer = QKV_NORM_LAYER, kRms = QKV_NORM_RMS, kUnit = QKV_NORM_UNIT;
+constexpr uint32_t kLayer = QKV_NORM_LAYER, kRms = QKV_NORM_RMS, kUnit = QKV_NORM_UNIT,
+                   kGaussianTopK = QKV_NORM_GAUSSIAN_TOPK;
 }
 
 struct EltwiseParams {

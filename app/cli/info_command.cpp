@@ -75,6 +75,8 @@ int runInfo(const Arguments& args) {
     if (c.expertLayers() < c.layers) row("d_ff", std::to_string(c.dFF));
     if (c.expertLayers() > 0) row("experts", c.describeExperts());
     if (c.latent.present()) row("latent attn", c.describeLatent());
+    if (c.streams.present()) row("streams", c.describeStreams());
+    if (c.sharesKeyValues()) row("shared K, V", c.describeSharedKeyValues());
     if (c.embeddingWidth > 0)
         row("embeddings", std::to_string(c.embeddingWidth) +
                               " wide, projected to d_model after the lookup and back before "

@@ -25,6 +25,17 @@ std::optional<int> storedRunStart(const std::vector<int>& order, int first, int 
     return start;
 }
 
+// The layer whose weights fill a slot: a layer that attends over another layer's keys and values
+// (Gemma 3n's shared layers) takes its key and value slots from that layer, whatever fills them
+// there under the configuration; its query slot is its own.
+const LayerWeights& slotWeights(const Model& model, int layer, Projection slot,
+                                AttentionKind kind) {
+    const ModelWeights& weights = model.weights();
+    if (kind != AttentionKind::Self) return weights.decoderLayers[layer];
+    const int source = model.architecture().kindOf(layer).keyValueSource;
+    return weights.layers[slot != Projection::Query && source >= 0 ? source : layer];
+}
+
 }  // namespace
 
 Eigen::MatrixXd HeadProjection::toDouble() const {
@@ -42,9 +53,7 @@ HeadProjection headProjection(const Model& model, const WConfiguration& config, 
     if (c.latent.present())
         throw Error("latent attention stores no per-head W_Q, W_K or W_V (latent_forms.h)");
     const Projection source = config.sourceOf(slot);
-    const ModelWeights& weights = model.weights();
-    const LayerWeights& w =
-        kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
+    const LayerWeights& w = slotWeights(model, layer, slot, kind);
     const bool cross = kind == AttentionKind::Cross;
     const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
     const bool linear = c.isImplicit(layer);  // query and key heads are its key heads
@@ -86,25 +95,24 @@ std::optional<Eigen::VectorXd> headScoreGains(const Model& model, const WConfigu
     // A linear layer's q and k are unit vectors, a Mamba-2 layer's C and B unnormed: no gains.
     if (c.qkNorm == QkNorm::None || kind == AttentionKind::Cross || c.isImplicit(layer))
         return std::nullopt;
-    const ModelWeights& weights = model.weights();
-    const LayerWeights& w =
-        kind == AttentionKind::Self ? weights.layers[layer] : weights.decoderLayers[layer];
+    const LayerWeights& w = slotWeights(model, layer, Projection::Query, kind);
+    const LayerWeights& keySlot = slotWeights(model, layer, Projection::Key, kind);
     // Llama 4 normalises q and k on its RoPE layers only.
     if (w.queryNorm.gamma.empty() || w.keyNorm.gamma.empty()) return std::nullopt;
     const int kvHead = pairing == GqaPairing::Modulo ? head % c.kvHeads : head / c.kvGroup();
     const int dk = c.headDim;
     // The gains a slot filled from `source` carries: per head the norm's d_k weights, over the
     // whole projection the slice of the head whose projection fills the slot.
-    auto gainsOf = [&](Projection source) -> Eigen::VectorXd {
+    auto gainsOf = [&](Projection source, const LayerWeights& slot) -> Eigen::VectorXd {
         if (source == Projection::Value) return Eigen::VectorXd::Ones(dk);
         const bool query = source == Projection::Query;
-        const VectorView& gamma = (query ? w.queryNorm : w.keyNorm).gamma;
+        const VectorView& gamma = (query ? slot.queryNorm : slot.keyNorm).gamma;
         const int first = c.qkNorm == QkNorm::Whole ? (query ? head : kvHead) * dk : 0;
         Eigen::VectorXd g(dk);
         for (int i = 0; i < dk; ++i) g(i) = gamma[first + i];
         return g;
     };
-    return gainsOf(config.querySource).cwiseProduct(gainsOf(config.keySource));
+    return gainsOf(config.querySource, w).cwiseProduct(gainsOf(config.keySource, keySlot));
 }
 
 MatrixView headOutputRows(const Model& model, int layer, int head, AttentionKind kind) {

@@ -192,6 +192,9 @@ class Backend {
     // as wide as a row, each block scaled by its own part (Mamba-2's norm per group).
     virtual void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, float eps,
                               Tensor& y) = 0;
+    // Activation sparsity (Gemma 3n): y := relu(x − (mean + z·std)) of each row, its mean and
+    // biased standard deviation; keeps about the share of a row above the normal's z quantile.
+    virtual void gaussianTopK(const Tensor& x, float z, Tensor& y) = 0;
     // In place: GELU (tanh or exact) or ReLU. The gated kinds are glu().
     virtual void activate(Tensor& x, Activation activation) = 0;
     // up = act(gate) * up for a gated activation: SwiGlu (silu), GeluTanhGlu, GeluGlu (exact) or

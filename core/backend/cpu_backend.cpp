@@ -61,6 +61,16 @@ CpuTensor& cpu(Tensor& t) { return static_cast<CpuTensor&>(t); }
 constexpr int kElementGrain = 16384;
 constexpr int kRowGrain = 16;
 
+// A row's mean and (biased) variance, summed in double.
+std::pair<double, double> rowMoments(const float* in, int n) {
+    double mean = 0.0;
+    for (int i = 0; i < n; ++i) mean += in[i];
+    mean /= n;
+    double var = 0.0;
+    for (int i = 0; i < n; ++i) var += (in[i] - mean) * (in[i] - mean);
+    return {mean, var / n};
+}
+
 class CpuBackend final : public Backend {
   public:
     explicit CpuBackend(int threads) : m_pool(threads) {
@@ -152,15 +162,25 @@ class CpuBackend final : public Backend {
             for (int r = first; r < last; ++r) {
                 const float* in = cpu(x).data() + r * n;
                 float* out = cpu(y).data() + r * n;
-                double mean = 0.0;
-                for (int i = 0; i < n; ++i) mean += in[i];
-                mean /= n;
-                double var = 0.0;
-                for (int i = 0; i < n; ++i) var += (in[i] - mean) * (in[i] - mean);
-                var /= n;
+                const auto [mean, var] = rowMoments(in, n);
                 const float inv = static_cast<float>(1.0 / std::sqrt(var + eps));
                 const float m = static_cast<float>(mean);
                 for (int i = 0; i < n; ++i) out[i] = (in[i] - m) * inv * g[i] + (b ? b[i] : 0.0f);
+            }
+        });
+    }
+
+    void gaussianTopK(const Tensor& x, float z, Tensor& y) override {
+        m_shapes.gaussianTopK(x, y);
+        const int n = x.cols();
+        split(x.rows(), kRowGrain, [&](int first, int last) {
+            for (int r = first; r < last; ++r) {
+                const float* in = cpu(x).data() + r * n;
+                float* out = cpu(y).data() + r * n;
+                const auto [mean, var] = rowMoments(in, n);
+                const float cutoff =
+                    static_cast<float>(mean) + static_cast<float>(std::sqrt(var)) * z;
+                for (int i = 0; i < n; ++i) out[i] = std::max(in[i] - cutoff, 0.0f);
             }
         });
     }

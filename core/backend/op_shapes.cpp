@@ -43,6 +43,10 @@ void OpShapes::rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma,
             "rmsNormHeads");
 }
 
+void OpShapes::gaussianTopK(const Tensor& x, const Tensor& y) const {
+    require(sameShape(x, y), "gaussianTopK");
+}
+
 void OpShapes::normalizeHeads(const Tensor& x, int headDim, const Tensor& y) const {
     require(sameShape(x, y) && inHeads(x, headDim), "normalizeHeads");
 }

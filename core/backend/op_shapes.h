@@ -18,6 +18,7 @@ class OpShapes {
     void rmsNorm(const Tensor& x, const Tensor& gamma, const Tensor& y) const;
     void rmsNormHeads(const Tensor& x, int headDim, const Tensor& gamma, const Tensor& y) const;
     void normalizeHeads(const Tensor& x, int headDim, const Tensor& y) const;
+    void gaussianTopK(const Tensor& x, const Tensor& y) const;
     void rope(const Tensor& x, int headDim, int rotaryDims, int firstPosition,
               const Tensor& y) const;
     void causalConv(const Tensor& x, const Tensor& taps, const Tensor* bias, const Tensor& y) const;

@@ -107,6 +107,11 @@ std::vector<T> listOf(const ConfigReader& reader, const nlohmann::json* v, const
 
 }  // namespace
 
+bool ConfigReader::isList(const char* key) const {
+    const nlohmann::json* v = find(key);
+    return v && v->is_array();
+}
+
 std::vector<double> ConfigReader::numbers(const char* key) const {
     return listOf<double>(*this, find(key), key, "numbers", [](const nlohmann::json& e) {
         return e.is_number() && std::isfinite(e.get<double>());

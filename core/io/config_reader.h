@@ -42,6 +42,7 @@ class ConfigReader {
     // A nested object ("rope_scaling", "text_config") as a reader of its own whose errors name
     // the key; nullopt when absent or null. It refers to this reader's document.
     std::optional<ConfigReader> object(const char* key) const;
+    bool isList(const char* key) const;                  // present and a list
     std::vector<double> numbers(const char* key) const;  // a list of numbers
     // A list of numbers that may hold ±infinity, spelled {"__float__": "Infinity"} (transformers
     // v5) or, before withNonFiniteFloatsSpelled, Infinity.

@@ -43,9 +43,22 @@ bool implicitApplies(const LayerKind& kind, const WConfiguration& config) {
            config.keySource != Projection::Value && valuesFit;
 }
 
+// A layer that attends over another layer's keys and values has only W_Q of its own: its query
+// slot takes nothing else. The configuration applies where the keys and values are computed.
+bool sharedKeyValuesApply(const Architecture& c, const WConfiguration& config) {
+    return !c.sharesKeyValues() || config.querySource == Projection::Query;
+}
+
+int firstSharingLayer(const Architecture& c) {
+    for (int l = 0; l < c.layers; ++l)
+        if (c.kindOf(l).keyValueSource >= 0) return l;
+    return -1;
+}
+
 }  // namespace
 
 bool configurationApplies(const Architecture& c, const WConfiguration& config) {
+    if (!sharedKeyValuesApply(c, config)) return false;
     if (c.bilinearHeads) return ownSlots(config) && !config.normalizeKeys;
     if (firstImplicitLayer(c, config, implicitApplies)) return false;
     return !c.latent.present() || latentApplies(config);
@@ -53,6 +66,15 @@ bool configurationApplies(const Architecture& c, const WConfiguration& config) {
 
 std::string configurationRefusal(const Architecture& c, const WConfiguration& config) {
     if (configurationApplies(c, config)) return {};
+    if (!sharedKeyValuesApply(c, config)) {
+        const int l = firstSharingLayer(c);
+        return "configuration " + config.name() + " is not defined here: layer " +
+               std::to_string(l) + " attends over layer " +
+               std::to_string(c.kindOf(l).keyValueSource) +
+               "'s keys and values and has only W_Q of its own, so its query slot cannot take "
+               "W_K or W_V; configurations apply in the layers that compute keys and values "
+               "(learned, shared-qk, tied-kv, single-w and the score options do)";
+    }
     if (c.bilinearHeads)
         return ("configuration " + config.name() +
                 " is not defined for a full-bilinear model: each head scores with one " +

@@ -52,6 +52,39 @@ struct LayerKind {
     // DeepSeek sparse attention: the layer has no indexer of its own and attends to the keys
     // the previous layer's indexer kept (GLM-5's "shared" indexer layers).
     bool reusesKeys = false;
+    // Gemma 3n's KV-shared layers: the layer computes only its queries and attends over the keys
+    // and values (normed and rotated) that layer keyValueSource computed, with its own mask.
+    // -1: it computes its own.
+    int keyValueSource = -1;
+    // Activation sparsity (Gemma 3n): the MLP's gate keeps what exceeds its row's mean by this
+    // many standard deviations, gate := relu(gate − (mean + z·std)), before the activation;
+    // 0: none.
+    float gateCutoff = 0.0f;
+};
+
+// Gemma 3n's AltUp: the residual stream is `count` streams of d_model. The first is the scaled
+// token embedding, the others its projections rescaled to its RMS. Each layer predicts every
+// stream from all of them (coefficients from its router), runs the attention and MLP on the
+// active one, corrects every stream by the active one's change (coefficients again) and adds its
+// per-layer input to the others; at the end the others are projected back, rescaled and the
+// streams averaged. 0: one stream, the usual residual.
+struct ResidualStreams {
+    int count = 0;
+    int active = 0;
+    // altup_correct_scale: the corrected active stream times a learned gain (per d_model
+    // column) before it gates the per-layer input.
+    bool gainBeforeGate = true;
+    bool present() const { return count > 1; }
+};
+
+// Gemma 3n's per-layer inputs: a `width`-wide vector per token and layer from a table of its
+// own (rows for ids below `vocab`, row 0 above), added to a normed projection of the token
+// embedding; each layer gates it with its active stream and adds its projection to the other
+// streams. 0: none.
+struct PerLayerInputs {
+    int width = 0;
+    int vocab = 0;
+    bool present() const { return width > 0; }
 };
 
 // Gated DeltaNet's layers (Qwen3.5, Qwen3-Next): a short causal convolution of `convKernel` taps
@@ -250,6 +283,10 @@ struct Architecture {
     // d_model x d_model W_h, its key projection the identity (headDim = d_model), its values
     // valueDim = d_k wide. No W_Q or W_K exists to share or tie (configurationApplies).
     bool bilinearHeads = false;
+    ResidualStreams streams;        // Gemma 3n's AltUp
+    PerLayerInputs perLayerInputs;  // Gemma 3n's
+    // LAuReL (Gemma 3n): beside each attention, x + norm(up(down x)) of this rank; 0: none.
+    int laurelRank = 0;
     // One per layer once read (validation fills it from slidingWindow when a reader left it
     // empty: every layer local when a window is set).
     std::vector<LayerKind> layerKinds;
@@ -329,6 +366,17 @@ struct Architecture {
         return count;
     }
     int valueWidth() const { return valueDim > 0 ? valueDim : headDim; }
+    // Whether a later layer attends over layer l's keys and values (LayerKind::keyValueSource).
+    bool lendsKeyValues(int layer) const {
+        for (int l = layer + 1; l < layers; ++l)
+            if (kindOf(l).keyValueSource == layer) return true;
+        return false;
+    }
+    bool sharesKeyValues() const {
+        for (int l = 0; l < layers; ++l)
+            if (kindOf(l).keyValueSource >= 0) return true;
+        return false;
+    }
     Mixer mixerOf(int layer) const { return kindOf(layer).mixer; }
     // The layer's kind as the command line and the Python module name it: "attention",
     // "attention_sliding", "attention_chunked", "attention_sparse" (an indexer's top-k keys),
@@ -387,7 +435,8 @@ struct Architecture {
     // Gemma 4's global layers add their heads and ", W_V = W_K (tied by the model)".
     std::string describeLayer(int layer) const {
         bool mixed = localRotary.has_value() || headsVaryByLayer() || valueIsKeyLayers() > 0 ||
-                     isHybrid() || queryTemperature.present() || keyIndexer.present();
+                     isHybrid() || queryTemperature.present() || keyIndexer.present() ||
+                     sharesKeyValues();
         for (int l = 0; l < layers; ++l)
             mixed |= windowOf(l) > 0 || chunkOf(l) > 0 ||
                      (positions == Positions::Rotary && !kindOf(l).rotary);
@@ -424,6 +473,16 @@ struct Architecture {
                     (kv == 1 ? " key/value head" : " key/value heads");
         }
         if (kindOf(layer).valueIsKey) text += ", W_V = W_K (tied by the model)";
+        if (const int source = kindOf(layer).keyValueSource; source >= 0)
+            text += ", K and V are layer " + std::to_string(source) + "'s (shared)";
+        else if (lendsKeyValues(layer))
+            text += ", its K and V serve later layers too";
+        if (kindOf(layer).gateCutoff > 0.0f) {
+            char cutoff[80];
+            std::snprintf(cutoff, sizeof cutoff, ", MLP gate above its mean + %.4g std only",
+                          static_cast<double>(kindOf(layer).gateCutoff));
+            text += cutoff;
+        }
         if (warmsQueries(layer)) {
             char temperature[112];
             const std::string at = queryTemperature.offset
@@ -479,6 +538,31 @@ struct Architecture {
             text += ", beside a shared MLP " + std::to_string(moe.sharedWidth) + " wide" +
                     (moe.sharedGated ? " (gated per token)" : "");
         return text;
+    }
+    // "4 AltUp streams (stream 0 computes), LAuReL of rank 8, per-layer inputs 16 wide"; "" for
+    // one residual stream.
+    std::string describeStreams() const {
+        if (!streams.present()) return {};
+        std::string text = std::to_string(streams.count) + " AltUp streams (stream " +
+                           std::to_string(streams.active) + " computes)";
+        if (laurelRank > 0) text += ", LAuReL of rank " + std::to_string(laurelRank);
+        if (perLayerInputs.present())
+            text += ", per-layer inputs " + std::to_string(perLayerInputs.width) + " wide";
+        return text;
+    }
+    // "layers 2, 3 attend over layers 0, 1's keys and values"; "" where every layer computes its
+    // own.
+    std::string describeSharedKeyValues() const {
+        std::string sharing, sources;
+        for (int l = 0; l < layers; ++l)
+            if (const int source = kindOf(l).keyValueSource; source >= 0) {
+                sharing += (sharing.empty() ? "" : ", ") + std::to_string(l);
+                sources += (sources.empty() ? "" : ", ") + std::to_string(source);
+            }
+        if (sharing.empty()) return {};
+        const bool one = sharing.find(',') == std::string::npos;
+        return (one ? "layer " : "layers ") + sharing + " attend" + (one ? "s" : "") +
+               " over layer" + (one ? " " : "s ") + sources + "'s keys and values";
     }
     // "queries through a rank-1536 latent, keys and values from a rank-512 one; per head 128 +
     // 64 rotary dims (one rotary key for every head), values 128"; "" without latent attention.

@@ -63,6 +63,13 @@ DeviceModel::DeviceModel(const ModelWeights& weights, Backend& backend) {
         decoderLayers.push_back(bindLayer(layer, backend));
     decoderEmbeddingNorm = bindNorm(weights.decoderEmbeddingNorm, backend);
     decoderFinalNorm = bindNorm(weights.decoderFinalNorm, backend);
+    const StreamPartsOf<HostParts>& streams = weights.streamParts;
+    for (const LinearWeights& up : streams.streamUp)
+        streamParts.streamUp.push_back(bindLinear(up, backend));
+    for (const LinearWeights& down : streams.streamDown)
+        streamParts.streamDown.push_back(bindLinear(down, backend));
+    streamParts.perLayerProjection = bindLinear(streams.perLayerProjection, backend);
+    streamParts.perLayerNorm = bindNorm(streams.perLayerNorm, backend);
 }
 
 }  // namespace qkv

@@ -51,6 +51,7 @@ struct DeviceModel {
     std::vector<DeviceLayer> decoderLayers;
     DeviceNorm decoderEmbeddingNorm;
     DeviceNorm decoderFinalNorm;
+    StreamPartsOf<DeviceParts> streamParts;
 };
 
 }  // namespace qkv

@@ -8,6 +8,7 @@
 #include "core/backend/cpu_attention.h"
 #include "core/model/layer_runner.h"
 #include "core/model/relative_position.h"
+#include "core/model/residual_streams.h"
 #include "core/util/memory.h"
 
 namespace qkv {
@@ -126,7 +127,9 @@ std::uint64_t stackBytes(const Architecture& c, const CaptureSelection& capture,
     const std::uint64_t trace =
         attentionBlocks * (c.layers * std::max(n, keys) * qkvCols * f +
                            capturedHeads(c, capture) * matrices * cells * f);
-    const std::uint64_t width = 4ull * c.dModel + 2 * qkvCols + headCols + 2ull * c.dFF;
+    const std::uint64_t width = (4ull + 2 * c.streams.count) * c.dModel + 2 * qkvCols + headCols +
+                                2ull * c.dFF +
+                                static_cast<std::uint64_t>(c.layers) * c.perLayerInputs.width;
     const std::uint64_t workers = std::max(1u, std::thread::hardware_concurrency());
     const std::uint64_t scratch = wholeScores ? 2 * cells : kAttentionQueryBlock * keys;
     return trace + n * width * f + workers * scratch * f;
@@ -207,7 +210,7 @@ bool ForwardPass::canKeepPrefix(const ForwardRequest& request) const {
     return c.causal && !c.isEncoderDecoder() && c.relativeBuckets == 0 &&
            request.tokenTypes.empty() && !c.hasMixer(Mixer::GatedDeltaNet) &&
            !c.hasMixer(Mixer::Mamba2) && !c.hasMixer(Mixer::ShortConv) && !c.besideMamba &&
-           !c.keyIndexer.present();
+           !c.keyIndexer.present() && !c.streams.present() && !c.sharesKeyValues();
 }
 
 ForwardResult ForwardPass::runAfter(const ForwardRequest& request, const ForwardResult& earlier,
@@ -253,7 +256,7 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
 
     const auto bias = positionBias(be, c, weights.relativeBias, n, true);
     if (prefix.keep) prefix.keep->clear();
-    const LayerRunner runner(be, c, request, bias.get(), prefix);
+    LayerRunner runner(be, c, request, bias.get(), prefix);
     ForwardResult result{AttentionTrace(n, c.mostHeads()), {}, {}, {}};
     result.trace.setHasSinks(c.attentionSinks);
     // Backends may fill the traces after run() queued the copies: their buffers must not move.
@@ -261,6 +264,12 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
     // With a kept prefix, x holds the later tokens' rows only.
     auto x = embedded(runner, weights, weights.positionEmbedding, m_device.embeddingProjection,
                       m_device.embeddingNorm, request.ids, request.tokenTypes, kept);
+    std::unique_ptr<Tensor> perLayer;
+    if (c.perLayerInputs.present()) {
+        perLayer = perLayerInputs(runner, weights, m_device, request.ids, *x);
+        runner.usePerLayerInputs(perLayer.get());
+    }
+    if (c.streams.present()) x = streamsFrom(runner, m_device, *x);
     auto h = be.create(x->rows(), c.dModel);
     // Without logits nothing reads a (decoder-only) model's last layer's output.
     const bool outputRead =
@@ -275,6 +284,7 @@ ForwardResult ForwardPass::compute(const ForwardRequest& request, const ForwardR
             runner.traceOnly(l, m_device.layers[l], *x, *h, traced);
         step(l + 1);
     }
+    if (c.streams.present() && outputRead) x = mergedStreams(runner, m_device, *x);
     if (!c.isEncoderDecoder()) {
         if (request.logits != LogitsMode::None && m_device.lmHead.weight)
             queueLogits(runner, m_device, m_device.finalNorm, std::move(x), request.logits,

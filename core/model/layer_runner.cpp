@@ -39,6 +39,10 @@ AttentionLayout LayerRunner::layoutOf(int l) const {
 
 void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, LayerTrace& traced,
                       const Tensor* encoded, LayerTrace* crossTraced) const {
+    if (m_c.streams.present()) {  // x holds the streams one after another
+        runStreams(l, layer, x, traced);
+        return;
+    }
     const AttentionBlock cross = AttentionBlock::cross(layer);
     if (m_c.parallelResidual) {  // x + attn(ln1 x) + mlp(ln2 x)
         norm(layer.attentionNorm, x, h);
@@ -73,7 +77,7 @@ void LayerRunner::run(int l, const DeviceLayer& layer, Tensor& x, Tensor& h, Lay
 void LayerRunner::traceOnly(int l, const DeviceLayer& layer, Tensor& x, Tensor& h,
                             LayerTrace& traced) const {
     const bool routed = !layer.experts.empty();
-    if (routed && !m_c.preNorm) {
+    if ((routed && !m_c.preNorm) || m_c.streams.present()) {
         run(l, layer, x, h, traced);
         return;
     }
@@ -246,22 +250,32 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
         warmedQueries = warmed(m_be, *q, m_c.queryTemperature, kept);
         q = warmedQueries.get();
     }
-    Tensor& positionedKeys = positioned(config.keySource, keys);
-    Tensor* v = &source(config.valueSource, keys);
-    std::unique_ptr<Tensor> normedValues;  // Gemma 4: whatever fills the value slot
-    if (const DeviceNorm* n = block.valueSlotNorm()) {
-        normedValues = m_be.create(v->rows(), v->cols());
-        m_be.rmsNormHeads(*v, layout.valueWidth(), *n->gamma, m_c.normEps, *normedValues);
-        v = normedValues.get();
+    Tensor *k = nullptr, *v = nullptr;  // traced as used
+    std::unique_ptr<Tensor> normedValues, unitKeys;
+    if (const int lender = cross ? -1 : m_c.kindOf(l).keyValueSource; lender >= 0) {
+        const auto lent = m_lentKeyValues.find(lender);
+        if (lent == m_lentKeyValues.end())
+            throw Error("internal error: layer " + std::to_string(lender) +
+                        " kept no keys and values for layer " + std::to_string(l));
+        k = lent->second.first.get();
+        v = lent->second.second.get();
+    } else {
+        Tensor& positionedKeys = positioned(config.keySource, keys);
+        v = &source(config.valueSource, keys);
+        if (const DeviceNorm* n = block.valueSlotNorm()) {  // whatever fills the value slot
+            normedValues = m_be.create(v->rows(), v->cols());
+            m_be.rmsNormHeads(*v, layout.valueWidth(), *n->gamma, m_c.normEps, *normedValues);
+            v = normedValues.get();
+        }
+        // Reformer's unit keys, after rotary positions, in a tensor of their own: under shared-qk
+        // the Q slot holds the same projection un-normalised. Applies to cross-attention too.
+        if (config.normalizeKeys) {
+            unitKeys = m_be.create(positionedKeys.rows(), positionedKeys.cols());
+            m_be.normalizeHeads(positionedKeys, headDim, kNormalizeHeadsEps, *unitKeys);
+        }
+        k = unitKeys ? unitKeys.get() : &positionedKeys;
+        if (!cross && m_c.lendsKeyValues(l)) m_lentKeyValues[l] = {copyOf(*k), copyOf(*v)};
     }
-    // Reformer's unit keys, after rotary positions, in a tensor of their own: under shared-qk
-    // the Q slot holds the same projection un-normalised. Applies to cross-attention too.
-    std::unique_ptr<Tensor> unitKeys;
-    if (config.normalizeKeys) {
-        unitKeys = m_be.create(positionedKeys.rows(), positionedKeys.cols());
-        m_be.normalizeHeads(positionedKeys, headDim, kNormalizeHeadsEps, *unitKeys);
-    }
-    Tensor* k = unitKeys ? unitKeys.get() : &positionedKeys;  // traced as used
     std::unique_ptr<Tensor> whole[3];  // every token's q, k, v: kept rows, then the new ones
     if (kept > 0) {
         if (static_cast<int>(m_kept.vectors->size()) <= l)
@@ -314,6 +328,12 @@ std::unique_ptr<Tensor> LayerRunner::attend(int l, const AttentionBlock& block,
     return project ? linear(block.output, *attended) : nullptr;
 }
 
+std::unique_ptr<Tensor> LayerRunner::copyOf(const Tensor& t) const {
+    auto copy = m_be.create(t.rows(), t.cols());
+    m_be.copyRows(t, 0, t.rows(), *copy, 0);
+    return copy;
+}
+
 std::unique_ptr<Tensor> LayerRunner::withKeptRows(const Tensor& earlier,
                                                   const Tensor& added) const {
     const int kept = m_kept.tokens;
@@ -328,9 +348,7 @@ std::unique_ptr<Tensor> LayerRunner::withKeptRows(const Tensor& earlier,
 std::unique_ptr<Tensor> LayerRunner::keptCopy(std::unique_ptr<Tensor>& owned,
                                               const Tensor& used) const {
     if (owned.get() == &used) return std::move(owned);
-    auto copy = m_be.create(used.rows(), used.cols());
-    m_be.copyRows(used, 0, used.rows(), *copy, 0);
-    return copy;
+    return copyOf(used);
 }
 
 AttentionCapture LayerRunner::captureInto(int l, int n, int keys, int kept,

@@ -3,6 +3,7 @@
 // description (Architecture) decides norms, residuals, positions and the attention's scale, cap
 // and window; the request's W configuration decides which projection fills each slot, in every
 // attention block — self-attention, and a decoder layer's cross-attention.
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -110,6 +111,9 @@ class LayerRunner {
 
     void norm(const DeviceNorm& n, const Tensor& x, Tensor& y) const;
 
+    // Gemma 3n's per-layer inputs of every token (n x layers·width), which its layers read.
+    void usePerLayerInputs(const Tensor* inputs) { m_perLayerInputs = inputs; }
+
     std::unique_ptr<Tensor> linear(const DeviceLinear& l, const Tensor& x) const;
 
   private:
@@ -147,6 +151,14 @@ class LayerRunner {
                                    const Tensor& keys, const KeyMask& mask, const Tensor* bias,
                                    LayerTrace& traced, bool project = true) const;
 
+    // Gemma 3n's layer over its AltUp streams (residual_streams.cpp); `streams` holds them one
+    // after another, n rows each.
+    void runStreams(int l, const DeviceLayer& layer, Tensor& streams, LayerTrace& traced) const;
+    // Its MLP: the gated MLP with the gate's activation sparsity (LayerKind::gateCutoff).
+    std::unique_ptr<Tensor> sparseGatedMlp(int l, const DeviceLayer& layer, const Tensor& x) const;
+
+    std::unique_ptr<Tensor> copyOf(const Tensor& t) const;
+
     // The kept tokens' rows (of the earlier forward's tensor) followed by `added`'s.
     std::unique_ptr<Tensor> withKeptRows(const Tensor& earlier, const Tensor& added) const;
 
@@ -173,6 +185,11 @@ class LayerRunner {
     // in order, so they are the previous layer's.
     mutable std::vector<std::vector<int>> m_selectedKeys;
     mutable std::unique_ptr<Tensor> m_selectionBias;
+    // The keys and values (as attended: normed, rotated) of the layers later layers share them
+    // from (LayerKind::keyValueSource), by layer.
+    mutable std::map<int, std::pair<std::unique_ptr<Tensor>, std::unique_ptr<Tensor>>>
+        m_lentKeyValues;
+    const Tensor* m_perLayerInputs = nullptr;
 };
 
 }  // namespace qkv

@@ -109,6 +109,8 @@ const std::vector<ModelFamily>& modelFamilies() {
         families::deepseek(),
         families::gemma4(),
         families::gemma4Multimodal(),
+        families::gemma3nText(),
+        families::gemma3n(),
         families::qwen3_5(),
         families::qwen3_5Multimodal(),
         families::qwen3_5Moe(),

@@ -114,6 +114,8 @@ ModelFamily gptOss();
 ModelFamily deepseek();
 ModelFamily gemma4();
 ModelFamily gemma4Multimodal();
+ModelFamily gemma3nText();
+ModelFamily gemma3n();
 ModelFamily fullBilinear();
 ModelFamily seedOss();
 ModelFamily ernie4_5();

@@ -119,6 +119,21 @@ struct LayerOf {
     // Falcon-H1: the Mamba-2 mixer beside the attention (Architecture::besideMamba), its C, B and
     // x as its query, key and value; empty elsewhere.
     std::vector<LayerOf<P>> beside;
+    // Gemma 3n's AltUp (Architecture::streams): the router's norm and projection (d_model x
+    // streams; its input divided by d_model), the coefficients that predict each stream from
+    // all (streams² x streams, as stored: [out][in]) and that correct them (streams x streams),
+    // and the active stream's gain (d_model) before the per-layer input's gate.
+    Norm streamRouterNorm;
+    Linear streamRouter;
+    typename P::HostVector predictionCoefficients, correctionCoefficients, streamGain;
+    // LAuReL (Architecture::laurelRank): x + laurelNorm(laurelUp(laurelDown x)) beside the
+    // attention.
+    Linear laurelDown, laurelUp;
+    Norm laurelNorm;
+    // The per-layer input (Architecture::perLayerInputs): its gate (d_model x width), the
+    // projection of act(gate) · input (width x d_model) and that projection's norm.
+    Linear perLayerGate, perLayerProjection;
+    Norm perLayerNorm;
 };
 
 // Calls part(from.x, to.x) for every linear, norm and vector of two layers, in declaration
@@ -187,6 +202,17 @@ void forEachPart(const LayerOf<From>& from, LayerOf<To>& to, Visit&& part) {
     part(from.crossOutput, to.crossOutput);
     to.outputScale = from.outputScale;
     to.xielu = from.xielu;
+    part(from.streamRouterNorm, to.streamRouterNorm);
+    part(from.streamRouter, to.streamRouter);
+    part(from.predictionCoefficients, to.predictionCoefficients);
+    part(from.correctionCoefficients, to.correctionCoefficients);
+    part(from.streamGain, to.streamGain);
+    part(from.laurelDown, to.laurelDown);
+    part(from.laurelUp, to.laurelUp);
+    part(from.laurelNorm, to.laurelNorm);
+    part(from.perLayerGate, to.perLayerGate);
+    part(from.perLayerProjection, to.perLayerProjection);
+    part(from.perLayerNorm, to.perLayerNorm);
     to.beside.resize(from.beside.size());
     for (size_t b = 0; b < from.beside.size(); ++b) forEachPart(from.beside[b], to.beside[b], part);
 }
@@ -202,6 +228,17 @@ using ExpertWeights = ExpertOf<HostParts>;
 using LatentAttentionWeights = LatentAttentionOf<HostParts>;
 using RecurrentMixerWeights = RecurrentMixerOf<HostParts>;
 using LayerWeights = LayerOf<HostParts>;
+
+// The model's own parts of Gemma 3n's AltUp and per-layer inputs: the projections that make the
+// streams after the first from the token embedding (streams − 1 of d_model x d_model) and take
+// them back at the end, and the projection of the token embedding to every layer's input
+// (d_model x layers·width, its output times d_model^-½) with the norm of each width-wide part.
+template <class P>
+struct StreamPartsOf {
+    std::vector<typename P::Linear> streamUp, streamDown;
+    typename P::Linear perLayerProjection;
+    typename P::Norm perLayerNorm;
+};
 
 struct ModelWeights {
     MatrixView tokenEmbedding;  // vocab x token width (d_model unless projected), row-major
@@ -223,6 +260,10 @@ struct ModelWeights {
     MatrixView decoderPositionEmbedding;  // Marian: the encoder's table; BART: its own
     NormWeights decoderEmbeddingNorm;     // BART
     NormWeights decoderFinalNorm;
+    // Gemma 3n: the per-layer input table (per-layer vocab x layers·width, scaled on lookup by
+    // √width) and the streams' parts.
+    MatrixView perLayerEmbedding;
+    StreamPartsOf<HostParts> streamParts;
     MatrixView relativeBias;         // T5: buckets x heads, the encoder's self-attention
     MatrixView decoderRelativeBias;  // T5: buckets x heads, the decoder's self-attention
 };

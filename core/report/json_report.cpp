@@ -206,6 +206,19 @@ nlohmann::ordered_json modelInfoJson(const Model& model) {
         for (int l = 0; l < c.layers; ++l) kinds.push_back(c.describeLayer(l));
         doc["layer_kinds"] = kinds;
     }
+    if (c.sharesKeyValues()) {  // per layer: whose keys and values it attends over (null: its own)
+        nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+        for (int l = 0; l < c.layers; ++l) {
+            const int source = c.kindOf(l).keyValueSource;
+            sources.push_back(source >= 0 ? nlohmann::ordered_json(source) : nullptr);
+        }
+        doc["kv_source_layer"] = sources;
+    }
+    if (c.streams.present())
+        doc["residual_streams"] = {{"count", c.streams.count},
+                                   {"active", c.streams.active},
+                                   {"laurel_rank", c.laurelRank},
+                                   {"per_layer_input_width", c.perLayerInputs.width}};
     if (c.expertLayers() > 0) {
         nlohmann::ordered_json layers = nlohmann::ordered_json::array();
         for (int l = 0; l < c.layers; ++l)

@@ -26,10 +26,13 @@ bool groupedQuery(const Architecture& a) { return a.kvHeads != a.heads; }
 
 // Every attention block in the model: a layer's self-attention, and a decoder layer's
 // cross-attention too.
-// The modules with q_proj: a hybrid's softmax layers, an encoder-decoder's three kinds.
+// The modules with q_proj: a hybrid's softmax layers, an encoder-decoder's three kinds. Layers
+// that attend over another layer's keys and values (Gemma 3n) have no k_proj in transformers:
+// a configuration applies where the keys and values are computed, and only there.
 int attentionBlocks(const Architecture& a) {
     int blocks = 2 * a.decoderLayers;
-    for (int l = 0; l < a.layers; ++l) blocks += a.mixerOf(l) == Mixer::Attention;
+    for (int l = 0; l < a.layers; ++l)
+        blocks += a.mixerOf(l) == Mixer::Attention && a.kindOf(l).keyValueSource < 0;
     return blocks;
 }
 
@@ -183,7 +186,10 @@ void writeTying(std::ostream& out, const WConfiguration& config, const Architect
         << "    for target, tensor in zip(slot, source):\n"
         << "        target.copy_(tensor)\n\n\n";
     const int blocks = attentionBlocks(a);
-    out << "blocks = [m for m in model.modules() if hasattr(m, \"" << layout.query << "\")]\n"
+    const std::string computesKeys =
+        a.sharesKeyValues() ? std::string(" and hasattr(m, \"") + layout.key + "\")" : "";
+    out << "blocks = [m for m in model.modules() if hasattr(m, \"" << layout.query << "\")"
+        << computesKeys << "]\n"
         << "assert len(blocks) == " << blocks << ", f\"found {len(blocks)} attention blocks, "
         << "expected " << blocks << "\"\n"
         << "with torch.no_grad():\n"

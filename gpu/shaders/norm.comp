@@ -1,8 +1,9 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "push_constants.h"
-// Row-wise LayerNorm (mean, then variance about it; beta optional), RMSNorm or unit vector (a
-// head's key under normalizeHeads: each head is a row of headDim), one workgroup per row.
+// Row-wise LayerNorm (mean, then variance about it; beta optional), RMSNorm, unit vector (a
+// head's key under normalizeHeads: each head is a row of headDim) or activation sparsity's
+// Gaussian top-k (LayerNorm's mean and deviation, then a cutoff), one workgroup per row.
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer X { float x[]; };
@@ -33,7 +34,7 @@ void main() {
     const uint base = r * p.cols;
     const uint lid = gl_LocalInvocationIndex;
     const uint size = gl_WorkGroupSize.x;
-    if (p.kind != QKV_NORM_LAYER) {
+    if (p.kind == QKV_NORM_RMS || p.kind == QKV_NORM_UNIT) {
         float squares = 0.0;
         for (uint i = lid; i < p.cols; i += size) squares += x[base + i] * x[base + i];
         const float total = sumOverWorkgroup(squares);
@@ -59,6 +60,13 @@ void main() {
     for (uint i = lid; i < p.cols; i += size) {
         const float d = (x[base + i] - pivot) - shiftedMean;
         deviations += d * d;
+    }
+    if (p.kind == QKV_NORM_GAUSSIAN_TOPK) {  // eps carries z
+        const float spread = sqrt(sumOverWorkgroup(deviations) / float(p.cols));
+        const float cutoff = shiftedMean + spread * p.eps;
+        for (uint i = lid; i < p.cols; i += size)
+            y[base + i] = max((x[base + i] - pivot) - cutoff, 0.0);
+        return;
     }
     const float inv = 1.0 / sqrt(sumOverWorkgroup(deviations) / float(p.cols) + p.eps);
     for (uint i = lid; i < p.cols; i += size) {

@@ -65,7 +65,8 @@
     uint gammaBlocks; /* gamma spans this many consecutive rows (1: each row has it all) */
 #define QKV_NORM_LAYER 0u
 #define QKV_NORM_RMS 1u
-#define QKV_NORM_UNIT 2u /* x / sqrt(sum x^2 + eps), no gamma (normalizeHeads) */
+#define QKV_NORM_UNIT 2u          /* x / sqrt(sum x^2 + eps), no gamma (normalizeHeads) */
+#define QKV_NORM_GAUSSIAN_TOPK 3u /* relu(x - (mean + eps * std)): eps carries z, no gamma */
 
 // eltwise.comp: x := op(x[, y]) element by element.
 #define QKV_ELTWISE_PARAMS                                                            \

@@ -280,6 +280,34 @@ void addNormCases(std::vector<OpCase>& cases) {
     }
 }
 
+// Gemma 3n's activation sparsity: relu(x − (mean + z·std)) per row, at its 0.95 quantile and a
+// small z; a constant row (std 0) keeps nothing, a single column neither. The same reductions as
+// layerNorm's, so its tolerance: an element within that of the cutoff may give 0 on one backend.
+void addGaussianTopKCases(std::vector<OpCase>& cases) {
+    unsigned seed = 190;
+    for (int rows : {1, 9})
+        for (int cols : {1, 37, 300, 16384})
+            for (float z : {1.6448534f, 0.25f}) {
+                const unsigned xSeed = seed++;
+                OpCase c;
+                c.name = "GaussianTopK_" + std::to_string(rows) + "x" + std::to_string(cols) +
+                         "_z" + tag(z);
+                c.description = "gaussianTopK, " + std::to_string(rows) + " x " +
+                                std::to_string(cols) + ", z " + text(z) + ", x in [-2.5, 3.5]" +
+                                (rows > 1 ? " with a constant first row" : "") + "; seed " +
+                                std::to_string(xSeed);
+                c.run = [=](Backend& be) {
+                    const auto x = normInput(rows, cols, xSeed);
+                    auto xt = be.upload(x.data(), rows, cols);
+                    auto y = be.create(rows, cols);
+                    be.gaussianTopK(*xt, z, *y);
+                    return download(be, *y);
+                };
+                c.tolerance = kNorm;
+                cases.push_back(std::move(c));
+            }
+}
+
 // Rows of heads side by side; the first row's second head is zero and must stay zero.
 // With Reformer's eps (a zero head stays zero) and Gated DeltaNet's 1e-6.
 void addNormalizeHeadsCases(std::vector<OpCase>& cases) {
@@ -835,6 +863,7 @@ std::vector<OpCase> buildCases() {
     addCompactLinearCases(cases);
     addSplitWeightCases(cases);
     addNormCases(cases);
+    addGaussianTopKCases(cases);
     addNormalizeHeadsCases(cases);
     addRmsNormHeadsCases(cases);
     addActivationCases(cases);

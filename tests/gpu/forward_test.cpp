@@ -359,13 +359,17 @@ TEST_P(VulkanForward, CapturesOnlyTheSelectedHeads) {
     // is decided on the host from the router's logits. Without logits a last layer that routes
     // skips everything after its router, whose wait is then the forward's last: the closing
     // synchronize() finds nothing left to submit. A sparse attention layer's indexer waits once
-    // too: its keys are chosen on the host from the indexer's queries, keys and weights.
+    // too: its keys are chosen on the host from the indexer's queries, keys and weights. AltUp's
+    // streams (Gemma 3n) wait where they start (rescaled on the host) and twice in every layer,
+    // whose router's coefficients are computed on the host, as routing is.
     const Architecture& c = model->architecture();
     const unsigned closing = c.kindOf(c.layers - 1).experts ? 0u : 1u;
     int indexers = 0;
     for (int l = 0; l < c.layers; ++l)
         indexers += c.keyIndexer.present() && !c.kindOf(l).reusesKeys;
-    EXPECT_EQ(after.submissions - before.submissions, closing + c.expertLayers() + indexers);
+    const int streams = c.streams.present() ? 1 + 2 * c.layers : 0;
+    EXPECT_EQ(after.submissions - before.submissions,
+              closing + c.expertLayers() + indexers + streams);
 }
 
 // A model stored in F16/BF16 runs on the device with its weights compact (widened in the GEMM

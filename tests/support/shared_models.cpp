@@ -16,10 +16,7 @@ struct PendingFamily {
 };
 
 // Each entry leaves this list in the commit that makes the family open.
-const std::vector<PendingFamily> kPendingFamilies = {
-    // The 2025-26 softmax families, sparse attention among them.
-    {"gemma3n", "unsupported architecture \"gemma3n_text\""},
-};
+const std::vector<PendingFamily> kPendingFamilies = {};
 
 // Likewise for the GGUF folders of shared/gguf, whose refusal names llama.cpp's architecture.
 const std::vector<PendingFamily> kPendingGgufFamilies = {};

@@ -526,6 +526,31 @@ TEST_F(MainWindowTest, GemmaFourSaysWhereTheModelTiesKeysAndValues) {
                      label->text().contains(QStringLiteral("W_V = W_K (tied by the model)")));
 }
 
+// Gemma 3n's last layers attend over an earlier layer's keys and values: the weight panel says
+// whose, the layer picker's description too, and a layer computing its own says neither.
+TEST_F(MainWindowTest, GemmaThreeNSaysWhichLayersKeysAndValuesASharedLayerAttendsOver) {
+    QKV_REQUIRE_SHARED(shared);
+    ASSERT_TRUE(open(modelPath(shared, "gemma3n-random-tiny")));
+    ASSERT_TRUE(type(QStringLiteral("#2 268 463 498 92 162 465 209 107")));
+    window->showTab(MainWindow::Tab::Head);
+    doc().setHead(2, 1);
+    ASSERT_TRUE(settle());
+    auto noteSays = [&](const QString& text) {
+        for (const QLabel* label : window->weightPanel()->findChildren<QLabel*>())
+            if (label->isVisible() && label->text().contains(text)) return true;
+        return false;
+    };
+    EXPECT_TRUE(noteSays(QStringLiteral("attends over layer 0's keys and values")));
+    EXPECT_TRUE(doc().shownLayerKind(2).contains(QStringLiteral("K and V are layer 0's")))
+        << doc().shownLayerKind(2).toStdString();
+    EXPECT_TRUE(doc().shownLayerKind(0).contains(QStringLiteral("serve later layers")))
+        << doc().shownLayerKind(0).toStdString();
+    keepScreenshot(window.get(), QStringLiteral("gemma3n-shared-kv"));
+    doc().setHead(0, 1);
+    ASSERT_TRUE(settle());
+    EXPECT_FALSE(noteSays(QStringLiteral("Shared keys and values")));
+}
+
 // A GGUF file opens as a model (File ▸ Open GGUF File…, drag and drop and recent models take
 // the file itself) and its heads are shown from token ids.
 TEST_F(MainWindowTest, GgufFileOpensAndShowsItsHeads) {

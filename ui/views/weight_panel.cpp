@@ -212,8 +212,17 @@ void WeightPanel::refresh() {
                                "projection; its values are the key projection itself, taken "
                                "before the key's norm and rotation. Under tied-kv nothing "
                                "changes here."));
+    const int lender = selfLayer ? c.kindOf(d.layer()).keyValueSource : -1;
+    if (lender >= 0)
+        m_formNote->setText(
+            m_formNote->text() + QStringLiteral("\n") +
+            tr("Shared keys and values: this layer computes only its queries and attends over "
+               "layer %1's keys and values, computed there from layer %1's input. W_K and W_V "
+               "here are layer %1's, so M pairs this layer's queries with layer %1's keys; a "
+               "configuration changes them in layer %1.")
+                .arg(lender));
     m_formNote->setVisible(latent || qkNorm || linear || mamba || valueIsKey || warmed ||
-                           c.bilinearHeads);
+                           c.bilinearHeads || lender >= 0);
     m_form->setRowVisible(m_rotary, latent);
     showHeadMetrics();
     showTokenPair();
