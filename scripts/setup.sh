@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libeigen3-dev libopenblas-dev libopenblas0-pthread
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcurl4-openssl-dev libssl-dev
-  libsentencepiece-dev libzip-dev
+  libsentencepiece-dev libzip-dev libsqlite3-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-tqdm
   libvulkan-dev glslc mesa-vulkan-drivers
   libgtest-dev libgmock-dev

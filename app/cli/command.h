@@ -28,6 +28,7 @@ Command downloadCommand();
 Command surveyCommand();
 Command compareCommand();
 Command pythonCommand();
+Command atlasCommand();
 #ifdef QKV_HAS_RENDER
 Command renderCommand();  // needs Qt: built with QKV_BUILD_GUI
 // survey --out's figure (survey_figure.cpp, with Qt).

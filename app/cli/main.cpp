@@ -20,6 +20,7 @@ std::vector<Command> commands() {
     all.push_back(qkv::cli::downloadCommand());
     all.push_back(qkv::cli::surveyCommand());
     all.push_back(qkv::cli::compareCommand());
+    all.push_back(qkv::cli::atlasCommand());
     all.push_back(qkv::cli::pythonCommand());
 #ifdef QKV_HAS_RENDER
     all.push_back(qkv::cli::renderCommand());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/analysis/ov_circuit.h"
+#include "core/analysis/view_digest.h"
 #include "core/util/atomic_file.h"
 #include "core/util/environment.h"
 #include "core/util/error.h"
@@ -21,45 +22,6 @@ namespace qkv {
 namespace {
 
 constexpr char kMagic[8] = {'Q', 'K', 'V', 'W', 'U', 'W', 'E', '1'};
-
-// A view's dtype, shape and elements, in row-major order.
-void hashView(Sha256& digest, const MatrixView& v) {
-    const std::string shape = std::string(elementTypeName(v.type)) + " " + std::to_string(v.rows) +
-                              "x" + std::to_string(v.cols) + ";";
-    digest.update(shape);
-    const std::size_t elements = static_cast<std::size_t>(v.rows) * v.cols;
-    if (const BlockFormat f = blockFormat(v.type); f.elements > 0) {
-        // A GGUF tensor viewed whole: its blocks, as stored (transposed: a Linear weight, the
-        // untied output head, whose every element at() would decode a whole block).
-        const bool rowMajor = v.colStride == 1 && v.rowStride == v.cols;
-        const bool colMajor = v.rowStride == 1 && v.colStride == v.rows;
-        if (v.origin == 0 && (rowMajor || colMajor)) {
-            if (!rowMajor) digest.update("T");
-            digest.update(v.data, elements / f.elements * f.bytes);
-            return;
-        }
-        std::vector<float> column(v.rows);  // otherwise its values, a column at a time
-        for (int c = 0; c < v.cols; ++c) {
-            for (int r = 0; r < v.rows; ++r) column[r] = v.at(r, c);
-            digest.update(column.data(), column.size() * sizeof(float));
-        }
-        return;
-    }
-    const std::size_t bytes = elements * elementBytes(v.type);
-    const bool bytesAsStored = isByteAddressable(v.type);
-    if (bytesAsStored && v.colStride == 1 && v.rowStride == v.cols) {
-        digest.update(v.data, bytes);  // the stored bytes, as they are
-    } else if (bytesAsStored && v.rowStride == 1 && v.colStride == v.rows) {
-        digest.update("T");  // the transpose's bytes (a Linear weight): the same information
-        digest.update(v.data, bytes);
-    } else {
-        for (int r = 0; r < v.rows; ++r)
-            for (int c = 0; c < v.cols; ++c) {
-                const float f = v.at(r, c);
-                digest.update(&f, sizeof f);
-            }
-    }
-}
 
 // Each tensor's own digest (the embedding and the output head, 1 GB each on an 8B model, on
 // threads of their own), then one digest of those.

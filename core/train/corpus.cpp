@@ -1,11 +1,10 @@
 #include "core/train/corpus.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "core/train/story_grammar.h"
 #include "core/util/error.h"
+#include "core/util/text_file.h"
 
 namespace qkv::train {
 namespace {
@@ -15,37 +14,6 @@ constexpr int kValidationStories = 400;
 constexpr std::uint64_t kTrainSeed = 1;
 constexpr std::uint64_t kValidationSeed = 2;
 constexpr const char* kEndOfText = "<|endoftext|>";
-
-std::string readText(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(file.string() + ": cannot read the corpus file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-std::vector<std::string> split(const std::string& text, bool paragraphs) {
-    std::vector<std::string> documents;
-    std::string current;
-    std::istringstream lines(text);
-    std::string line;
-    auto flush = [&] {
-        if (current.find_first_not_of(" \t\r\n") != std::string::npos) documents.push_back(current);
-        current.clear();
-    };
-    while (std::getline(lines, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        const bool blank = line.find_first_not_of(" \t") == std::string::npos;
-        if (!paragraphs || blank) {
-            if (!paragraphs) current = line;
-            flush();
-        } else {
-            current += current.empty() ? line : "\n" + line;
-        }
-    }
-    flush();
-    return documents;
-}
 
 }  // namespace
 
@@ -58,9 +26,9 @@ std::vector<std::string> builtinValidationStories() {
 }
 
 std::vector<std::string> fileDocuments(const std::filesystem::path& file) {
-    const std::string text = readText(file);
-    std::vector<std::string> documents = split(text, true);
-    if (documents.size() < 20) documents = split(text, false);
+    const std::string text = readTextFile(file, "corpus");
+    std::vector<std::string> documents = splitText(text, true);
+    if (documents.size() < 20) documents = splitText(text, false);
     return documents;
 }
 

@@ -1,0 +1,192 @@
+// qkvlab-cli atlas on the shipped model: the per-head table of a corpus, a run stopped at
+// --max-tokens or killed and then resumed gives the one-shot run's atlas exactly, another
+// corpus is refused for the same file, and bad input is named.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include "tests/cli/cli_run.h"
+#include "tests/support/fixture_writer.h"
+
+namespace qkv {
+namespace {
+
+const std::string kModel = std::string(QKV_RESOURCES_DIR) + "/models/qkv-stories-learned";
+
+// `count` paragraphs; every third repeats an earlier one's words (duplicate and induction cells).
+std::string corpusText(int count) {
+    const char* sentences[] = {"The cat sat on the mat and the dog sat on the rug.",
+                               "Mia gave Tom a red ball because Tom was sad.",
+                               "A bird sang in the tall tree near the old house."};
+    std::string text;
+    for (int i = 0; i < count; ++i) {
+        text += sentences[i % 3];
+        if (i % 3 == 2) text += std::string(" ") + sentences[(i / 3) % 3];
+        text += "\n\n";
+    }
+    return text;
+}
+
+std::filesystem::path writeCorpus(const test::TempDir& dir, int count) {
+    const auto path = dir.path() / "corpus.txt";
+    std::ofstream(path) << corpusText(count);
+    return path;
+}
+
+nlohmann::json show(const std::filesystem::path& atlas) {
+    const test::CliRun r = test::cli({"atlas", "--show", atlas.string(), "--json"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    return r.exitCode == 0 ? r.json() : nlohmann::json{};
+}
+
+// What --show --json says of an atlas but its file's name.
+nlohmann::json contents(const std::filesystem::path& atlas) {
+    nlohmann::json doc = show(atlas);
+    doc.erase("atlas");
+    return doc;
+}
+
+test::CliRun compute(const std::filesystem::path& corpus, const std::filesystem::path& atlas,
+                     std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"atlas", "--model",      kModel,      "--corpus", corpus,
+                                     "--out", atlas.string(), "--backend", "cpu"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return test::cli(args);
+}
+
+TEST(CliAtlas, EveryHeadOfTheShippedModelOverACorpus) {
+    const test::TempDir dir;
+    const auto corpus = writeCorpus(dir, 6);
+    const auto atlas = dir.path() / "atlas.sqlite";
+    const test::CliRun r = compute(corpus, atlas);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("6 documents"), std::string::npos) << r.out;
+    const nlohmann::json doc = show(atlas);
+    EXPECT_EQ(doc["documents"], 6);
+    EXPECT_EQ(doc["sequences"], 6);             // each shorter than the context
+    EXPECT_EQ(doc["options"]["context"], 128);  // the model's context, under the default 256
+    EXPECT_EQ(doc["corpus"], corpus.string());
+    EXPECT_EQ(doc["model_digest"].get<std::string>().size(), 64u);
+    const nlohmann::json& heads = doc["heads"];
+    ASSERT_EQ(heads.size(), 4u * 4u);  // the shipped model: 4 layers of 4 heads
+    for (const nlohmann::json& h : heads) {
+        EXPECT_EQ(h["kind"], "attention");
+        for (const char* share :
+             {"previous_token", "duplicate_token", "induction", "first_token", "self"}) {
+            EXPECT_GE(h[share].get<double>(), 0.0) << share;
+            EXPECT_LE(h[share].get<double>(), 1.0) << share;
+        }
+        EXPECT_GE(h["entropy"].get<double>(), 0.0);
+        EXPECT_GE(h["score_symmetry"].get<double>(), -1.0);
+        EXPECT_LE(h["score_symmetry"].get<double>(), 1.0);
+    }
+    const test::CliRun table = test::cli({"atlas", "--show", atlas.string()});
+    ASSERT_EQ(table.exitCode, 0) << table.err;
+    EXPECT_NE(table.out.find("induct"), std::string::npos) << table.out;
+}
+
+// Stopped at --max-tokens, then run again: the same file as a run of the whole corpus at once,
+// its sums to the last bit (the documents are added in the same order).
+TEST(CliAtlas, AStoppedRunResumesToTheOneShotAtlas) {
+    const test::TempDir dir;
+    const auto corpus = writeCorpus(dir, 9);
+    const auto whole = dir.path() / "whole.sqlite", parts = dir.path() / "parts.sqlite";
+    ASSERT_EQ(compute(corpus, whole).exitCode, 0);
+    const test::CliRun first = compute(corpus, parts, {"--max-tokens", "40"});
+    ASSERT_EQ(first.exitCode, 0) << first.err;
+    EXPECT_NE(first.err.find("stopped at --max-tokens"), std::string::npos) << first.err;
+    const int stopped = show(parts)["documents"];
+    EXPECT_GT(stopped, 0);
+    EXPECT_LT(stopped, 9);
+    const test::CliRun rest = compute(corpus, parts);
+    ASSERT_EQ(rest.exitCode, 0) << rest.err;
+    EXPECT_NE(rest.err.find("resumed after " + std::to_string(stopped) + " documents"),
+              std::string::npos)
+        << rest.err;
+    EXPECT_EQ(contents(parts), contents(whole));
+}
+
+// Killed at any moment (SIGKILL, no chance to save), the file holds the documents of its last
+// save and a second run completes it to the one-shot atlas: wherever the kill lands.
+TEST(CliAtlas, AKilledRunResumesToTheOneShotAtlas) {
+    const test::TempDir dir;
+    const auto corpus = writeCorpus(dir, 60);
+    const auto whole = dir.path() / "whole.sqlite", killed = dir.path() / "killed.sqlite";
+    ASSERT_EQ(compute(corpus, whole).exitCode, 0);
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        execl(QKV_CLI_PATH, QKV_CLI_PATH, "atlas", "--model", kModel.c_str(), "--corpus",
+              corpus.c_str(), "--out", killed.c_str(), "--backend", "cpu",
+              static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // Once the file exists (or the run ended), kill it wherever it is.
+    bool ended = false;
+    for (int i = 0; i < 2000 && !ended && !std::filesystem::exists(killed); ++i) {
+        ended = waitpid(child, nullptr, WNOHANG) == child;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (!ended) {
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+    }
+    const test::CliRun rest = compute(corpus, killed);
+    ASSERT_EQ(rest.exitCode, 0) << rest.err;
+    EXPECT_EQ(contents(killed), contents(whole));
+}
+
+// Without --corpus, the project's own stories (the training lab's 400 validation stories).
+TEST(CliAtlas, TheBuiltInStoriesAreTheDefaultCorpus) {
+    const test::TempDir dir;
+    const auto atlas = dir.path() / "atlas.sqlite";
+    const test::CliRun r = test::cli({"atlas", "--model", kModel, "--out", atlas.string(),
+                                      "--backend", "cpu", "--max-tokens", "300"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json doc = show(atlas);
+    EXPECT_EQ(doc["corpus"], "builtin");
+    EXPECT_GE(doc["tokens"].get<int>(), 300);
+    EXPECT_GT(doc["documents"].get<int>(), 1);
+}
+
+TEST(CliAtlas, AnotherCorpusOrBadInputIsRefusedByName) {
+    const test::TempDir dir;
+    const auto corpus = writeCorpus(dir, 3);
+    const auto atlas = dir.path() / "atlas.sqlite";
+    ASSERT_EQ(compute(corpus, atlas).exitCode, 0);
+    const auto other = dir.path() / "other.txt";
+    std::ofstream(other) << "Another text altogether.\n";
+    const test::CliRun refused = compute(other, atlas);
+    EXPECT_NE(refused.exitCode, 0);
+    EXPECT_NE(refused.err.find("is an atlas of another corpus (digest)"), std::string::npos)
+        << refused.err;
+    const test::CliRun context = compute(corpus, atlas, {"--context", "64"});
+    EXPECT_NE(context.err.find("is an atlas of another options"), std::string::npos) << context.err;
+
+    const auto jsonl = dir.path() / "bad.jsonl";
+    std::ofstream(jsonl) << "{\"text\": \"fine\"}\n{\"title\": \"no text\"}\n";
+    const test::CliRun badLine = compute(jsonl, dir.path() / "x.sqlite");
+    EXPECT_NE(badLine.exitCode, 0);
+    EXPECT_NE(badLine.err.find("JSON line 2 is not an object with a \"text\" string"),
+              std::string::npos)
+        << badLine.err;
+    const auto empty = dir.path() / "empty.txt";
+    std::ofstream(empty) << "\n\n  \n";
+    EXPECT_NE(compute(empty, dir.path() / "y.sqlite").err.find("the corpus holds no text"),
+              std::string::npos);
+    const auto notAtlas = dir.path() / "not-an-atlas";
+    std::ofstream(notAtlas) << "hello";
+    const test::CliRun show = test::cli({"atlas", "--show", notAtlas.string(), "--json"});
+    EXPECT_NE(show.exitCode, 0);
+    EXPECT_NE(show.err.find("not a QKV Lab atlas"), std::string::npos) << show.err;
+    EXPECT_NE(test::cli({"atlas", "--show", (dir.path() / "none").string()})
+                  .err.find("no such atlas file"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace qkv
