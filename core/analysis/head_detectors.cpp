@@ -57,22 +57,43 @@ double meanEntropy(const RowMatrixXf& map) {
 
 }  // namespace
 
-double detectorScore(const RowMatrixXf& map, const std::vector<int>& ids, HeadPattern pattern) {
+void requireSquareOver(const RowMatrixXf& map, const std::vector<int>& ids) {
     if (map.rows() != static_cast<Eigen::Index>(ids.size()) || map.cols() != map.rows())
         throw Error("a detector score needs a square map over the sentence's " +
                     std::to_string(ids.size()) + " tokens, not " + std::to_string(map.rows()) +
                     " x " + std::to_string(map.cols()));
+}
+
+double detectorScore(const RowMatrixXf& map, const std::vector<int>& ids, HeadPattern pattern) {
+    requireSquareOver(map, ids);
     return massShare(map, [&](int i, int j) { return inPattern(pattern, ids, i, j); });
 }
 
 HeadSentenceScores scoreHeadOnSentence(const RowMatrixXf& map, const RowMatrixXf& form,
                                        const std::vector<int>& ids) {
+    requireSquareOver(map, ids);
+    // The five shares in one walk over the map: the same terms in the same order as massShare's
+    // walk for each, so the same sums.
+    double all = 0.0, previous = 0.0, duplicate = 0.0, induction = 0.0, first = 0.0, self = 0.0;
+    for (int i = 0; i < map.rows(); ++i)
+        for (int j = 0; j <= i && j < map.cols(); ++j) {
+            const double a = std::abs(static_cast<double>(map(i, j)));
+            previous += inPattern(HeadPattern::PreviousToken, ids, i, j) ? a : 0.0;
+            duplicate += inPattern(HeadPattern::DuplicateToken, ids, i, j) ? a : 0.0;
+            induction += inPattern(HeadPattern::Induction, ids, i, j) ? a : 0.0;
+            first += j == 0 ? a : 0.0;
+            self += j == i ? a : 0.0;
+        }
+    for (Eigen::Index i = 0; i < map.rows(); ++i)
+        for (Eigen::Index j = 0; j < map.cols(); ++j)
+            all += std::abs(static_cast<double>(map(i, j)));
+    auto share = [&](double on) { return all > 0.0 ? on / all : 0.0; };
     HeadSentenceScores s;
-    s.previousToken = detectorScore(map, ids, HeadPattern::PreviousToken);
-    s.duplicateToken = detectorScore(map, ids, HeadPattern::DuplicateToken);
-    s.induction = detectorScore(map, ids, HeadPattern::Induction);
-    s.firstToken = massShare(map, [](int, int j) { return j == 0; });
-    s.self = massShare(map, [](int i, int j) { return i == j; });
+    s.previousToken = share(previous);
+    s.duplicateToken = share(duplicate);
+    s.induction = share(induction);
+    s.firstToken = share(first);
+    s.self = share(self);
     s.entropy = meanEntropy(map);
     if (const auto reach = attentionReach(map)) s.distance = reach->meanDistance;
     if (form.rows() == form.cols() && form.rows() > 0) {
