@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 
 #include "app/cli/cli_common.h"
 #include "app/cli/command.h"
 #include "app/cli/train_options.h"
+#include "core/model/w_configuration.h"
 #include "core/report/atlas_run.h"
 #include "core/train/corpus.h"
 #include "core/util/error.h"
@@ -19,10 +21,18 @@ namespace {
 
 constexpr int kDefaultContext = 256;
 
-std::vector<AtlasScore> allScores() {
-    std::vector<AtlasScore> scores;
-    for (int s = 0; s < kAtlasScores; ++s) scores.push_back(static_cast<AtlasScore>(s));
-    return scores;
+// --config "shared-qk tied-kv": the configurations' names, as WConfiguration spells them.
+std::vector<std::string> configurationsOf(const std::string& list) {
+    std::vector<std::string> names;
+    std::istringstream words(list);
+    for (std::string word; words >> word;) {
+        const std::string name = WConfiguration::parse(word).name();
+        if (std::find(names.begin(), names.end(), name) != names.end())
+            throw UsageError("--config names " + name + " twice");
+        names.push_back(name);
+    }
+    if (names.empty()) throw UsageError("--config names no configuration");
+    return names;
 }
 
 // One line on stderr, rewritten: documents, tokens/s and the time left; on a terminal only, so
@@ -51,6 +61,9 @@ int runCompute(const Arguments& args) {
     options.context = args.integer("context", 2, 1 << 20)
                           .value_or(std::min(kDefaultContext, model->architecture().contextLength));
     if (const auto max = args.integer("max-tokens", 1, 2'000'000'000)) options.maxTokens = *max;
+    if (const auto list = args.value("config")) options.configurations = configurationsOf(*list);
+    options.top = args.integer("examples", 1, 1000).value_or(kAtlasDefaultTop);
+    checkAtlasOptions(*model, options);
     const Architecture& c = model->architecture();
     options.context = std::min(options.context, c.contextLength);  // what the model can see
     AtlasProvenance provenance;
@@ -96,54 +109,47 @@ int runCompute(const Arguments& args) {
     return 0;
 }
 
+// A head's number for a score: its mean; for a configuration's change also the largest (its
+// best example's).
 nlohmann::ordered_json headsJson(const AtlasFile& file, const HeadAtlas& atlas) {
+    const auto number = [](std::optional<double> v) {
+        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+    };
     nlohmann::ordered_json heads = nlohmann::ordered_json::array();
     for (int l = 0; l < atlas.layers(); ++l)
         for (int h = 0; h < atlas.heads(l); ++h) {
             nlohmann::ordered_json head = {
                 {"layer", l}, {"head", h}, {"kind", file.provenance().kinds.at(l)}};
-            for (AtlasScore s : allScores()) {
-                const auto mean = atlas.mean(l, h, s);
-                head[atlasScoreName(s)] = mean ? nlohmann::ordered_json(*mean) : nullptr;
+            for (std::size_t s = 0; s < atlas.scores().size(); ++s) {
+                const ScoreTally& t = atlas.tally(l, h, static_cast<int>(s));
+                head[atlas.scores()[s]] = number(t.mean());
+                if (s >= static_cast<std::size_t>(kHeadScores))
+                    head["largest_" + atlas.scores()[s]] =
+                        number(t.top.empty() ? std::nullopt : std::optional(t.top[0].value));
             }
             heads.push_back(head);
         }
     return heads;
 }
 
-int runShow(const Arguments& args) {
-    const auto file = AtlasFile::openToRead(*args.value("show"));
-    const HeadAtlas atlas = file->atlas();
-    const AtlasProvenance& p = file->provenance();
-    if (args.flag("json")) {
-        printJson({{"atlas", *args.value("show")},
-                   {"version", file->version()},
-                   {"model", p.model},
-                   {"model_digest", p.modelDigest},
-                   {"corpus", p.corpus},
-                   {"corpus_digest", p.corpusDigest},
-                   {"options", nlohmann::json::parse(p.options)},
-                   {"documents", file->documentsDone()},
-                   {"tokens", file->tokensDone()},
-                   {"sequences", atlas.sequences()},
-                   {"heads", headsJson(*file, atlas)}});
-        return 0;
-    }
-    std::printf("%s: %s over %s, %lld documents, %lld tokens, %lld sequences\n",
-                args.value("show")->c_str(), p.model.c_str(), p.corpus.c_str(),
-                static_cast<long long>(file->documentsDone()),
-                static_cast<long long>(file->tokensDone()),
+void printTable(const std::string& path, const AtlasFile& file, const HeadAtlas& atlas) {
+    const AtlasProvenance& p = file.provenance();
+    std::printf("%s: %s over %s, %lld documents, %lld tokens, %lld sequences\n", path.c_str(),
+                p.model.c_str(), p.corpus.c_str(), static_cast<long long>(file.documentsDone()),
+                static_cast<long long>(file.tokensDone()),
                 static_cast<long long>(atlas.sequences()));
     std::printf("%5s %4s %-18s", "layer", "head", "kind");
     const char* headers[] = {"prev",    "dup",      "induct", "first", "self",
                              "entropy", "distance", "s(S)",   "dir"};
     for (const char* h : headers) std::printf(" %8s", h);
+    for (std::size_t c = 0; c < atlas.configurations().size(); ++c)
+        std::printf(" %8s", ("chg" + std::to_string(c + 1)).c_str());
     std::printf("\n");
     for (int l = 0; l < atlas.layers(); ++l)
         for (int h = 0; h < atlas.heads(l); ++h) {
             std::printf("%5d %4d %-18s", l, h, p.kinds.at(l).c_str());
-            for (AtlasScore s : allScores()) {
-                if (const auto mean = atlas.mean(l, h, s))
+            for (std::size_t s = 0; s < atlas.scores().size(); ++s) {
+                if (const auto mean = atlas.tally(l, h, static_cast<int>(s)).mean())
                     std::printf(" %8.4f", *mean);
                 else
                     std::printf(" %8s", "-");
@@ -153,18 +159,83 @@ int runShow(const Arguments& args) {
     std::printf(
         "\n(means over sequences; prev, dup, induct: TransformerLens's detector scores; s(S), dir: "
         "of the raw scores, docs/definitions.md)\n");
+    for (std::size_t c = 0; c < atlas.configurations().size(); ++c)
+        std::printf("chg%zu: mean total variation of a row under %s against learned\n", c + 1,
+                    atlas.configurations()[c].c_str());
+}
+
+// --top SCORE: every head's best examples for the score.
+int printTop(const std::string& name, const HeadAtlas& atlas, bool json) {
+    const int score = atlas.scoreIndex(name);
+    if (score < 0) {
+        std::string known;
+        for (const std::string& s : atlas.scores()) known += (known.empty() ? "" : ", ") + s;
+        throw UsageError("--top " + name + ": the atlas's scores are " + known);
+    }
+    nlohmann::ordered_json examples = nlohmann::ordered_json::array();
+    for (int l = 0; l < atlas.layers(); ++l)
+        for (int h = 0; h < atlas.heads(l); ++h) {
+            const std::vector<AtlasExample>& top = atlas.tally(l, h, score).top;
+            for (std::size_t rank = 0; rank < top.size(); ++rank) {
+                const AtlasExample& e = top[rank];
+                const std::string context = atlasExampleContext(atlas, e);
+                if (!json) {
+                    std::printf("L%d H%d  %2zu  %9.4f  document %lld, token %lld: %s\n", l, h,
+                                rank + 1, e.value, static_cast<long long>(e.document),
+                                static_cast<long long>(e.first + std::max(e.query, 0)),
+                                context.c_str());
+                    continue;
+                }
+                examples.push_back({{"layer", l},
+                                    {"head", h},
+                                    {"rank", rank + 1},
+                                    {"value", e.value},
+                                    {"document", e.document},
+                                    {"first_token", e.first},
+                                    {"query", e.query < 0 ? nlohmann::ordered_json(nullptr)
+                                                          : nlohmann::ordered_json(e.query)},
+                                    {"context", context}});
+            }
+        }
+    if (json) printJson({{"score", name}, {"examples", examples}});
+    return 0;
+}
+
+int runShow(const Arguments& args) {
+    const std::string path = *args.value("show");
+    const auto file = AtlasFile::openToRead(path);
+    const HeadAtlas atlas = file->atlas();
+    if (const auto score = args.value("top")) return printTop(*score, atlas, args.flag("json"));
+    if (!args.flag("json")) {
+        printTable(path, *file, atlas);
+        return 0;
+    }
+    const AtlasProvenance& p = file->provenance();
+    printJson({{"atlas", path},
+               {"version", file->version()},
+               {"model", p.model},
+               {"model_digest", p.modelDigest},
+               {"corpus", p.corpus},
+               {"corpus_digest", p.corpusDigest},
+               {"options", nlohmann::json::parse(p.options)},
+               {"documents", file->documentsDone()},
+               {"tokens", file->tokensDone()},
+               {"sequences", atlas.sequences()},
+               {"heads", headsJson(*file, atlas)}});
     return 0;
 }
 
 int runAtlasCommand(const Arguments& args) {
     if (args.has("show")) {
-        for (const char* option : {"model", "corpus", "out", "context", "max-tokens"})
+        for (const char* option :
+             {"model", "corpus", "out", "context", "max-tokens", "config", "examples"})
             if (args.has(option))
                 throw UsageError(std::string("--show reads an atlas: --") + option +
                                  " is for computing one");
         return runShow(args);
     }
     if (args.flag("json")) throw UsageError("--json is for --show ATLAS");
+    if (args.has("top")) throw UsageError("--top SCORE is for --show ATLAS");
     return runCompute(args);
 }
 
@@ -181,8 +252,14 @@ Command atlasCommand() {
                        "tokens per sequence: longer documents are cut (default 256, or the "
                        "model's context)"});
     options.push_back({"max-tokens", "N", "start no document once N tokens are counted"});
+    options.push_back({"config", "\"NAME ...\"",
+                       "configurations to compare with learned, separated by spaces (shared-qk, "
+                       "tied-kv, single-w, sym-scores, q=K,k=Q,v=V, ...): each head's mean and "
+                       "largest change of a row (total variation)"});
+    options.push_back({"examples", "N", "best examples kept per head and score (default 5)"});
     options.push_back(backendOption());
     options.push_back({"show", "ATLAS", "print an atlas file's per-head table"});
+    options.push_back({"top", "SCORE", "with --show: every head's best examples for SCORE"});
     options.push_back(jsonOption());
     return {"atlas",
             "every head's scores over a corpus (previous-token, induction, sink, symmetry, ...) "

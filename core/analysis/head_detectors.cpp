@@ -4,7 +4,6 @@
 #include <string>
 
 #include "core/analysis/matrix_metrics.h"
-#include "core/analysis/trace_rows.h"
 #include "core/util/error.h"
 
 namespace qkv {
@@ -22,40 +21,55 @@ bool inPattern(HeadPattern pattern, const std::vector<int>& ids, int query, int 
     return false;
 }
 
-namespace {
-
-// Σ |A_ij| over the cells `keep` accepts, over Σ |A_ij|; 0 without mass. Sums in double.
-template <class Keep>
-double massShare(const RowMatrixXf& map, Keep keep) {
-    double on = 0.0, all = 0.0;
-    for (Eigen::Index i = 0; i < map.rows(); ++i)
-        for (Eigen::Index j = 0; j < map.cols(); ++j) {
-            const double a = std::abs(static_cast<double>(map(i, j)));
-            all += a;
-            if (keep(static_cast<int>(i), static_cast<int>(j))) on += a;
-        }
-    return all > 0.0 ? on / all : 0.0;
-}
-
-// The mean over rows with mass of the entropy of |A_i·| / Σ|A_i·| (0 · ln 0 = 0).
-double meanEntropy(const RowMatrixXf& map) {
-    double total = 0.0;
-    int rows = 0;
-    for (Eigen::Index i = 0; i < map.rows(); ++i) {
-        const double mass = map.row(i).cast<double>().cwiseAbs().sum();
-        if (mass <= 0.0) continue;
-        double entropy = 0.0;
-        for (Eigen::Index j = 0; j < map.cols(); ++j) {
-            const double p = std::abs(static_cast<double>(map(i, j))) / mass;
-            if (p > 0.0) entropy -= p * std::log(p);
-        }
-        total += entropy;
-        ++rows;
+const char* headScoreName(HeadScore score) {
+    switch (score) {
+        case HeadScore::PreviousToken:
+            return "previous_token";
+        case HeadScore::DuplicateToken:
+            return "duplicate_token";
+        case HeadScore::Induction:
+            return "induction";
+        case HeadScore::FirstToken:
+            return "first_token";
+        case HeadScore::Self:
+            return "self";
+        case HeadScore::Entropy:
+            return "entropy";
+        case HeadScore::Distance:
+            return "distance";
+        case HeadScore::ScoreSymmetry:
+            return "score_symmetry";
+        case HeadScore::Directionality:
+            return "directionality";
     }
-    return rows > 0 ? total / rows : 0.0;
+    return "?";
 }
 
-}  // namespace
+std::optional<double> HeadSentenceScores::value(HeadScore score) const {
+    switch (score) {
+        case HeadScore::PreviousToken:
+            return previousToken;
+        case HeadScore::DuplicateToken:
+            return duplicateToken;
+        case HeadScore::Induction:
+            return induction;
+        case HeadScore::FirstToken:
+            return firstToken;
+        case HeadScore::Self:
+            return self;
+        case HeadScore::Entropy:
+            return entropy;
+        case HeadScore::Distance:
+            return distance;
+        case HeadScore::ScoreSymmetry:
+            return scoreSymmetry;
+        case HeadScore::Directionality:
+            return directionality;
+    }
+    return std::nullopt;
+}
+
+namespace {
 
 void requireSquareOver(const RowMatrixXf& map, const std::vector<int>& ids) {
     if (map.rows() != static_cast<Eigen::Index>(ids.size()) || map.cols() != map.rows())
@@ -64,44 +78,106 @@ void requireSquareOver(const RowMatrixXf& map, const std::vector<int>& ids) {
                     " x " + std::to_string(map.cols()));
 }
 
+double rowMass(const RowMatrixXf& map, Eigen::Index i) {
+    double mass = 0.0;
+    for (Eigen::Index j = 0; j < map.cols(); ++j) mass += std::abs(static_cast<double>(map(i, j)));
+    return mass;
+}
+
+// Keeps the larger of a peak and row i's value (the earlier row of equals).
+void raise(ScorePeak& peak, int query, double value) {
+    if (peak.query < 0 || value > peak.value) peak = {query, value};
+}
+
+}  // namespace
+
 double detectorScore(const RowMatrixXf& map, const std::vector<int>& ids, HeadPattern pattern) {
     requireSquareOver(map, ids);
-    return massShare(map, [&](int i, int j) { return inPattern(pattern, ids, i, j); });
+    double on = 0.0, all = 0.0;
+    for (int i = 0; i < map.rows(); ++i)
+        for (int j = 0; j < map.cols(); ++j) {
+            const double a = std::abs(static_cast<double>(map(i, j)));
+            all += a;
+            if (inPattern(pattern, ids, i, j)) on += a;
+        }
+    return all > 0.0 ? on / all : 0.0;
 }
 
 HeadSentenceScores scoreHeadOnSentence(const RowMatrixXf& map, const RowMatrixXf& form,
                                        const std::vector<int>& ids) {
     requireSquareOver(map, ids);
-    // The five shares in one walk over the map: the same terms in the same order as massShare's
-    // walk for each, so the same sums.
-    double all = 0.0, previous = 0.0, duplicate = 0.0, induction = 0.0, first = 0.0, self = 0.0;
-    for (int i = 0; i < map.rows(); ++i)
-        for (int j = 0; j <= i && j < map.cols(); ++j) {
-            const double a = std::abs(static_cast<double>(map(i, j)));
-            previous += inPattern(HeadPattern::PreviousToken, ids, i, j) ? a : 0.0;
-            duplicate += inPattern(HeadPattern::DuplicateToken, ids, i, j) ? a : 0.0;
-            induction += inPattern(HeadPattern::Induction, ids, i, j) ? a : 0.0;
-            first += j == 0 ? a : 0.0;
-            self += j == i ? a : 0.0;
-        }
-    for (Eigen::Index i = 0; i < map.rows(); ++i)
-        for (Eigen::Index j = 0; j < map.cols(); ++j)
-            all += std::abs(static_cast<double>(map(i, j)));
-    auto share = [&](double on) { return all > 0.0 ? on / all : 0.0; };
     HeadSentenceScores s;
-    s.previousToken = share(previous);
-    s.duplicateToken = share(duplicate);
-    s.induction = share(induction);
-    s.firstToken = share(first);
-    s.self = share(self);
-    s.entropy = meanEntropy(map);
-    if (const auto reach = attentionReach(map)) s.distance = reach->meanDistance;
+    // One walk per row: its mass, then its five pattern masses, entropy and distance. The
+    // sentence's shares are the rows' masses summed over the whole mass.
+    std::array<double, 5> on{};  // previous, duplicate, induction, first, self
+    double all = 0.0, entropy = 0.0, distance = 0.0;
+    int rows = 0;
+    for (int i = 0; i < map.rows(); ++i) {
+        const double mass = rowMass(map, i);
+        if (mass <= 0.0) continue;
+        std::array<double, 5> row{};
+        double rowEntropy = 0.0, far = 0.0;
+        for (int j = 0; j < map.cols(); ++j) {
+            const double a = std::abs(static_cast<double>(map(i, j)));
+            if (a == 0.0) continue;
+            const double p = a / mass;
+            rowEntropy -= p * std::log(p);
+            far += a * std::abs(i - j);
+            if (j > i) continue;
+            row[0] += inPattern(HeadPattern::PreviousToken, ids, i, j) ? a : 0.0;
+            row[1] += inPattern(HeadPattern::DuplicateToken, ids, i, j) ? a : 0.0;
+            row[2] += inPattern(HeadPattern::Induction, ids, i, j) ? a : 0.0;
+            row[3] += j == 0 ? a : 0.0;
+            row[4] += j == i ? a : 0.0;
+        }
+        all += mass;
+        for (int k = 0; k < 5; ++k) on[k] += row[k];
+        entropy += rowEntropy;
+        distance += far / mass;
+        ++rows;
+        if (i == 0) continue;  // a causal map's first row has a single key
+        for (int k = 0; k < 5; ++k) raise(s.peaks[k], i, row[k] / mass);
+        raise(s.peaks[static_cast<int>(HeadScore::Entropy)], i, rowEntropy);
+        raise(s.peaks[static_cast<int>(HeadScore::Distance)], i, far / mass);
+    }
+    auto share = [&](double mass) { return all > 0.0 ? mass / all : 0.0; };
+    s.previousToken = share(on[0]);
+    s.duplicateToken = share(on[1]);
+    s.induction = share(on[2]);
+    s.firstToken = share(on[3]);
+    s.self = share(on[4]);
+    s.entropy = rows > 0 ? entropy / rows : 0.0;
+    s.distance = rows > 0 ? distance / rows : 0.0;
     if (form.rows() == form.cols() && form.rows() > 0) {
         const Eigen::MatrixXd m = form.cast<double>();
         s.scoreSymmetry = symmetryScore(m);
         s.directionality = directionality(m);
     }
     return s;
+}
+
+RowChange rowChange(const RowMatrixXf& learned, const RowMatrixXf& other) {
+    if (learned.rows() != other.rows() || learned.cols() != other.cols())
+        throw Error("a change of a head's rows needs maps of one shape, not " +
+                    std::to_string(learned.rows()) + " x " + std::to_string(learned.cols()) +
+                    " and " + std::to_string(other.rows()) + " x " + std::to_string(other.cols()));
+    RowChange change;
+    double sum = 0.0;
+    int rows = 0;
+    for (int i = 0; i < learned.rows(); ++i) {
+        const double p = rowMass(learned, i), q = rowMass(other, i);
+        if (p <= 0.0 || q <= 0.0) continue;
+        double variation = 0.0;
+        for (int j = 0; j < learned.cols(); ++j)
+            variation += std::abs(std::abs(static_cast<double>(learned(i, j))) / p -
+                                  std::abs(static_cast<double>(other(i, j))) / q);
+        variation /= 2;
+        sum += variation;
+        ++rows;
+        raise(change.peak, i, variation);
+    }
+    change.mean = rows > 0 ? sum / rows : 0.0;
+    return change;
 }
 
 }  // namespace qkv

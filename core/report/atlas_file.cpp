@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/analysis/view_digest.h"
 #include "core/model/model.h"
@@ -13,7 +15,7 @@
 namespace qkv {
 namespace {
 
-constexpr const char* kFormat = "qkvlab-atlas/1";
+constexpr const char* kFormat = "qkvlab-atlas/2";
 
 const char* const kSchema = R"sql(
 CREATE TABLE provenance (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -21,7 +23,15 @@ CREATE TABLE heads (layer INTEGER NOT NULL, head INTEGER NOT NULL, kind TEXT NOT
                     PRIMARY KEY (layer, head));
 CREATE TABLE tallies (layer INTEGER NOT NULL, head INTEGER NOT NULL, score TEXT NOT NULL,
                       sum REAL NOT NULL, count INTEGER NOT NULL,
+                      block_sum REAL NOT NULL, block_count INTEGER NOT NULL,
                       PRIMARY KEY (layer, head, score));
+CREATE TABLE examples (layer INTEGER NOT NULL, head INTEGER NOT NULL, score TEXT NOT NULL,
+                       rank INTEGER NOT NULL, value REAL NOT NULL, document INTEGER NOT NULL,
+                       first_token INTEGER NOT NULL, query INTEGER NOT NULL,
+                       PRIMARY KEY (layer, head, score, rank));
+CREATE TABLE sequences (document INTEGER NOT NULL, first_token INTEGER NOT NULL,
+                        ids TEXT NOT NULL, pieces TEXT NOT NULL,
+                        PRIMARY KEY (document, first_token));
 CREATE TABLE documents (document INTEGER PRIMARY KEY, tokens INTEGER NOT NULL,
                         sequences INTEGER NOT NULL);
 )sql";
@@ -201,23 +211,62 @@ std::unique_ptr<AtlasFile> AtlasFile::openToRead(const std::filesystem::path& pa
 }
 
 HeadAtlas AtlasFile::atlas() const {
-    HeadAtlas atlas(m_provenance.heads);
-    std::map<std::string, int> scores;
-    for (int s = 0; s < kAtlasScores; ++s) scores[atlasScoreName(static_cast<AtlasScore>(s))] = s;
-    std::vector<std::vector<HeadTally>> tallies;
-    for (int heads : m_provenance.heads) tallies.emplace_back(std::max(heads, 0));
-    Statement rows(m_db->db, "SELECT layer, head, score, sum, count FROM tallies", m_db->path);
-    while (rows.step()) {
-        const auto layer = static_cast<std::size_t>(rows.integer(0));
-        const auto head = static_cast<std::size_t>(rows.integer(1));
-        const auto score = scores.find(rows.text(2));
-        if (layer >= tallies.size() || head >= tallies[layer].size() || score == scores.end())
-            throw Error(m_db->path + ": a tally of no head of this atlas");
-        tallies[layer][head].sum[score->second] = rows.real(3);
-        tallies[layer][head].count[score->second] = rows.integer(4);
+    const nlohmann::json options = nlohmann::json::parse(m_provenance.options, nullptr, false);
+    std::vector<std::string> configurations;
+    int top = kAtlasDefaultTop;
+    if (options.is_object()) {
+        configurations = options.value("configurations", configurations);
+        top = options.value("top", top);
     }
-    Statement sequences(m_db->db, "SELECT COALESCE(SUM(sequences), 0) FROM documents", m_db->path);
-    atlas.restore(tallies, sequences.step() ? sequences.integer(0) : 0);
+    HeadAtlas atlas(m_provenance.heads, configurations, top);
+    const auto at = [&](const Statement& row) {
+        const auto layer = static_cast<int>(row.integer(0));
+        const auto head = static_cast<int>(row.integer(1));
+        const int score = atlas.scoreIndex(row.text(2));
+        if (layer < 0 || layer >= atlas.layers() || head < 0 || head >= atlas.heads(layer) ||
+            score < 0)
+            throw Error(m_db->path + ": a row of no head or score of this atlas");
+        return std::tuple{layer, head, score};
+    };
+    std::map<std::tuple<int, int, int>, ScoreTally> tallies;
+    Statement rows(m_db->db,
+                   "SELECT layer, head, score, sum, count, block_sum, block_count "
+                   "FROM tallies",
+                   m_db->path);
+    while (rows.step()) {
+        ScoreTally& t = tallies[at(rows)];
+        t.sum = rows.real(3);
+        t.count = rows.integer(4);
+        t.blockSum = rows.real(5);
+        t.blockCount = rows.integer(6);
+    }
+    Statement examples(m_db->db,
+                       "SELECT layer, head, score, value, document, first_token, query "
+                       "FROM examples ORDER BY layer, head, score, rank",
+                       m_db->path);
+    while (examples.step())
+        tallies[at(examples)].top.push_back(AtlasExample{examples.real(3), examples.integer(4),
+                                                         examples.integer(5),
+                                                         static_cast<int>(examples.integer(6))});
+    for (auto& [where, tally] : tallies)
+        atlas.restoreTally(std::get<0>(where), std::get<1>(where), std::get<2>(where),
+                           std::move(tally));
+    Statement sequences(m_db->db, "SELECT document, first_token, ids, pieces FROM sequences",
+                        m_db->path);
+    while (sequences.step()) {
+        AtlasSequence sequence;
+        sequence.document = sequences.integer(0);
+        sequence.first = sequences.integer(1);
+        const auto ids = nlohmann::json::parse(sequences.text(2), nullptr, false);
+        const auto pieces = nlohmann::json::parse(sequences.text(3), nullptr, false);
+        if (!ids.is_array() || !pieces.is_array() || ids.size() != pieces.size())
+            throw Error(m_db->path + ": a sequence whose ids and pieces do not match");
+        sequence.ids = ids.get<std::vector<int>>();
+        sequence.pieces = pieces.get<std::vector<std::string>>();
+        atlas.restoreSequence(std::move(sequence));
+    }
+    Statement count(m_db->db, "SELECT COALESCE(SUM(sequences), 0) FROM documents", m_db->path);
+    atlas.restoreSequenceCount(count.step() ? count.integer(0) : 0);
     return atlas;
 }
 
@@ -234,19 +283,49 @@ std::int64_t AtlasFile::tokensDone() const {
 void AtlasFile::save(const HeadAtlas& atlas, const std::vector<AtlasDocument>& newDocuments) {
     m_db->execute("BEGIN IMMEDIATE");
     try {
-        Statement tally(m_db->db, "INSERT OR REPLACE INTO tallies VALUES (?, ?, ?, ?, ?)",
+        Statement tally(m_db->db, "INSERT OR REPLACE INTO tallies VALUES (?, ?, ?, ?, ?, ?, ?)",
                         m_db->path);
+        m_db->execute("DELETE FROM examples");
+        Statement example(m_db->db, "INSERT INTO examples VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                          m_db->path);
         for (int l = 0; l < atlas.layers(); ++l)
             for (int h = 0; h < atlas.heads(l); ++h)
-                for (int s = 0; s < kAtlasScores; ++s) {
-                    const HeadTally& t = atlas.tally(l, h);
-                    tally.bind(1, static_cast<std::int64_t>(l))
-                        .bind(2, static_cast<std::int64_t>(h))
-                        .bind(3, std::string(atlasScoreName(static_cast<AtlasScore>(s))))
-                        .bind(4, t.sum[s])
-                        .bind(5, t.count[s])
+                for (std::size_t s = 0; s < atlas.scores().size(); ++s) {
+                    const ScoreTally& t = atlas.tally(l, h, static_cast<int>(s));
+                    const auto layer = static_cast<std::int64_t>(l);
+                    const auto head = static_cast<std::int64_t>(h);
+                    tally.bind(1, layer)
+                        .bind(2, head)
+                        .bind(3, atlas.scores()[s])
+                        .bind(4, t.sum)
+                        .bind(5, t.count)
+                        .bind(6, t.blockSum)
+                        .bind(7, t.blockCount)
                         .run();
+                    for (std::size_t rank = 0; rank < t.top.size(); ++rank)
+                        example.bind(1, layer)
+                            .bind(2, head)
+                            .bind(3, atlas.scores()[s])
+                            .bind(4, static_cast<std::int64_t>(rank))
+                            .bind(5, t.top[rank].value)
+                            .bind(6, t.top[rank].document)
+                            .bind(7, t.top[rank].first)
+                            .bind(8, static_cast<std::int64_t>(t.top[rank].query))
+                            .run();
                 }
+        // The sequences the examples name: new ones added, those no example names now removed.
+        Statement sequence(m_db->db, "INSERT OR IGNORE INTO sequences VALUES (?, ?, ?, ?)",
+                           m_db->path);
+        for (const auto& [where, s] : atlas.exampleSequences())
+            sequence.bind(1, s.document)
+                .bind(2, s.first)
+                .bind(3, nlohmann::json(s.ids).dump())
+                .bind(4, nlohmann::json(s.pieces).dump(-1, ' ', false,
+                                                       nlohmann::json::error_handler_t::replace))
+                .run();
+        m_db->execute(
+            "DELETE FROM sequences WHERE (document, first_token) NOT IN "
+            "(SELECT document, first_token FROM examples)");
         Statement document(m_db->db, "INSERT INTO documents VALUES (?, ?, ?)", m_db->path);
         for (const AtlasDocument& d : newDocuments)
             document.bind(1, d.index).bind(2, d.tokens).bind(3, d.sequences).run();
@@ -255,6 +334,28 @@ void AtlasFile::save(const HeadAtlas& atlas, const std::vector<AtlasDocument>& n
         sqlite3_exec(m_db->db, "ROLLBACK", nullptr, nullptr, nullptr);
         throw;
     }
+}
+
+std::string atlasExampleContext(const HeadAtlas& atlas, const AtlasExample& example, int before) {
+    const auto found = atlas.exampleSequences().find({example.document, example.first});
+    if (found == atlas.exampleSequences().end()) return "";
+    const std::vector<std::string>& pieces = found->second.pieces;
+    const int end = example.query >= 0 ? std::min<int>(example.query, pieces.size())
+                                       : std::min<int>(before, pieces.size());
+    std::string text = example.query >= 0 && end > before ? "…" : "";
+    for (int t = std::max(0, end - before); t < end; ++t) text += pieces[t];
+    if (example.query >= 0 && example.query < static_cast<int>(pieces.size()))
+        text += "⟨" + pieces[example.query] + "⟩";
+    else if (example.query < 0 && end < static_cast<int>(pieces.size()))
+        text += "…";
+    std::string shown;
+    for (char ch : text) {
+        if (ch == '\n')
+            shown += "⏎";
+        else
+            shown += ch == '\r' || ch == '\t' ? ' ' : ch;
+    }
+    return shown;
 }
 
 std::string atlasModelDigest(const Model& model) {

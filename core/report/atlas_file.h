@@ -62,6 +62,12 @@ class AtlasFile {
     std::string m_version;
 };
 
+// What an example shows: up to `before` tokens of its sequence ahead of the query, then the
+// query's token between ⟨ ⟩ (line breaks as ⏎); for a score of the whole sequence (query -1), its
+// first `before` tokens. Empty when the atlas no longer holds the sequence.
+std::string atlasExampleContext(const HeadAtlas& atlas, const AtlasExample& example,
+                                int before = 24);
+
 // SHA-256 of the model's description and its token embedding as stored (dtype, shape, bytes):
 // another checkpoint of the same model differs there; hashing reads the embedding once.
 std::string atlasModelDigest(const class Model& model);

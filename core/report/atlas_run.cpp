@@ -4,6 +4,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "core/model/applicable_configurations.h"
 #include "core/model/forward.h"
 #include "core/util/error.h"
 #include "core/util/text_file.h"
@@ -40,7 +41,107 @@ std::vector<std::string> atlasDocuments(const std::filesystem::path& corpus) {
 }
 
 std::string atlasOptionsJson(const AtlasRunOptions& options) {
-    return nlohmann::json{{"context", options.context}}.dump();
+    return nlohmann::json{{"context", options.context},
+                          {"configurations", options.configurations},
+                          {"top", options.top}}
+        .dump();
+}
+
+void checkAtlasOptions(const Model& model, const AtlasRunOptions& options) {
+    if (!model.tokenizer())
+        throw Error(model.name() +
+                    " has no tokenizer, and the atlas reads text: " + model.tokenizerError());
+    if (std::min(options.context, model.architecture().contextLength) < 2)
+        throw Error("an atlas sequence needs at least 2 tokens (--context)");
+    for (const std::string& name : options.configurations) {
+        const WConfiguration config = WConfiguration::parse(name);
+        if (config.name() == "learned")
+            throw Error("the atlas compares configurations with learned: give another");
+        if (const std::string why = configurationRefusal(model.architecture(), config);
+            !why.empty())
+            throw Error(why);
+    }
+}
+
+namespace {
+
+// Scores documents into an atlas: the model's tokenizer, one forward per sequence and one more
+// per configuration compared.
+class DocumentScorer {
+  public:
+    DocumentScorer(const Model& model, Backend& backend, const AtlasRunOptions& options)
+        : m_model(model),
+          m_pass(model, backend),
+          m_context(std::min(options.context, model.architecture().contextLength)) {
+        checkAtlasOptions(model, options);
+        for (const std::string& name : options.configurations)
+            m_configurations.push_back(WConfiguration::parse(name));
+    }
+
+    // Document `index` (`text`) into the atlas's open block; `cancel` is polled between
+    // sequences (throws qkv::Cancelled).
+    AtlasDocument score(const std::string& text, std::int64_t index, HeadAtlas& atlas,
+                        const std::atomic<bool>* cancel) const {
+        const std::vector<Token> tokens = m_model.tokenize(text);
+        AtlasDocument done{index, static_cast<std::int64_t>(tokens.size()), 0};
+        // Sequences of `context` tokens; a last one of a single token has no other key to score.
+        for (std::size_t first = 0; first + 1 < tokens.size(); first += m_context) {
+            if (cancel && cancel->load()) throw Cancelled();
+            AtlasSequence sequence;
+            sequence.document = index;
+            sequence.first = static_cast<std::int64_t>(first);
+            for (std::size_t t = first; t < std::min(tokens.size(), first + m_context); ++t) {
+                sequence.ids.push_back(tokens[t].id);
+                sequence.pieces.push_back(
+                    tokens[t].end > tokens[t].begin
+                        ? text.substr(tokens[t].begin, tokens[t].end - tokens[t].begin)
+                        : tokens[t].piece);
+            }
+            ForwardRequest request;
+            request.ids = sequence.ids;
+            request.logits = LogitsMode::None;
+            request.cancel = cancel;
+            const ForwardResult learned = m_pass.run(request);
+            std::vector<ForwardResult> changed;
+            std::vector<const AttentionTrace*> traces;
+            for (const WConfiguration& config : m_configurations) {
+                request.config = config;
+                request.capture.scores = false;
+                changed.push_back(m_pass.run(request));
+            }
+            for (const ForwardResult& r : changed) traces.push_back(&r.trace);
+            atlas.addSequence(sequence, learned.trace, traces);
+            ++done.sequences;
+        }
+        return done;
+    }
+
+  private:
+    const Model& m_model;
+    const ForwardPass m_pass;
+    int m_context;
+    std::vector<WConfiguration> m_configurations;
+};
+
+bool endsABlock(std::int64_t document) { return (document + 1) % kAtlasBlock == 0; }
+
+}  // namespace
+
+AtlasPart atlasPart(const Model& model, Backend& backend, const std::vector<std::string>& documents,
+                    std::int64_t first, std::int64_t last, const AtlasRunOptions& options) {
+    if (first % kAtlasBlock != 0 || last <= first || last > first + kAtlasBlock ||
+        last > static_cast<std::int64_t>(documents.size()))
+        throw Error("internal error: an atlas part is documents of one block");
+    const DocumentScorer scorer(model, backend, options);
+    const Architecture& c = model.architecture();
+    std::vector<int> heads;
+    for (int l = 0; l < c.layers; ++l) heads.push_back(c.headsOf(l));
+    AtlasPart part{HeadAtlas(heads, options.configurations, options.top), {}};
+    for (std::int64_t d = first; d < last; ++d) {
+        part.documents.push_back(scorer.score(documents[d], d, part.atlas, nullptr));
+        if (endsABlock(d)) part.atlas.closeBlock();
+    }
+    return part;
 }
 
 AtlasRunResult runAtlas(const Model& model, Backend& backend,
@@ -48,11 +149,7 @@ AtlasRunResult runAtlas(const Model& model, Backend& backend,
                         const AtlasRunOptions& options,
                         const std::function<void(const AtlasProgress&)>& progress,
                         const std::atomic<bool>* cancel) {
-    if (!model.tokenizer())
-        throw Error(model.name() +
-                    " has no tokenizer, and the atlas reads text: " + model.tokenizerError());
-    const int context = std::min(options.context, model.architecture().contextLength);
-    if (context < 2) throw Error("an atlas sequence needs at least 2 tokens (--context)");
+    const DocumentScorer scorer(model, backend, options);
     HeadAtlas atlas = file.atlas();
     AtlasRunResult result;
     result.resumedFrom = result.documents = file.documentsDone();
@@ -63,7 +160,6 @@ AtlasRunResult runAtlas(const Model& model, Backend& backend,
         file.save(atlas, unsaved);
         unsaved.clear();
     };
-    const ForwardPass pass(model, backend);
     const auto start = Clock::now();
     auto lastSave = start;
     for (auto d = static_cast<std::size_t>(result.documents); d < documents.size(); ++d) {
@@ -71,22 +167,15 @@ AtlasRunResult runAtlas(const Model& model, Backend& backend,
             result.stoppedAtMaxTokens = true;
             break;
         }
-        std::vector<int> ids;
-        for (const Token& t : model.tokenize(documents[d])) ids.push_back(t.id);
-        AtlasDocument done{static_cast<std::int64_t>(d), static_cast<std::int64_t>(ids.size()), 0};
-        // Sequences of `context` tokens; a last one of a single token has no other key to score.
-        for (std::size_t first = 0; first + 1 < ids.size(); first += context) {
-            if (cancel && cancel->load()) {
-                save();
-                throw Cancelled();
-            }
-            ForwardRequest request;
-            request.ids.assign(ids.begin() + first,
-                               ids.begin() + std::min(ids.size(), first + context));
-            request.cancel = cancel;
-            atlas.addSequence(pass.run(request).trace, request.ids);
-            ++done.sequences;
+        if (cancel && cancel->load()) {
+            save();
+            throw Cancelled();
         }
+        // Cancelled within the document, whose first sequences are in the atlas already, the
+        // run leaves the file as its last save has it (at most a second old).
+        const AtlasDocument done =
+            scorer.score(documents[d], static_cast<std::int64_t>(d), atlas, cancel);
+        if (endsABlock(static_cast<std::int64_t>(d))) atlas.closeBlock();
         unsaved.push_back(done);
         ++result.documents;
         result.tokens += done.tokens;

@@ -24,10 +24,13 @@ std::vector<std::string> atlasDocuments(const std::filesystem::path& corpus);
 struct AtlasRunOptions {
     int context = 256;           // tokens per sequence (the model's context where shorter)
     std::int64_t maxTokens = 0;  // no document starts once this many are counted; 0: all
+    // Configurations whose change against the learned one is scored (WConfiguration names).
+    std::vector<std::string> configurations;
+    int top = kAtlasDefaultTop;  // examples kept per head and score
 };
 
 // The options that change the numbers, as the atlas file records them (--max-tokens only says
-// where a run stops: a later run may go on).
+// where a run stops: a later run may go on): "context", "configurations", "top".
 std::string atlasOptionsJson(const AtlasRunOptions& options);
 
 struct AtlasProgress {
@@ -43,12 +46,28 @@ struct AtlasRunResult {
     bool stoppedAtMaxTokens = false;
 };
 
+// Throws qkv::Error for options the model cannot run: no tokenizer, a context under 2 tokens, a
+// configuration it does not define (or learned itself). runAtlas checks them too; a caller
+// checks first to create no file for a run that cannot start.
+void checkAtlasOptions(const Model& model, const AtlasRunOptions& options);
+
 // Continues `file` over `documents` (from its documentsDone()). `progress` is told after each
 // document; `cancel` is polled between sequences (qkv::Cancelled is thrown after a last save).
+// Throws qkv::Error for a configuration the model cannot run (naming it) before any document.
 AtlasRunResult runAtlas(const Model& model, Backend& backend,
                         const std::vector<std::string>& documents, AtlasFile& file,
                         const AtlasRunOptions& options,
                         const std::function<void(const AtlasProgress&)>& progress = {},
                         const std::atomic<bool>* cancel = nullptr);
+
+// The documents [first, last) computed apart, as another process computes its share of a corpus:
+// `first` starts a block (kAtlasBlock) and `last` is at most its end. HeadAtlas::append joins it
+// to the atlas of the documents before `first`, as if one run had computed them all.
+struct AtlasPart {
+    HeadAtlas atlas;
+    std::vector<AtlasDocument> documents;
+};
+AtlasPart atlasPart(const Model& model, Backend& backend, const std::vector<std::string>& documents,
+                    std::int64_t first, std::int64_t last, const AtlasRunOptions& options);
 
 }  // namespace qkv

@@ -43,10 +43,18 @@ nlohmann::json show(const std::filesystem::path& atlas) {
     return r.exitCode == 0 ? r.json() : nlohmann::json{};
 }
 
-// What --show --json says of an atlas but its file's name.
+// What --show --json says of an atlas but its file's name, and every score's examples.
 nlohmann::json contents(const std::filesystem::path& atlas) {
     nlohmann::json doc = show(atlas);
     doc.erase("atlas");
+    for (const auto& [score, value] : doc["heads"][0].items()) {
+        if (score == "layer" || score == "head" || score == "kind" || score.starts_with("largest_"))
+            continue;
+        const test::CliRun top =
+            test::cli({"atlas", "--show", atlas.string(), "--top", score, "--json"});
+        EXPECT_EQ(top.exitCode, 0) << top.err;
+        doc["examples_" + score] = top.json()["examples"];
+    }
     return doc;
 }
 
@@ -89,20 +97,24 @@ TEST(CliAtlas, EveryHeadOfTheShippedModelOverACorpus) {
     EXPECT_NE(table.out.find("induct"), std::string::npos) << table.out;
 }
 
-// Stopped at --max-tokens, then run again: the same file as a run of the whole corpus at once,
-// its sums to the last bit (the documents are added in the same order).
+// Stopped at --max-tokens within the second block of documents, then run again: the same file
+// as a run of the whole corpus at once, its sums to the last bit and its examples (the documents
+// are added in the same order and grouping).
 TEST(CliAtlas, AStoppedRunResumesToTheOneShotAtlas) {
     const test::TempDir dir;
-    const auto corpus = writeCorpus(dir, 9);
+    const auto corpus = writeCorpus(dir, 45);
     const auto whole = dir.path() / "whole.sqlite", parts = dir.path() / "parts.sqlite";
-    ASSERT_EQ(compute(corpus, whole).exitCode, 0);
-    const test::CliRun first = compute(corpus, parts, {"--max-tokens", "40"});
+    const std::vector<std::string> config = {"--config", "shared-qk", "--examples", "2"};
+    ASSERT_EQ(compute(corpus, whole, config).exitCode, 0);
+    std::vector<std::string> stop = config;
+    stop.insert(stop.end(), {"--max-tokens", "700"});
+    const test::CliRun first = compute(corpus, parts, stop);
     ASSERT_EQ(first.exitCode, 0) << first.err;
     EXPECT_NE(first.err.find("stopped at --max-tokens"), std::string::npos) << first.err;
     const int stopped = show(parts)["documents"];
-    EXPECT_GT(stopped, 0);
-    EXPECT_LT(stopped, 9);
-    const test::CliRun rest = compute(corpus, parts);
+    EXPECT_GT(stopped, 32);  // past the first block (kAtlasBlock)
+    EXPECT_LT(stopped, 45);
+    const test::CliRun rest = compute(corpus, parts, config);
     ASSERT_EQ(rest.exitCode, 0) << rest.err;
     EXPECT_NE(rest.err.find("resumed after " + std::to_string(stopped) + " documents"),
               std::string::npos)
@@ -141,6 +153,47 @@ TEST(CliAtlas, AKilledRunResumesToTheOneShotAtlas) {
 }
 
 // Without --corpus, the project's own stories (the training lab's 400 validation stories).
+// --config scores each head's change against learned; --top SCORE gives each head's best
+// examples: the query's token between ⟨ ⟩ after its context.
+TEST(CliAtlas, TopExamplesAndConfigurationChanges) {
+    const test::TempDir dir;
+    const auto corpus = writeCorpus(dir, 6);
+    const auto atlas = dir.path() / "atlas.sqlite";
+    const test::CliRun r =
+        compute(corpus, atlas, {"--config", "shared-qk q=K,k=Q,v=V", "--examples", "3"});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json doc = show(atlas);
+    EXPECT_EQ(doc["options"]["configurations"], (nlohmann::json{"shared-qk", "q=K,k=Q,v=V"}));
+    for (const nlohmann::json& h : doc["heads"]) {
+        const double mean = h["change_shared-qk"], largest = h["largest_change_shared-qk"];
+        EXPECT_GT(mean, 0.0);
+        EXPECT_LE(mean, largest);
+        EXPECT_LE(largest, 1.0);
+    }
+    const test::CliRun top =
+        test::cli({"atlas", "--show", atlas.string(), "--top", "previous_token", "--json"});
+    ASSERT_EQ(top.exitCode, 0) << top.err;
+    const nlohmann::json examples = top.json()["examples"];
+    ASSERT_EQ(examples.size(), 16u * 3u);  // 16 heads, 3 each
+    for (const nlohmann::json& e : examples) {
+        EXPECT_GE(e["query"].get<int>(), 1);
+        EXPECT_NE(e["context"].get<std::string>().find("⟨"), std::string::npos);
+    }
+    EXPECT_GE(examples[0]["value"].get<double>(), examples[1]["value"].get<double>());
+    const test::CliRun text =
+        test::cli({"atlas", "--show", atlas.string(), "--top", "score_symmetry"});
+    EXPECT_NE(text.out.find("L3 H3   3"), std::string::npos) << text.out;
+    const test::CliRun unknown = test::cli({"atlas", "--show", atlas.string(), "--top", "nope"});
+    EXPECT_EQ(unknown.exitCode, 2);
+    EXPECT_NE(unknown.err.find("change_q=K,k=Q,v=V"), std::string::npos) << unknown.err;
+    // learned against itself is no comparison; the run stops before it makes a file.
+    const auto refused = dir.path() / "refused.sqlite";
+    const test::CliRun learned = compute(corpus, refused, {"--config", "learned"});
+    EXPECT_NE(learned.exitCode, 0);
+    EXPECT_NE(learned.err.find("compares configurations with learned"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(refused));
+}
+
 TEST(CliAtlas, TheBuiltInStoriesAreTheDefaultCorpus) {
     const test::TempDir dir;
     const auto atlas = dir.path() / "atlas.sqlite";

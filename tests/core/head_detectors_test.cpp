@@ -111,6 +111,41 @@ TEST(HeadDetectors, ASignedMapWeighsByMagnitude) {
     EXPECT_DOUBLE_EQ(*scoreHeadOnSentence(m, symmetric, {4, 5}).scoreSymmetry, 1.0);
 }
 
+// Each row score's peak: the row (from query 1) where its own value is largest, the earliest of
+// equals.
+TEST(HeadDetectors, PeaksAreTheBestRowsFromQueryOne) {
+    RowMatrixXf a(4, 4);
+    a << 1, 0, 0, 0,       //
+        0.5, 0.5, 0, 0,    //
+        0.2, 0.6, 0.2, 0,  //
+        0.1, 0.1, 0.1, 0.7;
+    const HeadSentenceScores s = scoreHeadOnSentence(a, {}, {1, 2, 3, 4});
+    const auto peak = [&](HeadScore score) { return s.peaks[static_cast<int>(score)]; };
+    EXPECT_EQ(peak(HeadScore::Self).query, 3);  // row 0's self share 1 is not counted
+    EXPECT_NEAR(peak(HeadScore::Self).value, 0.7, 1e-7);
+    EXPECT_EQ(peak(HeadScore::PreviousToken).query, 2);
+    EXPECT_NEAR(peak(HeadScore::PreviousToken).value, 0.6, 1e-7);
+    EXPECT_EQ(peak(HeadScore::FirstToken).query, 1);
+    // Row 2: -2 · 0.2 ln 0.2 - 0.6 ln 0.6 = 0.950; row 3: -3 · 0.1 ln 0.1 - 0.7 ln 0.7 = 0.940.
+    EXPECT_EQ(peak(HeadScore::Entropy).query, 2);
+    EXPECT_NEAR(peak(HeadScore::Entropy).value, -0.4 * std::log(0.2) - 0.6 * std::log(0.6), 1e-6);
+    EXPECT_EQ(peak(HeadScore::Distance).query, 2);   // 0.2 · 2 + 0.6 = 1.0 against 0.6
+    EXPECT_EQ(peak(HeadScore::Induction).query, 1);  // no induction cell: 0 from the first row
+    EXPECT_EQ(peak(HeadScore::Induction).value, 0.0);
+}
+
+// A configuration's change of a row is the total variation of the normalised |rows|.
+TEST(HeadDetectors, RowChangeIsTotalVariation) {
+    RowMatrixXf learned(2, 2), other(2, 2);
+    learned << 1, 0, 0.25, 0.75;
+    other << 1, 0, -1.5, 0.5;  // |row 1| / 2 = (0.75, 0.25)
+    const RowChange change = rowChange(learned, other);
+    EXPECT_DOUBLE_EQ(change.mean, 0.25);  // rows 0 and 0.5
+    EXPECT_EQ(change.peak.query, 1);
+    EXPECT_DOUBLE_EQ(change.peak.value, 0.5);
+    EXPECT_THROW(rowChange(learned, RowMatrixXf::Zero(2, 3)), Error);
+}
+
 TEST(HeadDetectors, AMapOfAnotherShapeIsRefused) {
     EXPECT_THROW(scoreHeadOnSentence(RowMatrixXf::Zero(2, 3), {}, {1, 2}), Error);
     EXPECT_THROW(detectorScore(RowMatrixXf::Zero(3, 3), {1, 2}, HeadPattern::Induction), Error);
