@@ -9,7 +9,8 @@ packages=(
   libeigen3-dev libopenblas-dev libopenblas0-pthread
   nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcurl4-openssl-dev libssl-dev
   libsentencepiece-dev libzip-dev libsqlite3-dev
-  pybind11-dev python3-dev python3-numpy python3-pytest python3-tqdm
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-tqdm python3-distributed
+  python3-pip python3-venv python3-setuptools python3-wheel
   libvulkan-dev glslc mesa-vulkan-drivers
   libgtest-dev libgmock-dev
   clang-format

@@ -11,10 +11,9 @@
 #include "app/cli/command.h"
 #include "app/cli/train_options.h"
 #include "core/model/w_configuration.h"
-#include "core/report/atlas_run.h"
-#include "core/train/corpus.h"
+#include "core/report/atlas_job.h"
+#include "core/report/atlas_tables.h"
 #include "core/util/error.h"
-#include "core/util/sha256.h"
 
 namespace qkv::cli {
 namespace {
@@ -53,35 +52,20 @@ void showProgress(const AtlasProgress& p) {
 int runCompute(const Arguments& args) {
     if (!args.has("out")) throw UsageError("--out ATLAS names the atlas file to write or resume");
     auto model = openModel(args);
-    // Without --corpus: the project's own stories, which it may give away with itself.
-    const auto corpus = args.value("corpus");
-    const std::vector<std::string> documents =
-        corpus ? atlasDocuments(*corpus) : train::builtinValidationStories();
+    const auto corpusFile = args.value("corpus");
+    const AtlasCorpus corpus =
+        atlasCorpus(corpusFile ? std::optional<std::filesystem::path>(*corpusFile) : std::nullopt);
+    const std::vector<std::string>& documents = corpus.documents;
     AtlasRunOptions options;
     options.context = args.integer("context", 2, 1 << 20)
                           .value_or(std::min(kDefaultContext, model->architecture().contextLength));
     if (const auto max = args.integer("max-tokens", 1, 2'000'000'000)) options.maxTokens = *max;
     if (const auto list = args.value("config")) options.configurations = configurationsOf(*list);
     options.top = args.integer("examples", 1, 1000).value_or(kAtlasDefaultTop);
+    options.context = std::min(options.context, model->architecture().contextLength);
     checkAtlasOptions(*model, options);
-    const Architecture& c = model->architecture();
-    options.context = std::min(options.context, c.contextLength);  // what the model can see
-    AtlasProvenance provenance;
-    provenance.model = args.required("model");
-    provenance.modelDigest = atlasModelDigest(*model);
-    provenance.corpus = corpus.value_or(train::kBuiltinCorpus);
-    if (corpus) {
-        provenance.corpusDigest = fileSha256(*corpus);
-    } else {
-        Sha256 digest;
-        for (const std::string& story : documents) digest.update(story + "\n\n");
-        provenance.corpusDigest = digest.hex();
-    }
-    provenance.options = atlasOptionsJson(options);
-    for (int l = 0; l < c.layers; ++l) {
-        provenance.heads.push_back(c.headsOf(l));
-        provenance.kinds.push_back(c.kindName(l));
-    }
+    const AtlasProvenance provenance =
+        atlasProvenance(*model, args.required("model"), corpus, options);
     auto file = AtlasFile::openForRun(args.required("out"), provenance);
     auto backend = openBackend(args);
     const InterruptFlag interrupted;
@@ -107,29 +91,6 @@ int runCompute(const Arguments& args) {
     std::printf("wrote %s: %lld documents, %lld tokens\n", args.required("out").c_str(),
                 static_cast<long long>(r.documents), static_cast<long long>(r.tokens));
     return 0;
-}
-
-// A head's number for a score: its mean; for a configuration's change also the largest (its
-// best example's).
-nlohmann::ordered_json headsJson(const AtlasFile& file, const HeadAtlas& atlas) {
-    const auto number = [](std::optional<double> v) {
-        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-    };
-    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
-    for (int l = 0; l < atlas.layers(); ++l)
-        for (int h = 0; h < atlas.heads(l); ++h) {
-            nlohmann::ordered_json head = {
-                {"layer", l}, {"head", h}, {"kind", file.provenance().kinds.at(l)}};
-            for (std::size_t s = 0; s < atlas.scores().size(); ++s) {
-                const ScoreTally& t = atlas.tally(l, h, static_cast<int>(s));
-                head[atlas.scores()[s]] = number(t.mean());
-                if (s >= static_cast<std::size_t>(kHeadScores))
-                    head["largest_" + atlas.scores()[s]] =
-                        number(t.top.empty() ? std::nullopt : std::optional(t.top[0].value));
-            }
-            heads.push_back(head);
-        }
-    return heads;
 }
 
 void printTable(const std::string& path, const AtlasFile& file, const HeadAtlas& atlas) {
@@ -165,39 +126,24 @@ void printTable(const std::string& path, const AtlasFile& file, const HeadAtlas&
 }
 
 // --top SCORE: every head's best examples for the score.
-int printTop(const std::string& name, const HeadAtlas& atlas, bool json) {
-    const int score = atlas.scoreIndex(name);
-    if (score < 0) {
-        std::string known;
-        for (const std::string& s : atlas.scores()) known += (known.empty() ? "" : ", ") + s;
-        throw UsageError("--top " + name + ": the atlas's scores are " + known);
+int printTop(const std::string& score, const HeadAtlas& atlas, bool json) {
+    nlohmann::ordered_json examples;
+    try {
+        examples = atlasExamplesJson(atlas, score);
+    } catch (const Error& e) {
+        throw UsageError("--top " + score + ": " + e.what());
     }
-    nlohmann::ordered_json examples = nlohmann::ordered_json::array();
-    for (int l = 0; l < atlas.layers(); ++l)
-        for (int h = 0; h < atlas.heads(l); ++h) {
-            const std::vector<AtlasExample>& top = atlas.tally(l, h, score).top;
-            for (std::size_t rank = 0; rank < top.size(); ++rank) {
-                const AtlasExample& e = top[rank];
-                const std::string context = atlasExampleContext(atlas, e);
-                if (!json) {
-                    std::printf("L%d H%d  %2zu  %9.4f  document %lld, token %lld: %s\n", l, h,
-                                rank + 1, e.value, static_cast<long long>(e.document),
-                                static_cast<long long>(e.first + std::max(e.query, 0)),
-                                context.c_str());
-                    continue;
-                }
-                examples.push_back({{"layer", l},
-                                    {"head", h},
-                                    {"rank", rank + 1},
-                                    {"value", e.value},
-                                    {"document", e.document},
-                                    {"first_token", e.first},
-                                    {"query", e.query < 0 ? nlohmann::ordered_json(nullptr)
-                                                          : nlohmann::ordered_json(e.query)},
-                                    {"context", context}});
-            }
-        }
-    if (json) printJson({{"score", name}, {"examples", examples}});
+    if (json) {
+        printJson({{"score", score}, {"examples", examples}});
+        return 0;
+    }
+    for (const auto& e : examples) {
+        const long long token = e["first_token"].get<long long>() +
+                                (e["query"].is_null() ? 0 : e["query"].get<long long>());
+        std::printf("L%d H%d  %2d  %9.4f  document %lld, token %lld: %s\n", e["layer"].get<int>(),
+                    e["head"].get<int>(), e["rank"].get<int>(), e["value"].get<double>(),
+                    e["document"].get<long long>(), token, e["context"].get<std::string>().c_str());
+    }
     return 0;
 }
 
@@ -206,22 +152,10 @@ int runShow(const Arguments& args) {
     const auto file = AtlasFile::openToRead(path);
     const HeadAtlas atlas = file->atlas();
     if (const auto score = args.value("top")) return printTop(*score, atlas, args.flag("json"));
-    if (!args.flag("json")) {
+    if (args.flag("json"))
+        printJson(atlasJson(path, *file, atlas));
+    else
         printTable(path, *file, atlas);
-        return 0;
-    }
-    const AtlasProvenance& p = file->provenance();
-    printJson({{"atlas", path},
-               {"version", file->version()},
-               {"model", p.model},
-               {"model_digest", p.modelDigest},
-               {"corpus", p.corpus},
-               {"corpus_digest", p.corpusDigest},
-               {"options", nlohmann::json::parse(p.options)},
-               {"documents", file->documentsDone()},
-               {"tokens", file->tokensDone()},
-               {"sequences", atlas.sequences()},
-               {"heads", headsJson(*file, atlas)}});
     return 0;
 }
 

@@ -128,18 +128,21 @@ bool endsABlock(std::int64_t document) { return (document + 1) % kAtlasBlock == 
 }  // namespace
 
 AtlasPart atlasPart(const Model& model, Backend& backend, const std::vector<std::string>& documents,
-                    std::int64_t first, std::int64_t last, const AtlasRunOptions& options) {
-    if (first % kAtlasBlock != 0 || last <= first || last > first + kAtlasBlock ||
-        last > static_cast<std::int64_t>(documents.size()))
-        throw Error("internal error: an atlas part is documents of one block");
+                    std::int64_t first, const AtlasRunOptions& options) {
+    const auto count = static_cast<std::int64_t>(documents.size());
+    if (first < 0 || first % kAtlasBlock != 0 || count < 1 || count > kAtlasBlock)
+        throw Error("an atlas part is 1 to " + std::to_string(kAtlasBlock) +
+                    " documents from the start of a block (an index that is a multiple of " +
+                    std::to_string(kAtlasBlock) + "), not " + std::to_string(count) +
+                    " from document " + std::to_string(first));
     const DocumentScorer scorer(model, backend, options);
     const Architecture& c = model.architecture();
     std::vector<int> heads;
     for (int l = 0; l < c.layers; ++l) heads.push_back(c.headsOf(l));
     AtlasPart part{HeadAtlas(heads, options.configurations, options.top), {}};
-    for (std::int64_t d = first; d < last; ++d) {
-        part.documents.push_back(scorer.score(documents[d], d, part.atlas, nullptr));
-        if (endsABlock(d)) part.atlas.closeBlock();
+    for (std::int64_t i = 0; i < count; ++i) {
+        part.documents.push_back(scorer.score(documents[i], first + i, part.atlas, nullptr));
+        if (endsABlock(first + i)) part.atlas.closeBlock();
     }
     return part;
 }

@@ -60,14 +60,15 @@ AtlasRunResult runAtlas(const Model& model, Backend& backend,
                         const std::function<void(const AtlasProgress&)>& progress = {},
                         const std::atomic<bool>* cancel = nullptr);
 
-// The documents [first, last) computed apart, as another process computes its share of a corpus:
-// `first` starts a block (kAtlasBlock) and `last` is at most its end. HeadAtlas::append joins it
-// to the atlas of the documents before `first`, as if one run had computed them all.
+// Documents computed apart, as another process computes its share of a corpus: `documents` are
+// the corpus's from index `first`, which starts a block (kAtlasBlock), and at most that block's.
+// HeadAtlas::append joins the part to the atlas of the documents before `first`, as if one run
+// had computed them all.
 struct AtlasPart {
     HeadAtlas atlas;
     std::vector<AtlasDocument> documents;
 };
 AtlasPart atlasPart(const Model& model, Backend& backend, const std::vector<std::string>& documents,
-                    std::int64_t first, std::int64_t last, const AtlasRunOptions& options);
+                    std::int64_t first, const AtlasRunOptions& options);
 
 }  // namespace qkv

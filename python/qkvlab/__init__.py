@@ -6,6 +6,8 @@ computed by the same core as the app and ``qkvlab-cli``.
     r = m.attention("The cat sat on the mat.", config="shared-qk")
     r.attention.shape                             # (layers, heads, queries, keys), float32
     m.analyze()                                   # one record per head
+    a = qkvlab.atlas(m, "corpus.txt", out="corpus.atlas")   # every head over a corpus
+    a.heads["induction"]                          # one record per head (numpy)
 
 Errors are ``qkvlab.Error`` with the message the command line prints. Long calls release the
 GIL, report progress to ``progress(done, total)`` (without a callback, a tqdm bar when tqdm is
@@ -15,9 +17,10 @@ them.
 
 import json
 
+from . import _native
 from ._native import Error, AttentionResult, open as _open_native, survey as _survey_native
 
-__all__ = ["Error", "open", "survey", "Model", "AttentionResult"]
+__all__ = ["Error", "open", "survey", "atlas", "read_atlas", "Atlas", "Model", "AttentionResult"]
 
 
 # A bar appears only for work that lasts: a call that ends sooner prints nothing.
@@ -82,9 +85,11 @@ def _selection(value):
 class Model:
     """A model opened from a folder, a GGUF file or a Hugging Face id (see ``qkvlab.open``)."""
 
-    def __init__(self, native, location):
+    def __init__(self, native, location, revision="main", backend="cpu"):
         self._native = native
         self.location = location
+        self.revision = revision
+        self.backend = backend
         self.info = json.loads(native.info_json())
 
     def __repr__(self):
@@ -154,7 +159,7 @@ class Model:
 def open(location, revision="main", backend="cpu"):
     """Opens a model folder, a GGUF file (``ollama:NAME``, ``lmstudio:...`` too) or a Hugging
     Face model id (from the cache, else downloaded), as the app and the command line do."""
-    return Model(_open_native(str(location), revision, backend), str(location))
+    return Model(_open_native(str(location), revision, backend), str(location), revision, backend)
 
 
 def survey(locations, copying_score=True, progress=None):
@@ -163,6 +168,139 @@ def survey(locations, copying_score=True, progress=None):
     score, as ``qkvlab-cli survey --json`` gives them. One model is open at a time."""
     return json.loads(_run(_survey_native, "survey", progress, [str(l) for l in locations],
                            copying_score))
+
+
+class Atlas:
+    """An atlas file's tables (``qkvlab.atlas``, ``qkvlab-cli atlas``; docs/atlas.md).
+
+    ``heads``: a numpy record array, one record per head: ``layer``, ``head``, ``kind`` and each
+    score's mean over the corpus (NaN where no sequence gave one), as ``qkvlab-cli atlas --show
+    --json`` gives them (``pandas.DataFrame(a.heads)`` makes a table). ``examples(score)``: each
+    head's best examples for a score. ``provenance``: the model, corpus, options and counts.
+    """
+
+    def __init__(self, path):
+        self.path = str(path)
+        doc = json.loads(_native.atlas_json(self.path))
+        heads = doc.pop("heads")
+        self.provenance = doc
+        self.heads = _records(heads, {"layer": "i4", "head": "i4"}, text=("kind",))
+
+    def examples(self, score):
+        """Each head's best examples for ``score`` (a column of ``heads``): ``layer``, ``head``,
+        ``rank`` (from 1), ``value``, ``document``, ``first_token``, ``query`` (-1: the whole
+        sequence) and ``context`` (the text up to the query, its token between ⟨ ⟩)."""
+        rows = json.loads(_native.atlas_examples_json(self.path, str(score)))
+        for row in rows:
+            row["query"] = -1 if row["query"] is None else row["query"]
+        return _records(rows, {"layer": "i4", "head": "i4", "rank": "i4", "document": "i8",
+                               "first_token": "i8", "query": "i4"}, text=("context",))
+
+    def __repr__(self):
+        p = self.provenance
+        return "<qkvlab.Atlas {} of {} over {}: {} documents, {} tokens, {} heads>".format(
+            self.path, p["model"], p["corpus"], p["documents"], p["tokens"], len(self.heads))
+
+
+def _records(rows, integers, text=()):
+    """A numpy record array of JSON objects: the named integer columns, text columns, and every
+    other column a float64 (NaN for null)."""
+    import numpy
+    names = list(rows[0].keys()) if rows else list(integers) + list(text)
+    types = []
+    for name in names:
+        if name in integers:
+            types.append((name, integers[name]))
+        elif name in text:
+            width = max([len(r[name]) for r in rows] + [1])
+            types.append((name, "U%d" % width))
+        else:
+            types.append((name, "f8"))
+    values = [tuple(float("nan") if r[n] is None else r[n] for n in names) for r in rows]
+    return numpy.rec.array(numpy.array(values, dtype=types))
+
+
+def read_atlas(path):
+    """Opens an atlas file that ``qkvlab.atlas`` or ``qkvlab-cli atlas`` wrote."""
+    return Atlas(path)
+
+
+def atlas(model, corpus=None, out=None, client=None, context=256, max_tokens=None,
+          configs=(), examples=5, backend=None, progress=None):
+    """Scores every head of ``model`` over a corpus into the atlas file ``out`` and returns its
+    tables (``Atlas``), as ``qkvlab-cli atlas`` does: the same file, resumed where it stops.
+
+    ``model``: a ``qkvlab.Model`` or what ``qkvlab.open`` takes. ``corpus``: a UTF-8 text file
+    (paragraphs are documents) or a ``.jsonl`` file of objects with a ``"text"``; None: the
+    project's 400 built-in stories. ``configs``: configurations whose change against learned
+    each head gets (``"shared-qk"``, ``"tied-kv"``, ...). ``examples``: best examples kept per
+    head and score. ``progress(done, total)`` is told documents (a tqdm bar without it).
+
+    ``client``: a ``dask.distributed.Client``. The corpus is then cut into blocks of
+    ``qkvlab.ATLAS_BLOCK`` documents, each computed by a worker (which opens the model once,
+    memory-mapped, from the same location: a folder every worker can read, or a Hub id in its
+    cache) and joined here in document order, so that the file is the one a single process
+    writes, to the last bit. Any Dask deployment works: a ``LocalCluster``, or the clusters of
+    dask-jobqueue (Slurm, PBS, ...), dask-kubernetes or SSH.
+    """
+    if out is None:
+        raise Error("out: the atlas file to write, or to resume where it stopped")
+    if not isinstance(model, Model):
+        model = open(model, backend=backend or "cpu")
+    elif backend is not None and backend != model.backend:
+        model = open(model.location, model.revision, backend)
+    run = _native.AtlasRun(model._native, model.location, "" if corpus is None else str(corpus),
+                           str(out), int(context), [str(c) for c in configs], int(examples),
+                           int(max_tokens or 0))
+    stop = run.stop()
+    if client is None:
+        _run(run.run_here, "atlas", progress, stop)
+    else:
+        _atlas_on_cluster(run, model, client, stop, progress)
+    return Atlas(out)
+
+
+ATLAS_BLOCK = _native.ATLAS_BLOCK
+
+
+def _atlas_on_cluster(run, model, client, stop, progress):
+    done = run.documents_done
+    # An open block (a run stopped within it) is finished here: its sum goes on in order.
+    boundary = min(stop, -(-done // ATLAS_BLOCK) * ATLAS_BLOCK)
+    if done < boundary:
+        run.run_here(boundary, None)
+    documents = run.documents
+    options = run.options_json
+    starts = range(boundary, stop, ATLAS_BLOCK)
+    futures = [client.submit(_atlas_part, model.location, model.revision, model.backend,
+                             documents[first:min(first + ATLAS_BLOCK, stop)], first, options,
+                             pure=False)
+               for first in starts]
+    bar = None
+    if progress is None:
+        progress, bar = _progress_bar("atlas", unit="document")
+    try:
+        for first, future in zip(starts, futures):  # joined in document order
+            run.append(future.result())
+            if progress:
+                progress(min(first + ATLAS_BLOCK, stop), stop)
+    finally:
+        for future in futures:
+            future.cancel()
+        if bar is not None:
+            bar.close()
+
+
+_worker_models = {}
+
+
+def _atlas_part(location, revision, backend, documents, first, options):
+    """On a Dask worker: one block of the corpus, as bytes for ``AtlasRun.append``. The model is
+    opened once per worker process."""
+    key = (location, revision, backend)
+    if key not in _worker_models:
+        _worker_models[key] = _open_native(location, revision, backend)
+    return _native.atlas_part(_worker_models[key], documents, first, options)
 
 
 def _block_property(stack, what):

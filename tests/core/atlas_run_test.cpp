@@ -1,10 +1,11 @@
 // The atlas of a corpus computed apart, one part per block of documents (as other processes or
-// machines compute their share), joins into the one-process run's atlas bit for bit: sums,
-// counts, examples and the sequences they name.
+// machines compute their share, encoded as bytes and decoded), joins into the one-process run's
+// atlas bit for bit: sums, counts, examples and the sequences they name.
 #include "core/report/atlas_run.h"
 
 #include <gtest/gtest.h>
 
+#include "core/report/atlas_part_codec.h"
 #include "core/train/corpus.h"
 #include "tests/support/atlas_compare.h"
 #include "tests/support/fixture_writer.h"
@@ -45,13 +46,17 @@ TEST(AtlasRun, PartsPerBlockJoinIntoTheOneProcessAtlas) {
     HeadAtlas joined(whole.headCounts(), options.configurations, options.top);
     const auto size = static_cast<std::int64_t>(documents.size());
     for (std::int64_t first = 0; first < size; first += kAtlasBlock) {
-        const AtlasPart part = atlasPart(*model, *backend, documents, first,
-                                         std::min(size, first + kAtlasBlock), options);
+        const std::vector<std::string> block(
+            documents.begin() + first, documents.begin() + std::min(size, first + kAtlasBlock));
+        // As another process has it: encoded and decoded.
+        const AtlasPart part =
+            decodeAtlasPart(encodeAtlasPart(atlasPart(*model, *backend, block, first, options)));
         EXPECT_EQ(part.documents.front().index, first);
         joined.append(part.atlas);
     }
     test::expectSameAtlas(whole, joined);
-    EXPECT_THROW(atlasPart(*model, *backend, documents, 1, 2, options), Error);
+    EXPECT_THROW(atlasPart(*model, *backend, {"one"}, 1, options), Error);
+    EXPECT_THROW(decodeAtlasPart("not cbor"), Error);
 }
 
 }  // namespace
