@@ -135,7 +135,7 @@ HeadSentenceScores scoreHeadOnSentence(const RowMatrixXf& map, const RowMatrixXf
         entropy += rowEntropy;
         distance += far / mass;
         ++rows;
-        if (i == 0) continue;  // a causal map's first row has a single key
+        if (i < kFirstExampleQuery) continue;
         for (int k = 0; k < 5; ++k) raise(s.peaks[k], i, row[k] / mass);
         raise(s.peaks[static_cast<int>(HeadScore::Entropy)], i, rowEntropy);
         raise(s.peaks[static_cast<int>(HeadScore::Distance)], i, far / mass);

@@ -43,6 +43,10 @@ constexpr int kRowScores = 7;
 // file use.
 const char* headScoreName(HeadScore score);
 
+// A row is an example from this query on: a causal row with fewer keys to choose among (row 1
+// has two) tops every share by having no other place to put its mass.
+constexpr int kFirstExampleQuery = 4;
+
 // Where a score is largest in a sentence: the query row and its value there.
 struct ScorePeak {
     int query = -1;  // -1: no row qualifies
@@ -59,8 +63,8 @@ struct HeadSentenceScores {
     // captured; an implicit map's are its own.
     std::optional<double> scoreSymmetry, directionality;
     // Per row score (HeadScore order): the row where its own value is largest (the earliest of
-    // equals), among the rows from query 1 on that have mass — row 0 of a causal map has one key
-    // and would top every share.
+    // equals), among the rows from kFirstExampleQuery on that have mass; none in a shorter
+    // sentence.
     std::array<ScorePeak, kRowScores> peaks;
 
     std::optional<double> value(HeadScore score) const;

@@ -103,10 +103,10 @@ TEST_F(HeadAtlasOnGpt2, ExamplesAreTheBestRowsOfTheBestSequences) {
             ASSERT_EQ(top.size(), 2u);
             EXPECT_GE(top[0].value, top[1].value);
             EXPECT_NE(top[0].document, top[1].document);
-            double best = -1;  // the largest self share of a row from query 1, over sequences
+            double best = -1;  // the largest self share of an example row, over sequences
             for (std::size_t d = 0; d < kSequences.size(); ++d) {
                 const RowMatrixXf& a = results[d].trace.probabilities(l, h);
-                for (int i = 1; i < a.rows(); ++i)
+                for (int i = kFirstExampleQuery; i < a.rows(); ++i)
                     best = std::max(best, static_cast<double>(a(i, i)) / a.row(i).sum());
             }
             EXPECT_NEAR(top[0].value, best, 1e-6);  // float rows summing to 1 within 1e-6

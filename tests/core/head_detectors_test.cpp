@@ -111,27 +111,32 @@ TEST(HeadDetectors, ASignedMapWeighsByMagnitude) {
     EXPECT_DOUBLE_EQ(*scoreHeadOnSentence(m, symmetric, {4, 5}).scoreSymmetry, 1.0);
 }
 
-// Each row score's peak: the row (from query 1) where its own value is largest, the earliest of
-// equals.
-TEST(HeadDetectors, PeaksAreTheBestRowsFromQueryOne) {
-    RowMatrixXf a(4, 4);
-    a << 1, 0, 0, 0,       //
-        0.5, 0.5, 0, 0,    //
-        0.2, 0.6, 0.2, 0,  //
-        0.1, 0.1, 0.1, 0.7;
-    const HeadSentenceScores s = scoreHeadOnSentence(a, {}, {1, 2, 3, 4});
+// Each row score's peak: the row (from kFirstExampleQuery) where its own value is largest, the
+// earliest of equals. Rows 0 to 3 put all their mass on themselves and are no examples.
+TEST(HeadDetectors, PeaksAreTheBestRowsFromTheFifthQuery) {
+    ASSERT_EQ(kFirstExampleQuery, 4);
+    RowMatrixXf a = RowMatrixXf::Zero(7, 7);
+    for (int i = 0; i < 4; ++i) a(i, i) = 1;
+    a.row(4).head(5) << 0.1f, 0.1f, 0.1f, 0.1f, 0.6f;
+    a.row(5).head(6) << 0.2f, 0, 0, 0.2f, 0.6f, 0;
+    a.row(6) << 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.1f, 0.4f;
+    const HeadSentenceScores s = scoreHeadOnSentence(a, {}, {1, 2, 3, 4, 5, 6, 7});
     const auto peak = [&](HeadScore score) { return s.peaks[static_cast<int>(score)]; };
-    EXPECT_EQ(peak(HeadScore::Self).query, 3);  // row 0's self share 1 is not counted
-    EXPECT_NEAR(peak(HeadScore::Self).value, 0.7, 1e-7);
-    EXPECT_EQ(peak(HeadScore::PreviousToken).query, 2);
+    EXPECT_EQ(peak(HeadScore::Self).query, 4);
+    EXPECT_NEAR(peak(HeadScore::Self).value, 0.6, 1e-7);
+    EXPECT_EQ(peak(HeadScore::PreviousToken).query, 5);
     EXPECT_NEAR(peak(HeadScore::PreviousToken).value, 0.6, 1e-7);
-    EXPECT_EQ(peak(HeadScore::FirstToken).query, 1);
-    // Row 2: -2 · 0.2 ln 0.2 - 0.6 ln 0.6 = 0.950; row 3: -3 · 0.1 ln 0.1 - 0.7 ln 0.7 = 0.940.
-    EXPECT_EQ(peak(HeadScore::Entropy).query, 2);
-    EXPECT_NEAR(peak(HeadScore::Entropy).value, -0.4 * std::log(0.2) - 0.6 * std::log(0.6), 1e-6);
-    EXPECT_EQ(peak(HeadScore::Distance).query, 2);   // 0.2 · 2 + 0.6 = 1.0 against 0.6
-    EXPECT_EQ(peak(HeadScore::Induction).query, 1);  // no induction cell: 0 from the first row
+    EXPECT_EQ(peak(HeadScore::FirstToken).query, 5);
+    // Row 6: -6 · 0.1 ln 0.1 - 0.4 ln 0.4 = 1.748 against 1.228 and 0.950.
+    EXPECT_EQ(peak(HeadScore::Entropy).query, 6);
+    EXPECT_NEAR(peak(HeadScore::Entropy).value, -0.6 * std::log(0.1) - 0.4 * std::log(0.4), 1e-6);
+    EXPECT_EQ(peak(HeadScore::Distance).query, 6);  // 2.1 tokens against 1.0 and 2.0
+    EXPECT_NEAR(peak(HeadScore::Distance).value, 2.1, 1e-6);
+    EXPECT_EQ(peak(HeadScore::Induction).query, 4);  // no induction cell: 0 from the first row
     EXPECT_EQ(peak(HeadScore::Induction).value, 0.0);
+    // A sentence of four tokens has no example row.
+    EXPECT_EQ(scoreHeadOnSentence(RowMatrixXf::Identity(4, 4), {}, {1, 2, 3, 4}).peaks[0].query,
+              -1);
 }
 
 // A configuration's change of a row is the total variation of the normalised |rows|.

@@ -5,11 +5,6 @@
 #include <limits>
 
 namespace qkv::ui {
-namespace {
-
-constexpr int kMaxAnnotatedCells = 400;
-
-}  // namespace
 
 const std::vector<HeadMetricInfo>& headMetricInfos() {
     static const std::vector<HeadMetricInfo> infos = {

@@ -51,6 +51,9 @@ const HeadMetricInfo& headMetricInfo(HeadMetric metric);
 // Empty when the metric was not computed for this head (score symmetry of an uncaptured head).
 std::optional<double> headMetricValue(const HeadMetrics& head, HeadMetric metric);
 
+// Grids of at most this many cells print each value inside its cell.
+inline constexpr int kMaxAnnotatedCells = 400;
+
 // Rows are layers, columns heads; NaN where a value is missing. headDim bounds the rank's scale;
 // a comparison's scale reaches the largest change (quantisation moves attention by hundredths).
 HeatmapData metricHeatmap(const ModelMetrics& metrics, HeadMetric metric, int headDim);

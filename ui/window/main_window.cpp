@@ -30,6 +30,7 @@
 #include "ui/support/model_locator.h"
 #include "ui/support/window_shortcuts.h"
 #include "ui/training/experiment_folder.h"
+#include "ui/views/atlas_view.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/config_panel.h"
 #include "ui/views/head_picker.h"
@@ -185,6 +186,7 @@ void MainWindow::buildLayout() {
     m_neuronView = new NeuronView(d, m_tabs);
     m_spaceView = new SpaceView(d, m_tabs);
     m_linesView = new LinesView(d, m_tabs);
+    m_atlasView = new AtlasView(d, m_tabs);
     m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(m_compareView, tr("Compare"));
     m_tabs->addTab(m_overviewView, tr("Overview"));
@@ -192,11 +194,14 @@ void MainWindow::buildLayout() {
     m_tabs->addTab(m_neuronView, tr("Neurons"));
     m_tabs->addTab(m_spaceView, tr("Q·K space"));
     m_tabs->addTab(m_linesView, tr("Lines"));
+    m_tabs->addTab(m_atlasView, tr("Atlas"));
     m_tabs->setCurrentIndex(std::clamp(settings::kTab.value(), 0, m_tabs->count() - 1));
     connect(m_tabs, &QTabWidget::currentChanged, this,
             [](int index) { settings::kTab.setValue(index); });
     connect(m_overviewView, &OverviewView::headActivated, this, [this] { showTab(Tab::Head); });
     connect(m_trainingView, &TrainingView::openModelRequested, this, &MainWindow::openModel);
+    connect(m_atlasView, &AtlasView::openRequested, this, &MainWindow::onOpenAtlas);
+    connect(m_atlasView, &AtlasView::exampleActivated, this, &MainWindow::openAtlasExample);
     connect(m_trainingView, &TrainingView::experimentClosed, this, [this] {
         if (m_closeExperiment) m_closeExperiment->setEnabled(false);
         showCentralPage();
@@ -272,9 +277,9 @@ QString MainWindow::statusField(const QString& name) const {
 }
 
 void MainWindow::showCentralPage() {
-    // An experiment needs no model: its page is shown without one.
-    const bool empty =
-        !m_document->model() && !m_document->isLoading() && !m_trainingView->isShowingExperiment();
+    // An experiment or an atlas needs no model: its page is shown without one.
+    const bool empty = !m_document->model() && !m_document->isLoading() &&
+                       !m_trainingView->isShowingExperiment() && !m_atlasView->hasAtlas();
     m_pages->setCurrentIndex(empty ? 0 : 1);
     if (empty) m_emptyState->refresh();
 }

@@ -25,6 +25,8 @@ class QCustomPlot;
 
 namespace qkv::ui {
 
+class AtlasView;
+struct AtlasExampleTarget;
 class CompareView;
 class ConfigPanel;
 class EmptyState;
@@ -53,7 +55,8 @@ class MainWindow : public QMainWindow {
         Training = 3,
         Neurons = 4,
         Space = 5,
-        Lines = 6
+        Lines = 6,
+        Atlas = 7
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -79,6 +82,12 @@ class MainWindow : public QMainWindow {
     // attention change, and the Compare tab both heads. Refusals (another architecture or
     // vocabulary) go to the message sink. An empty location stops comparing.
     void compareWith(const QString& location);
+    // File ▸ Open Atlas…: shows an atlas file in the Atlas tab; an unreadable one goes to the
+    // message sink. Returns whether it opened.
+    bool openAtlas(const QString& path);
+    // An atlas example in the Head view: its ids as the sentence ("#ids"), its head, its query
+    // pinned; the atlas's model is opened first when another is open.
+    void openAtlasExample(const AtlasExampleTarget& target);
 
     // Sessions (*.qkvlab, session_file.h): the model, sentences, configuration, head, view and
     // head names. openSession() reports an unreadable file, another format, a newer version or
@@ -120,6 +129,7 @@ class MainWindow : public QMainWindow {
     NeuronView* neuronView() const { return m_neuronView; }
     SpaceView* spaceView() const { return m_spaceView; }
     LinesView* linesView() const { return m_linesView; }
+    AtlasView* atlasView() const { return m_atlasView; }
     TrainingView* trainingView() const { return m_trainingView; }
     WeightPanel* weightPanel() const { return m_weightPanel; }
     TokenChips* tokenChips() const { return m_chips; }
@@ -165,6 +175,8 @@ class MainWindow : public QMainWindow {
     void onOpen();
     void onOpenGguf();
     void onOpenExperiment();
+    void onOpenAtlas();
+    void applyAtlasExample(const AtlasExampleTarget& target);
     void onExport();
     void onExportAll(ImageFormat format);
     void onModelLoading(const QString& folder);
@@ -203,6 +215,9 @@ class MainWindow : public QMainWindow {
     NeuronView* m_neuronView = nullptr;
     SpaceView* m_spaceView = nullptr;
     LinesView* m_linesView = nullptr;
+    AtlasView* m_atlasView = nullptr;
+    // An atlas example waiting for its model to open.
+    std::unique_ptr<AtlasExampleTarget> m_pendingExample;
     TrainingView* m_trainingView = nullptr;
     WeightPanel* m_weightPanel = nullptr;
 

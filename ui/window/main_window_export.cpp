@@ -17,6 +17,7 @@
 #include "ui/export/figure_data.h"
 #include "ui/export/plot_provenance.h"
 #include "ui/support/message_sink.h"
+#include "ui/views/atlas_view.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/experiment_view.h"
 #include "ui/views/head_view.h"
@@ -49,6 +50,8 @@ HeatmapWidget* MainWindow::currentHeatmap() const {
             return m_trainingView->isShowingExperiment() ? nullptr : m_trainingView->heatmap();
         case Tab::Neurons:
             return m_neuronView->heatmap();
+        case Tab::Atlas:
+            return m_atlasView->heatmap();
         case Tab::Space:
         case Tab::Lines:
             return nullptr;  // drawn without a heatmap: currentExportable()

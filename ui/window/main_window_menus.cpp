@@ -83,6 +83,8 @@ void MainWindow::buildFileMenu() {
     m_closeExperiment =
         file->addAction(tr("C&lose Experiment"), this, &MainWindow::closeExperiment);
     m_closeExperiment->setEnabled(false);
+    file->addAction(tr("Open A&tlas…"), QKeySequence(tr("Ctrl+Shift+A")), this,
+                    &MainWindow::onOpenAtlas);
     file->addSeparator();
     // Ctrl+O opens a model folder, so a session opens with Ctrl+Alt+O.
     file->addAction(tr("Open Sess&ion…"), QKeySequence(tr("Ctrl+Alt+O")), this,
@@ -112,7 +114,7 @@ void MainWindow::buildViewMenu() {
     LabDocument* d = m_document.get();
     QMenu* view = menuBar()->addMenu(tr("&View"));
     const QString tabNames[] = {tr("&Head"),    tr("&Compare"),   tr("&Overview"), tr("&Training"),
-                                tr("&Neurons"), tr("Q·K &Space"), tr("&Lines")};
+                                tr("&Neurons"), tr("Q·K &Space"), tr("&Lines"),    tr("&Atlas")};
     for (int i = 0; i < static_cast<int>(std::size(tabNames)); ++i)
         view->addAction(tabNames[i], QKeySequence(tr("Ctrl+%1").arg(i + 1)), this,
                         [this, i] { showTab(static_cast<Tab>(i)); });

@@ -25,6 +25,7 @@
 #include "ui/support/model_locator.h"
 #include "ui/support/window_shortcuts.h"
 #include "ui/training/experiment_folder.h"
+#include "ui/views/atlas_view.h"
 #include "ui/views/compare_view.h"
 #include "ui/views/config_panel.h"
 #include "ui/views/head_picker.h"
@@ -47,7 +48,13 @@
 namespace qkv::ui {
 
 void MainWindow::startup(const QStringList& modelArguments) {
-    const QString location = modelArguments.value(0);
+    QString location = modelArguments.value(0);
+    // An atlas file (qkvlab stories.atlas) opens in the Atlas tab beside the usual model.
+    if (location.endsWith(QStringLiteral(".atlas"), Qt::CaseInsensitive) &&
+        QFileInfo(location).isFile()) {
+        openAtlas(location);
+        location.clear();
+    }
     // Token ids belong to the model they were typed for: onto another model they would read
     // other tokens (or none), so the example sentence is shown instead.
     const QStringList recent = RecentModels::list();
@@ -158,10 +165,15 @@ void MainWindow::onModelChanged() {
         const Session pending = *m_pendingSession;
         applySession(pending, m_pendingSessionPath);
     }
+    if (m_pendingExample) {
+        const auto example = std::move(m_pendingExample);
+        applyAtlasExample(*example);
+    }
 }
 
 void MainWindow::onModelFailed(const QString& folder, const QString& message) {
     m_pendingSession.reset();  // the session's state stays unapplied: nothing changed
+    m_pendingExample.reset();
     statusBar()->clearMessage();
     onBusyChanged(m_document->isBusy());
     showCentralPage();
@@ -171,6 +183,7 @@ void MainWindow::onModelFailed(const QString& folder, const QString& message) {
 
 void MainWindow::onLoadCancelled(const QString& folder) {
     m_pendingSession.reset();
+    m_pendingExample.reset();
     statusBar()->showMessage(tr("Stopped opening %1").arg(QDir::toNativeSeparators(folder)), 6000);
     onBusyChanged(m_document->isBusy());
     showCentralPage();
