@@ -22,10 +22,12 @@ struct Options {
     bool json = false;     // the whole report as one JSON object on stdout
     bool help = false;
     std::string python = "/usr/bin/python3";
-    std::string checkpoint;         // reuse instead of writing a new one
-    std::string shape = "gpt2";     // or llama3-8b (bench/large_model_bench.h)
-    int vocab = gpt2Small().vocab;  // smaller for devices that cannot hold wte whole
-    std::string longInputChild;     // internal: measure the long input of this folder and exit
+    std::string checkpoint;             // reuse instead of writing a new one
+    std::string shape = "gpt2";         // or llama3-8b (bench/large_model_bench.h)
+    long long atlasTokens = 1'000'000;  // --shape atlas
+    bool large = true;                  // --shape atlas: its 8B row
+    int vocab = gpt2Small().vocab;      // smaller for devices that cannot hold wte whole
+    std::string longInputChild;         // internal: measure the long input of this folder and exit
 
     // The token counts PyTorch runs: every forward row's and keystroke row's.
     std::vector<int> torchTokens() const;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "bench/app_requests.h"
+#include "bench/atlas_bench.h"
 #include "bench/bench_common.h"
 #include "bench/bench_options.h"
 #include "bench/bench_report.h"
@@ -160,6 +161,15 @@ int main(int argc, char** argv) {
             if (o.shape == "qwen3.5-9b") return runQwen35Bench(large, o.longTokens);
             if (o.shape == "qwen3-30b-a3b-gguf") return runQwen3MoeBench(large);
             return o.shape == "llama3.1-8b-gguf" ? runGgufBench(large) : runLargeModelBench(large);
+        }
+        if (o.shape == "atlas") {
+            AtlasBenchOptions atlas;
+            atlas.checkpoint = o.checkpoint;
+            atlas.python = o.python;
+            atlas.torch = o.torch;
+            atlas.tokens = o.atlasTokens;
+            atlas.large = o.large;
+            return runAtlasBench(atlas);
         }
         if (o.shape == "llama3.2-1b") {
             LlamaForwardOptions llama;
