@@ -177,6 +177,9 @@ class MainWindow : public QMainWindow {
     void onOpenExperiment();
     void onOpenAtlas();
     void applyAtlasExample(const AtlasExampleTarget& target);
+    // After the pending example's model opened: the example, or a dialog when the model opened
+    // is another checkpoint than the atlas's.
+    void applyOpenedAtlasExample(const AtlasExampleTarget& target);
     void onExport();
     void onExportAll(ImageFormat format);
     void onModelLoading(const QString& folder);

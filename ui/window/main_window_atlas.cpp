@@ -51,15 +51,18 @@ void MainWindow::openAtlasExample(const AtlasExampleTarget& target) {
     openModel(target.model);
 }
 
-// Called once the example's model is open: its ids exactly as the atlas ran them.
+void MainWindow::applyOpenedAtlasExample(const AtlasExampleTarget& target) {
+    if (atlasModelDigest(*m_document->model()) == target.modelDigest)
+        return applyAtlasExample(target);
+    m_sink->error(tr("Another checkpoint"),
+                  tr("%1 opened, but its weights are not those the atlas was computed with: "
+                     "the example's numbers would differ.")
+                      .arg(target.model));
+}
+
+// The open model is the atlas's (its digest checked): the example's ids exactly as the atlas
+// ran them.
 void MainWindow::applyAtlasExample(const AtlasExampleTarget& target) {
-    if (atlasModelDigest(*m_document->model()) != target.modelDigest) {
-        m_sink->error(tr("Another checkpoint"),
-                      tr("%1 opened, but its weights are not those the atlas was computed with: "
-                         "the example's numbers would differ.")
-                          .arg(target.model));
-        return;
-    }
     QStringList ids;
     for (int id : target.ids) ids << QString::number(id);
     m_document->setText(QStringLiteral("#") + ids.join(u' '));

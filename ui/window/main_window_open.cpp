@@ -167,7 +167,7 @@ void MainWindow::onModelChanged() {
     }
     if (m_pendingExample) {
         const auto example = std::move(m_pendingExample);
-        applyAtlasExample(*example);
+        applyOpenedAtlasExample(*example);
     }
 }
 
