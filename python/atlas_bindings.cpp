@@ -24,7 +24,6 @@ class AtlasRun {
         : m_model(model), m_out(out) {
         const Architecture& c = model.model->architecture();
         m_options.context = std::min(context, c.contextLength);
-        m_options.configurations.clear();
         for (const std::string& name : configurations)
             m_options.configurations.push_back(WConfiguration::parse(name).name());
         if (examples < 1) throw Error("examples: at least 1 per head and score");

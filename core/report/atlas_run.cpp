@@ -53,10 +53,14 @@ void checkAtlasOptions(const Model& model, const AtlasRunOptions& options) {
                     " has no tokenizer, and the atlas reads text: " + model.tokenizerError());
     if (std::min(options.context, model.architecture().contextLength) < 2)
         throw Error("an atlas sequence needs at least 2 tokens (--context)");
+    std::vector<std::string> seen;  // each configuration's one score, change_<name>
     for (const std::string& name : options.configurations) {
         const WConfiguration config = WConfiguration::parse(name);
         if (config.name() == "learned")
             throw Error("the atlas compares configurations with learned: give another");
+        if (std::find(seen.begin(), seen.end(), config.name()) != seen.end())
+            throw Error("the configuration " + config.name() + " is named twice");
+        seen.push_back(config.name());
         if (const std::string why = configurationRefusal(model.architecture(), config);
             !why.empty())
             throw Error(why);

@@ -47,7 +47,7 @@ struct AtlasRunResult {
 };
 
 // Throws qkv::Error for options the model cannot run: no tokenizer, a context under 2 tokens, a
-// configuration it does not define (or learned itself). runAtlas checks them too; a caller
+// configuration it does not define (or learned itself, or one named twice). runAtlas checks them too; a caller
 // checks first to create no file for a run that cannot start.
 void checkAtlasOptions(const Model& model, const AtlasRunOptions& options);
 

@@ -192,6 +192,10 @@ TEST(CliAtlas, TopExamplesAndConfigurationChanges) {
     EXPECT_NE(learned.exitCode, 0);
     EXPECT_NE(learned.err.find("compares configurations with learned"), std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(refused));
+    const test::CliRun twice = compute(corpus, refused, {"--config", "shared-qk q=Q,k=Q,v=V"});
+    EXPECT_NE(twice.exitCode, 0);
+    EXPECT_NE(twice.err.find("shared-qk is named twice"), std::string::npos) << twice.err;
+    EXPECT_FALSE(std::filesystem::exists(refused));
 }
 
 TEST(CliAtlas, TheBuiltInStoriesAreTheDefaultCorpus) {

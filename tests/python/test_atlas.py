@@ -158,6 +158,8 @@ def test_bad_input_is_an_error(tmp_path):
     with pytest.raises(qkvlab.Error, match="compares configurations with learned"):
         qkvlab.atlas(SHIPPED, out=tmp_path / "b.atlas", configs=["learned"])
     assert not (tmp_path / "b.atlas").exists()
+    with pytest.raises(qkvlab.Error, match="shared-qk is named twice"):
+        qkvlab.atlas(SHIPPED, out=tmp_path / "d.atlas", configs=["shared-qk", "q=Q,k=Q,v=V"])
     with pytest.raises(qkvlab.Error, match="no score nope"):
         qkvlab.atlas(SHIPPED, out=tmp_path / "c.atlas", max_tokens=50,
                      progress=False).examples("nope")
