@@ -47,8 +47,8 @@ struct AtlasRunResult {
 };
 
 // Throws qkv::Error for options the model cannot run: no tokenizer, a context under 2 tokens, a
-// configuration it does not define (or learned itself, or one named twice). runAtlas checks them too; a caller
-// checks first to create no file for a run that cannot start.
+// configuration it does not define (or learned itself, or one named twice). runAtlas checks them
+// too; a caller checks first to create no file for a run that cannot start.
 void checkAtlasOptions(const Model& model, const AtlasRunOptions& options);
 
 // Continues `file` over `documents` (from its documentsDone()). `progress` is told after each
