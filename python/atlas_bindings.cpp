@@ -95,15 +95,6 @@ class AtlasRun {
     std::optional<HeadAtlas> m_atlas;  // the file's, while parts join
 };
 
-AtlasRunOptions optionsFromJson(const std::string& json) {
-    const nlohmann::json doc = nlohmann::json::parse(json);
-    AtlasRunOptions options;
-    options.context = doc.at("context").get<int>();
-    options.configurations = doc.at("configurations").get<std::vector<std::string>>();
-    options.top = doc.at("top").get<int>();
-    return options;
-}
-
 // A block's documents computed here for a run elsewhere (AtlasRun::optionsJson's options).
 py::bytes atlasPartBytes(const NativeModel& model, const std::vector<std::string>& documents,
                          std::int64_t first, const std::string& options) {
@@ -112,7 +103,7 @@ py::bytes atlasPartBytes(const NativeModel& model, const std::vector<std::string
         py::gil_scoped_release release;
         auto backend = createBackend(model.backend);
         bytes = encodeAtlasPart(
-            atlasPart(*model.model, *backend, documents, first, optionsFromJson(options)));
+            atlasPart(*model.model, *backend, documents, first, atlasOptionsFromJson(options)));
     }
     return py::bytes(bytes);
 }

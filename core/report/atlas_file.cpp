@@ -9,6 +9,7 @@
 
 #include "core/analysis/view_digest.h"
 #include "core/model/model.h"
+#include "core/report/atlas_run.h"
 #include "core/util/error.h"
 #include "core/util/sha256.h"
 
@@ -211,14 +212,8 @@ std::unique_ptr<AtlasFile> AtlasFile::openToRead(const std::filesystem::path& pa
 }
 
 HeadAtlas AtlasFile::atlas() const {
-    const nlohmann::json options = nlohmann::json::parse(m_provenance.options, nullptr, false);
-    std::vector<std::string> configurations;
-    int top = kAtlasDefaultTop;
-    if (options.is_object()) {
-        configurations = options.value("configurations", configurations);
-        top = options.value("top", top);
-    }
-    HeadAtlas atlas(m_provenance.heads, configurations, top);
+    const AtlasRunOptions options = atlasOptionsFromJson(m_provenance.options);
+    HeadAtlas atlas(m_provenance.heads, options.configurations, options.top);
     const auto at = [&](const Statement& row) {
         const auto layer = static_cast<int>(row.integer(0));
         const auto head = static_cast<int>(row.integer(1));

@@ -47,6 +47,16 @@ std::string atlasOptionsJson(const AtlasRunOptions& options) {
         .dump();
 }
 
+AtlasRunOptions atlasOptionsFromJson(const std::string& json) {
+    AtlasRunOptions options;
+    const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
+    if (!doc.is_object()) return options;
+    options.context = doc.value("context", options.context);
+    options.configurations = doc.value("configurations", options.configurations);
+    options.top = doc.value("top", options.top);
+    return options;
+}
+
 void checkAtlasOptions(const Model& model, const AtlasRunOptions& options) {
     if (!model.tokenizer())
         throw Error(model.name() +

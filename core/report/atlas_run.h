@@ -32,6 +32,9 @@ struct AtlasRunOptions {
 // The options that change the numbers, as the atlas file records them (--max-tokens only says
 // where a run stops: a later run may go on): "context", "configurations", "top".
 std::string atlasOptionsJson(const AtlasRunOptions& options);
+// The options an atlas file records, back: each key missing (or text that is no JSON object)
+// keeps AtlasRunOptions's default.
+AtlasRunOptions atlasOptionsFromJson(const std::string& json);
 
 struct AtlasProgress {
     std::int64_t documents = 0, totalDocuments = 0;

@@ -10,8 +10,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
+#include "core/report/atlas_run.h"
 #include "core/util/error.h"
 #include "ui/document/lab_document.h"
 #include "ui/export/plot_provenance.h"
@@ -166,8 +166,7 @@ void AtlasView::refresh() {
         return;
     }
     const AtlasProvenance& p = m_file->provenance();
-    const nlohmann::json options = nlohmann::json::parse(p.options, nullptr, false);
-    const int context = options.is_object() ? options.value("context", 0) : 0;
+    const int context = atlasOptionsFromJson(p.options).context;
     m_summary->setText(tr("%1 over %2: %3 documents, %4 tokens, %5 sequences of up to %6 tokens")
                            .arg(QString::fromStdString(p.model), QString::fromStdString(p.corpus))
                            .arg(m_file->documentsDone())
