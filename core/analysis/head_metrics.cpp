@@ -49,9 +49,9 @@ class LayerFactors {
             m_latent.emplace(latentHeadForms(model, layer));
     }
 
-    // Decomposes every block the layer's heads read, and computes what heads share, spread over
-    // the pool's threads; the accessors below are then only lookups and may be called from
-    // several threads.
+    // Decomposes every block the layer's heads read (a latent head's form computed there), and
+    // computes what heads share, spread over the pool's threads; the accessors below are then
+    // only lookups and may be called from several threads.
     void prepare(ThreadPool& pool) {
         std::vector<Block> blocks;
         std::set<const void*> seen;
@@ -102,12 +102,19 @@ class LayerFactors {
 
     std::optional<HeadMetrics::RotaryPart> rotaryPart(int head) const {
         if (!m_latent) return std::nullopt;
-        auto rotary = [&](Projection source) -> const Eigen::MatrixXd& {
-            return source == Projection::Query ? m_latent->queryRotary[head] : m_latent->keyRotary;
+        auto rotary = [&](Projection source) {
+            return source == Projection::Query ? m_latent->queryRotary(head) : m_latent->keyRotary;
         };
-        const Eigen::MatrixXd& q = rotary(m_config.querySource);
-        const Eigen::MatrixXd& k = rotary(m_config.keySource);
+        const Eigen::MatrixXd q = rotary(m_config.querySource);
+        const Eigen::MatrixXd k = rotary(m_config.keySource);
         return HeadMetrics::RotaryPart{productSpectrum(q, k).rank, productSymmetryScore(q, k)};
+    }
+
+    // Latent attention's layer form A Bᵀ through its shared latents (latentLayerForm); nullopt
+    // for other attention, and where norm gains join each head's query factor.
+    std::optional<std::pair<Eigen::MatrixXd, Eigen::MatrixXd>> latentLayerForm() const {
+        if (!m_latent || scoreGains(0)) return std::nullopt;
+        return qkv::latentLayerForm(*m_latent, m_config);
     }
 
     std::optional<Eigen::VectorXd> scoreGains(int head) const {
@@ -121,22 +128,26 @@ class LayerFactors {
 
   private:
     // A slot's weights: a stored block (shared by the slots and heads that read it), or a latent
-    // head's computed form.
+    // head's form, computed when its factor is made (in the pool's threads).
     struct Block {
-        const void* id;  // the block's first element, or the form's matrix
+        const void* id;  // the block's first element, or the head's own right factor
         HeadProjection stored;
-        const Eigen::MatrixXd* form = nullptr;
-        Eigen::MatrixXd matrix() const { return form ? *form : stored.toDouble(); }
+        const LatentHeadForms* latent = nullptr;
+        Projection projection = Projection::Query;
+        int head = 0;
+        Eigen::MatrixXd matrix() const {
+            return latent ? latent->form(projection, head) : stored.toDouble();
+        }
     };
     Block blockOf(int head, Projection slot) const {
         if (!m_latent)
             return blockOf(
                 headProjection(m_model, m_config, m_layer, head, slot, m_kind, m_pairing));
         const Projection source = m_config.sourceOf(slot);
-        const Eigen::MatrixXd& form = source == Projection::Query ? m_latent->query[head]
-                                      : source == Projection::Key ? m_latent->key[head]
-                                                                  : m_latent->value[head];
-        return {&form, {}, &form};
+        const Eigen::MatrixXd& own = source == Projection::Query ? m_latent->queryUp[head]
+                                     : source == Projection::Key ? m_latent->keyUp[head]
+                                                                 : m_latent->valueUp[head];
+        return {&own, {}, &*m_latent, source, head};
     }
     static Block blockOf(HeadProjection stored) {
         const void* id = stored.view.data;
@@ -260,6 +271,12 @@ std::optional<Eigen::MatrixXf> roundTripFor(const Model& model, ThreadPool& pool
 // attention's forms are the non-rotary part of each head only (latent_forms.h).
 void layerWqkMetrics(LayerFactors& factors, const Architecture& c, ThreadPool& pool,
                      LayerMetrics& out) {
+    if (const auto latent = factors.latentLayerForm()) {
+        const ProductForm product = productForm(latent->first, latent->second, pool);
+        out.wqkSymmetry = product.symmetry;
+        out.wqkDirectionality = product.directionality;
+        return;
+    }
     std::vector<const FactorBasis*> keyBlocks;
     std::vector<Eigen::Index> firstColumn;  // of each key block in the stacked factors
     std::vector<int> blockOfHead(c.heads);

@@ -15,25 +15,68 @@ LatentHeadForms latentHeadForms(const Model& model, int layer) {
         for (int i = 0; i < g.size; ++i) v(i) = g[i];
         return v;
     };
-    // What a head's query columns multiply: the model's input, or the normed query latent.
-    const bool bottleneck = !w.queryDown.weight.empty();
-    Eigen::MatrixXd queryIn;
-    if (bottleneck) queryIn = toDouble(w.queryDown.weight) * gains(w.queryNorm.gamma).asDiagonal();
-    const Eigen::MatrixXd latentIn =
-        toDouble(w.latent.weight) * gains(w.latentNorm.gamma).asDiagonal();
     LatentHeadForms f;
+    // What a head's query columns multiply: the model's input, or the normed query latent.
+    if (!w.queryDown.weight.empty())
+        f.queryIn = toDouble(w.queryDown.weight) * gains(w.queryNorm.gamma).asDiagonal();
+    f.latentIn = toDouble(w.latent.weight) * gains(w.latentNorm.gamma).asDiagonal();
     for (int h = 0; h < c.heads; ++h) {
         const int q = h * c.headDim, kv = h * (nope + dv);  // stored [nope | rope], [k | v]
         const Eigen::MatrixXd up = toDouble(w.queryUp.weight.columns(q, c.headDim));
-        f.query.push_back(bottleneck ? Eigen::MatrixXd(queryIn * up.leftCols(nope))
-                                     : up.leftCols(nope));
-        f.queryRotary.push_back(bottleneck ? Eigen::MatrixXd(queryIn * up.rightCols(rope))
-                                           : up.rightCols(rope));
-        f.key.push_back(latentIn * toDouble(w.keyValueUp.weight.columns(kv, nope)));
-        f.value.push_back(latentIn * toDouble(w.keyValueUp.weight.columns(kv + nope, dv)));
+        const Eigen::MatrixXd keyValue = toDouble(w.keyValueUp.weight.columns(kv, nope + dv));
+        f.queryUp.push_back(up.leftCols(nope));
+        f.queryRotaryUp.push_back(up.rightCols(rope));
+        f.keyUp.push_back(keyValue.leftCols(nope));
+        f.valueUp.push_back(keyValue.rightCols(dv));
     }
     f.keyRotary = toDouble(w.rotaryKey.weight);
     return f;
+}
+
+namespace {
+
+// left · right, where an empty left factor is the identity.
+Eigen::MatrixXd product(const Eigen::MatrixXd& left, const Eigen::MatrixXd& right) {
+    if (left.size() == 0) return right;
+    Eigen::MatrixXd out(left.rows(), right.cols());
+    out.noalias() = left * right;
+    return out;
+}
+
+const Eigen::MatrixXd& leftFactor(const LatentHeadForms& f, Projection projection) {
+    return projection == Projection::Query ? f.queryIn : f.latentIn;
+}
+
+const Eigen::MatrixXd& rightFactor(const LatentHeadForms& f, Projection projection, int head) {
+    return projection == Projection::Query ? f.queryUp.at(head)
+           : projection == Projection::Key ? f.keyUp.at(head)
+                                           : f.valueUp.at(head);
+}
+
+}  // namespace
+
+Eigen::MatrixXd LatentHeadForms::form(Projection projection, int head) const {
+    return product(leftFactor(*this, projection), rightFactor(*this, projection, head));
+}
+
+Eigen::MatrixXd LatentHeadForms::queryRotary(int head) const {
+    return product(queryIn, queryRotaryUp.at(head));
+}
+
+std::pair<Eigen::MatrixXd, Eigen::MatrixXd> latentLayerForm(const LatentHeadForms& f,
+                                                            const WConfiguration& configuration) {
+    const Projection query = configuration.sourceOf(Projection::Query),
+                     key = configuration.sourceOf(Projection::Key);
+    // sum_h (L_q R_q^h)(L_k R_k^h)ᵀ = L_q (sum_h R_q^h R_k^hᵀ) L_kᵀ.
+    Eigen::MatrixXd inner =
+        Eigen::MatrixXd::Zero(rightFactor(f, query, 0).rows(), rightFactor(f, key, 0).rows());
+    for (int h = 0; h < static_cast<int>(f.queryUp.size()); ++h)
+        inner.noalias() += rightFactor(f, query, h) * rightFactor(f, key, h).transpose();
+    Eigen::MatrixXd a = product(leftFactor(f, query), inner);
+    const Eigen::MatrixXd& keyLeft = leftFactor(f, key);
+    // A key slot without a shared factor (W_Q^h read as the key, no query rank): the identity.
+    if (keyLeft.size() == 0) return {std::move(a), Eigen::MatrixXd::Identity(a.cols(), a.cols())};
+    return {std::move(a), keyLeft};
 }
 
 int latentFormRankBound(const Architecture& c) {

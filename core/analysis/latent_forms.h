@@ -12,18 +12,35 @@
 #include <vector>
 
 #include "core/model/model.h"
+#include "core/model/w_configuration.h"
 
 namespace qkv {
 
+// Each head's forms as a left factor every head shares times the head's own right factor, the
+// d_model-wide products computed when asked (a layer of DeepSeek-V3 holds 3.3 GB of them).
 struct LatentHeadForms {
-    std::vector<Eigen::MatrixXd> query, key;   // per head: d_model x qk_nope_head_dim
-    std::vector<Eigen::MatrixXd> value;        // per head: d_model x v_head_dim
-    std::vector<Eigen::MatrixXd> queryRotary;  // per head: d_model x qk_rope_head_dim
-    Eigen::MatrixXd keyRotary;                 // every head's: d_model x qk_rope_head_dim
+    Eigen::MatrixXd queryIn;   // W_DQ diag(g_q); empty without a query rank (the identity)
+    Eigen::MatrixXd latentIn;  // W_DKV diag(g_kv)
+    // Per head: W_UQ^h's non-rotary and rotary columns (W_Q^h's without a query rank), W_UK^h,
+    // W_UV^h.
+    std::vector<Eigen::MatrixXd> queryUp, queryRotaryUp, keyUp, valueUp;
+    Eigen::MatrixXd keyRotary;  // every head's: d_model x qk_rope_head_dim
+
+    // Head h's form of a projection (d_model x its width): queryIn · queryUp[h] for the query,
+    // latentIn · keyUp[h] for the key, latentIn · valueUp[h] for the value.
+    Eigen::MatrixXd form(Projection projection, int head) const;
+    Eigen::MatrixXd queryRotary(int head) const;  // d_model x qk_rope_head_dim
 };
 
-// The forms of every head of `layer` (a model with latent attention).
+// The factors of every head of `layer` (a model with latent attention).
 LatentHeadForms latentHeadForms(const Model& model, int layer);
+
+// Factors A, B of the layer's summed form sum_h W_Q^h W_K^hᵀ = A Bᵀ, the slots read from the
+// projections `configuration` names: through the shared left factors, B is W_DKV diag(g_kv) or
+// W_DQ diag(g_q) (latent-wide: 512 for DeepSeek-V3) instead of every head's key side by side
+// (heads x nope wide: 16,384), so the layer's metrics cost what one head's do.
+std::pair<Eigen::MatrixXd, Eigen::MatrixXd> latentLayerForm(const LatentHeadForms& forms,
+                                                            const WConfiguration& configuration);
 
 // The most the non-rotary form's rank can be: min(query rank (or d_model), latent rank, width).
 int latentFormRankBound(const Architecture& c);

@@ -146,9 +146,12 @@ TEST_F(LatentAttentionShared, HeadFormsGiveTheForwardsQueriesKeysAndValuesUpToAS
                 r.trace.key(0, h).row(i).rightCols(nope).transpose().cast<double>();
             const Eigen::VectorXd v = r.trace.value(0, h).row(i).transpose().cast<double>();
             // float32 projections of O(1) values: parallel to 1e-5.
-            EXPECT_NEAR(cosine(q, (x * forms.query[h]).transpose()), 1.0, 1e-5) << i << " " << h;
-            EXPECT_NEAR(cosine(k, (x * forms.key[h]).transpose()), 1.0, 1e-5) << i << " " << h;
-            EXPECT_NEAR(cosine(v, (x * forms.value[h]).transpose()), 1.0, 1e-5) << i << " " << h;
+            EXPECT_NEAR(cosine(q, (x * forms.form(Projection::Query, h)).transpose()), 1.0, 1e-5)
+                << i << " " << h;
+            EXPECT_NEAR(cosine(k, (x * forms.form(Projection::Key, h)).transpose()), 1.0, 1e-5)
+                << i << " " << h;
+            EXPECT_NEAR(cosine(v, (x * forms.form(Projection::Value, h)).transpose()), 1.0, 1e-5)
+                << i << " " << h;
         }
     }
     EXPECT_EQ(forms.keyRotary.cols(), rope);
@@ -182,9 +185,8 @@ TEST_F(LatentAttentionShared, LayerFormIsTheSumOfTheHeadsForms) {
             const LatentHeadForms forms = latentHeadForms(*model, l);
             Eigen::MatrixXd layerForm = Eigen::MatrixXd::Zero(c.dModel, c.dModel);
             for (int h = 0; h < c.heads; ++h)
-                layerForm += forms.query[h] *
-                             (config.keySource == Projection::Query ? forms.query[h] : forms.key[h])
-                                 .transpose();
+                layerForm +=
+                    forms.form(Projection::Query, h) * forms.form(config.keySource, h).transpose();
             // Both sides in float64 from the same float32 weights: rounding only.
             EXPECT_NEAR(metrics.layers[l].wqkSymmetry, symmetryScore(layerForm), 1e-10) << l;
             EXPECT_NEAR(metrics.layers[l].wqkDirectionality, directionality(layerForm), 1e-9) << l;
