@@ -15,16 +15,19 @@ constexpr const char* kUsage =
     "                    [--long-repeats N] [--no-torch] [--no-train] [--profile] [--json]\n"
     "                    [--python PATH] [--checkpoint DIR] [--vocab N]\n"
     "                    [--shape gpt2|llama3.2-1b|llama3-8b|llama3.1-8b-gguf|gpt-oss-20b|\n"
-    "                             qwen3-30b-a3b-gguf|qwen3.5-9b|atlas] [--atlas-tokens N]\n"
+    "                             qwen3-30b-a3b-gguf|qwen3.5-9b|deepseek-v3.2|atlas]\n"
+    "                    [--atlas-tokens N]\n"
     "  --keystroke-tokens 0 and --long-tokens 0 leave those rows out; --json prints the report\n"
     "  as one JSON object on stdout (progress stays on stderr). --shape llama3.2-1b times the\n"
     "  forward at 64 and 1024 tokens (or --tokens) against PyTorch; llama3-8b the 8B targets;\n"
     "  llama3.1-8b-gguf the same shape as a Q4_K_M GGUF file; gpt-oss-20b the MXFP4 mixture of\n"
     "  experts' targets; qwen3-30b-a3b-gguf a mixture of experts larger than memory (Q8_0, 32.5 "
     "GB); qwen3.5-9b the hybrid's targets (Gated DeltaNet beside gated attention, and a "
-    "--long-tokens request on each kind of layer); atlas the head atlas against PyTorch, on Dask "
-    "workers and on an 8B shape (--atlas-tokens, default 1000000; --no-large leaves the 8B "
-    "row out)";
+    "--long-tokens request on each kind of layer); deepseek-v3.2 the 671B model from its mapped "
+    "FP8 files, larger than memory (4 tokens, or --tokens; --no-analysis leaves out the analysis "
+    "of every head, 40 minutes on two cores); atlas the head atlas against "
+    "PyTorch, on Dask workers and on an 8B shape (--atlas-tokens, default 1000000; --no-large "
+    "leaves the 8B row out)";
 
 // "64,256": positive counts; "0" gives none.
 std::vector<int> parseCounts(const std::string& text) {
@@ -88,14 +91,17 @@ Options parseOptions(int argc, char** argv) {
             o.shape = next();
             if (o.shape != "gpt2" && o.shape != "llama3-8b" && o.shape != "llama3.2-1b" &&
                 o.shape != "llama3.1-8b-gguf" && o.shape != "gpt-oss-20b" &&
-                o.shape != "qwen3-30b-a3b-gguf" && o.shape != "qwen3.5-9b" && o.shape != "atlas")
+                o.shape != "qwen3-30b-a3b-gguf" && o.shape != "qwen3.5-9b" &&
+                o.shape != "deepseek-v3.2" && o.shape != "atlas")
                 throw Error(
                     "--shape is gpt2, llama3.2-1b, llama3-8b, llama3.1-8b-gguf, gpt-oss-20b, "
-                    "qwen3-30b-a3b-gguf, qwen3.5-9b or atlas");
+                    "qwen3-30b-a3b-gguf, qwen3.5-9b, deepseek-v3.2 or atlas");
         } else if (arg == "--atlas-tokens") {
             o.atlasTokens = std::max(1000LL, std::stoll(next()));
         } else if (arg == "--no-large") {
             o.large = false;
+        } else if (arg == "--no-analysis") {
+            o.analysis = false;
         } else if (arg == "--vocab") {
             o.vocab = std::clamp(std::stoi(next()), 256, 1 << 20);
         } else if (arg == "--long-input-child") {  // the parent's own re-invocation

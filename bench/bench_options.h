@@ -26,6 +26,7 @@ struct Options {
     std::string shape = "gpt2";         // or llama3-8b (bench/large_model_bench.h)
     long long atlasTokens = 1'000'000;  // --shape atlas
     bool large = true;                  // --shape atlas: its 8B row
+    bool analysis = true;               // --shape deepseek-v3.2: the analysis of every head
     int vocab = gpt2Small().vocab;      // smaller for devices that cannot hold wte whole
     std::string longInputChild;         // internal: measure the long input of this folder and exit
 

@@ -88,6 +88,24 @@ double cachedForwardSeconds(const std::string& dir, const ForwardRequest& reques
     return best;
 }
 
+double forwardSeconds(const std::filesystem::path& location, const std::vector<int>& ids,
+                      const std::function<void(int layer)>& afterLayer) {
+    auto model = Model::open(location);
+    auto backend = createCpuBackend();
+    const ForwardPass pass(*model, *backend);
+    ForwardRequest request;
+    request.ids = ids;
+    request.logits = LogitsMode::None;
+    request.progress = [&](int done, int total) {
+        std::cerr << "\r  layer " << done << " of " << total << std::flush;
+        if (afterLayer) afterLayer(done - 1);
+    };
+    const auto start = Clock::now();
+    pass.run(request);
+    std::cerr << "\n";
+    return seconds(start);
+}
+
 std::vector<int> randomIds(int count, int vocab) {
     std::mt19937 engine(11);
     std::uniform_int_distribution<int> id(0, vocab - 1);

@@ -3,6 +3,7 @@
 // its peak anonymous resident memory (RssAnon, sampled every 10 ms: mapped weights are file pages,
 // not counted), printed as a row against its targets; and the forward such stages time.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -31,6 +32,12 @@ void printRow(const char* what, const Stage& stage, double limitSeconds, std::ui
 // both then measure the machine at its least disturbed. Every time goes to stderr.
 constexpr int kCachedForwards = 3;
 double cachedForwardSeconds(const std::string& dir, const ForwardRequest& request);
+
+// Opens the model at `location` and runs one forward of `ids` on the CPU with every head captured
+// and no logits, the layers' progress on stderr as the app shows it, `afterLayer` (when given)
+// called with each layer's index once it is computed: the forward's seconds.
+double forwardSeconds(const std::filesystem::path& location, const std::vector<int>& ids,
+                      const std::function<void(int layer)>& afterLayer = {});
 
 // `count` token ids drawn uniformly from the vocabulary (the same ones every run).
 std::vector<int> randomIds(int count, int vocab);

@@ -20,6 +20,7 @@
 #include "bench/bench_options.h"
 #include "bench/bench_report.h"
 #include "bench/cli_output_bench.h"
+#include "bench/deepseek_v32_bench.h"
 #include "bench/forward_bench.h"
 #include "bench/forward_table.h"
 #include "bench/gguf_bench.h"
@@ -151,12 +152,17 @@ int main(int argc, char** argv) {
         if (!o.longInputChild.empty())
             return runLongInputChild(o.longInputChild, o.longTokens, o.longRepeats);
         if (o.shape == "llama3-8b" || o.shape == "gpt-oss-20b" || o.shape == "llama3.1-8b-gguf" ||
-            o.shape == "qwen3-30b-a3b-gguf" || o.shape == "qwen3.5-9b") {
+            o.shape == "qwen3-30b-a3b-gguf" || o.shape == "qwen3.5-9b" ||
+            o.shape == "deepseek-v3.2") {
             LargeModelOptions large;
             large.checkpoint = o.checkpoint;
             large.python = o.python;
             large.torch = o.torch;
             large.tokens = o.tokens.size() == 1 ? o.tokens.front() : 64;
+            if (o.shape == "deepseek-v3.2")
+                return runDeepSeekV32Bench({.checkpoint = o.checkpoint,
+                                            .tokens = o.tokens.size() == 1 ? o.tokens.front() : 4},
+                                           o.analysis);
             if (o.shape == "gpt-oss-20b") return runGptOssBench(large);
             if (o.shape == "qwen3.5-9b") return runQwen35Bench(large, o.longTokens);
             if (o.shape == "qwen3-30b-a3b-gguf") return runQwen3MoeBench(large);

@@ -12,6 +12,7 @@
 
 #include "bench/bench_common.h"
 #include "bench/child_stage.h"
+#include "bench/page_residency.h"
 #include "bench/random_checkpoint.h"
 #include "bench/random_gguf.h"
 #include "core/model/forward.h"
@@ -27,14 +28,6 @@ std::uint64_t bytesReadFromStorage() {
     while (vmstat >> key >> value)
         if (key == "pgpgin") return value * 1024;
     return 0;
-}
-
-// Drops the file's pages from the page cache, so that what a forward needs is read from storage.
-void evictFromPageCache(const std::filesystem::path& file) {
-    const int fd = ::open(file.c_str(), O_RDONLY);
-    if (fd < 0) return;
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
 }
 
 // This machine's sequential read rate from storage, in bytes a second: 2 GB of the file read
@@ -59,25 +52,6 @@ double storageBytesPerSecond(const std::filesystem::path& file) {
     return elapsed > 0 ? done / elapsed : 0;
 }
 
-// A forward of `tokens` random ids with every head captured, its weights read from storage; the
-// layers' progress on stderr, as the app shows it.
-double coldForwardSeconds(const std::filesystem::path& file, int tokens, int vocab) {
-    evictFromPageCache(file);
-    auto model = Model::open(file);
-    auto backend = createCpuBackend();
-    const ForwardPass pass(*model, *backend);
-    ForwardRequest request;
-    request.ids = randomIds(tokens, vocab);
-    request.logits = LogitsMode::None;
-    request.progress = [](int done, int total) {
-        std::cerr << "\r  layer " << done << " of " << total << std::flush;
-    };
-    const auto start = Clock::now();
-    pass.run(request);
-    std::cerr << "\n";
-    return seconds(start);
-}
-
 struct ColdForward {
     Stage stage;
     double gigabytesRead = 0;
@@ -87,7 +61,10 @@ ColdForward measureColdForward(const std::filesystem::path& file, int tokens, in
     std::cerr << "forward + capture of every head at " << tokens << " tokens, from storage ...\n";
     const std::uint64_t before = bytesReadFromStorage();
     ColdForward out;
-    out.stage = inChild([&] { return coldForwardSeconds(file, tokens, vocab); });
+    out.stage = inChild([&] {
+        evictFromPageCache(file);  // its weights are read from storage
+        return forwardSeconds(file, randomIds(tokens, vocab));
+    });
     out.gigabytesRead = (bytesReadFromStorage() - before) / 1e9;
     return out;
 }

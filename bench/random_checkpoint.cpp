@@ -172,7 +172,9 @@ void writeShard(const std::filesystem::path& file, const std::vector<Entry>& ent
     writeHeader(out, entries);
     for (const auto& e : entries) {
         const size_t count = static_cast<size_t>(elements(e));
-        if (std::string(e.dtype) == "U8" && isScales(e)) {
+        if (e.hole) {
+            out.seekp(static_cast<std::streamoff>(storedBytes(e)), std::ios::cur);
+        } else if (std::string(e.dtype) == "U8" && isScales(e)) {
             const std::vector<std::uint8_t> scales(count, kMxfp4Scale);
             out.write(reinterpret_cast<const char*>(scales.data()),
                       static_cast<std::streamsize>(count));
@@ -186,8 +188,10 @@ void writeShard(const std::filesystem::path& file, const std::vector<Entry>& ent
             writeFromBlock(out, normals, count, engine);
         }
     }
+    const auto size = static_cast<std::uintmax_t>(out.tellp());
     out.close();
     if (!out) throw Error(file.string() + ": cannot write the benchmark checkpoint");
+    std::filesystem::resize_file(file, size);  // a hole at the end, when the last tensor is one
 }
 
 // `entries` in shards of about 4 GB, as the Hub's files are, with their index.
@@ -432,6 +436,97 @@ void writeRandomGptOssMxfp4(const std::filesystem::path& dir, unsigned seed) {
     configFile.close();
     if (!configFile) throw Error(dir.string() + ": cannot write the benchmark checkpoint");
     writeShards(dir, gptOssEntries(loadArchitecture(dir / "config.json")), seed);
+}
+
+}  // namespace qkv::bench
+
+namespace qkv::bench {
+namespace {
+
+// A linear weight as DeepSeek's FP8 releases store it: F8_E4M3 bytes and one F32 inverse scale
+// per 128 x 128 block (ragged last blocks rounded up), both zeros here.
+void addFp8Linear(std::vector<Entry>& e, const std::string& name, std::int64_t rows,
+                  std::int64_t cols) {
+    constexpr std::int64_t kBlock = 128;
+    e.push_back({name + ".weight", {rows, cols}, 0.0f, "F8_E4M3", true});
+    e.push_back({name + ".weight_scale_inv",
+                 {(rows + kBlock - 1) / kBlock, (cols + kBlock - 1) / kBlock},
+                 0.0f,
+                 "F32",
+                 true});
+}
+
+// A SwiGLU block (gate, up, down) of `width` under `prefix`.
+void addFp8Mlp(std::vector<Entry>& e, const std::string& prefix, std::int64_t d,
+               std::int64_t width) {
+    addFp8Linear(e, prefix + "gate_proj", width, d);
+    addFp8Linear(e, prefix + "up_proj", width, d);
+    addFp8Linear(e, prefix + "down_proj", d, width);
+}
+
+// One decoder layer of DeepSeek-V3.2 as its Hub files key it: latent attention, the lightning
+// indexer (wq_b and wk in FP8; weights_proj and k_norm in bf16, as DeepSeek's own inference code
+// keeps them), then a dense MLP or the router, the shared expert and every routed expert.
+void addDeepSeekV32Layer(std::vector<Entry>& e, const Architecture& c, int layer, bool experts) {
+    const std::int64_t d = c.dModel, heads = c.heads;
+    const std::string p = "model.layers." + std::to_string(layer) + ".";
+    auto norm = [&](const std::string& name, std::int64_t width) {
+        e.push_back({p + name + ".weight", {width}, 0.0f});
+    };
+    norm("input_layernorm", d);
+    norm("post_attention_layernorm", d);
+    const std::string a = p + "self_attn.";
+    addFp8Linear(e, a + "q_a_proj", c.latent.queryRank, d);
+    norm("self_attn.q_a_layernorm", c.latent.queryRank);
+    addFp8Linear(e, a + "q_b_proj", heads * c.headDim, c.latent.queryRank);
+    addFp8Linear(e, a + "kv_a_proj_with_mqa", c.latent.keyValueRank + c.latent.ropeDim, d);
+    norm("self_attn.kv_a_layernorm", c.latent.keyValueRank);
+    addFp8Linear(e, a + "kv_b_proj", heads * (c.latent.nopeDim + c.valueWidth()),
+                 c.latent.keyValueRank);
+    addFp8Linear(e, a + "o_proj", d, heads * c.valueWidth());
+    const std::int64_t indexWidth = c.keyIndexer.heads * std::int64_t{c.keyIndexer.headDim};
+    addFp8Linear(e, a + "indexer.wq_b", indexWidth, c.latent.queryRank);
+    addFp8Linear(e, a + "indexer.wk", c.keyIndexer.headDim, d);
+    norm("self_attn.indexer.k_norm", c.keyIndexer.headDim);
+    e.push_back({a + "indexer.k_norm.bias", {c.keyIndexer.headDim}, 0.0f, "BF16", true});
+    e.push_back({a + "indexer.weights_proj.weight", {c.keyIndexer.heads, d}, 0.0f, "BF16", true});
+    if (!experts) return addFp8Mlp(e, p + "mlp.", d, c.dFF);
+    e.push_back({p + "mlp.gate.weight", {c.moe.experts, d}, 0.02f});
+    e.push_back({p + "mlp.gate.e_score_correction_bias", {c.moe.experts}, 0.0f, "F32", true});
+    addFp8Mlp(e, p + "mlp.shared_experts.", d, c.moe.sharedWidth);
+    for (int x = 0; x < c.moe.experts; ++x)
+        addFp8Mlp(e, p + "mlp.experts." + std::to_string(x) + ".", d, c.moe.width);
+}
+
+std::vector<Entry> deepSeekV32Entries(const Architecture& c, int predictionLayers) {
+    const std::int64_t d = c.dModel;
+    std::vector<Entry> e = {{"model.embed_tokens.weight", {c.vocabSize, d}, 0.02f}};
+    for (int l = 0; l < c.layers; ++l) addDeepSeekV32Layer(e, c, l, c.kindOf(l).experts);
+    // The multi-token-prediction layers after the last (transformers ignores them on load).
+    for (int l = c.layers; l < c.layers + predictionLayers; ++l) {
+        addDeepSeekV32Layer(e, c, l, true);
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        for (const char* norm : {"enorm", "hnorm", "shared_head.norm"})
+            e.push_back({p + norm + ".weight", {d}, 0.0f});
+        addFp8Linear(e, p + "eh_proj", d, 2 * d);
+        e.push_back({p + "shared_head.head.weight", {c.vocabSize, d}, 0.0f, "BF16", true});
+    }
+    e.push_back({"model.norm.weight", {d}, 0.0f});
+    e.push_back({"lm_head.weight", {c.vocabSize, d}, 0.0f, "BF16", true});
+    return e;
+}
+
+}  // namespace
+
+void writeSparseDeepSeekV32Fp8(const std::filesystem::path& dir,
+                               const std::filesystem::path& config, unsigned seed) {
+    std::filesystem::create_directories(dir);
+    const nlohmann::json json = nlohmann::json::parse(std::ifstream(config));
+    writeShards(
+        dir,
+        deepSeekV32Entries(loadArchitecture(config), json.value("num_nextn_predict_layers", 0)),
+        seed);
+    std::filesystem::copy_file(config, dir / "config.json");  // last: it marks a whole checkpoint
 }
 
 }  // namespace qkv::bench

@@ -14,12 +14,14 @@
 namespace qkv::bench {
 
 // One tensor of a random checkpoint: bf16 of the given std (0: ones, a norm's weights), or U8
-// (MXFP4 blocks of random bytes, their scales fixed).
+// (MXFP4 blocks of random bytes, their scales fixed); with `hole`, zeros in any dtype (F8_E4M3,
+// F32, ...) that the file holds as a hole, taking no disk.
 struct RandomTensor {
     std::string name;
     std::vector<std::int64_t> shape;
     float stddev;
     const char* dtype = "BF16";
+    bool hole = false;
 };
 // `tensors` in safetensors shards of about 4 GB, as the Hub's files are, with their index.
 void writeRandomShards(const std::filesystem::path& dir, const std::vector<RandomTensor>& tensors,
@@ -63,6 +65,15 @@ std::string llamaCheckpointFolder(const std::string& checkpoint, const Architect
 // attention, router and biases, MXFP4 experts of random codes under one scale (weights of std
 // about 0.02), 13 GB in shards of about 4 GB.
 void writeRandomGptOssMxfp4(const std::filesystem::path& dir, unsigned seed);
+
+// deepseek-ai/DeepSeek-V3.2 as the Hub stores it, at its full 671B shape from `config` (its
+// config.json, copied into `dir`): every linear weight F8_E4M3 with an F32 inverse scale per 128 x
+// 128 block, the multi-token-prediction layer included (which the reader ignores), in shards of
+// about 4 GB. Only the token embedding and the routers are random (bf16, std 0.02) and the norms
+// ones, so that each token is routed to its own experts; every other weight is zero, stored as a
+// hole: 2 GB of disk for a model of about 690 GB.
+void writeSparseDeepSeekV32Fp8(const std::filesystem::path& dir,
+                               const std::filesystem::path& config, unsigned seed);
 
 void writeRandomGpt2(const std::filesystem::path& dir, const train::ModelShape& shape,
                      unsigned seed);

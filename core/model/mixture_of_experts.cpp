@@ -5,10 +5,8 @@
 
 namespace qkv {
 
-namespace {
-
-std::vector<TokenRouting> route(const MixtureOfExperts& moe, const float* logits, int tokens,
-                                const std::vector<float>& choiceBias) {
+std::vector<TokenRouting> routeLogits(const MixtureOfExperts& moe, const float* logits, int tokens,
+                                      const std::vector<float>& choiceBias) {
     if (moe.router == Router::TopKSoftmax || moe.router == Router::TopKSigmoid)
         return routeByTopLogits(logits, tokens, moe.experts, moe.perToken,
                                 moe.router == Router::TopKSigmoid);
@@ -27,13 +25,11 @@ std::vector<TokenRouting> route(const MixtureOfExperts& moe, const float* logits
     return routeByGroups(logits, tokens, moe.experts, rule);
 }
 
-}  // namespace
-
 std::vector<TokenRouting> routeTokens(Backend& backend, const Architecture& c,
                                       const DeviceLayer& layer, const Tensor& x) {
     std::vector<float> logits(static_cast<std::size_t>(x.rows()) * c.moe.experts);
     backend.download(*applyLinear(backend, layer.router, x), logits.data());
-    return route(c.moe, logits.data(), x.rows(), layer.routerChoiceBias);
+    return routeLogits(c.moe, logits.data(), x.rows(), layer.routerChoiceBias);
 }
 
 std::unique_ptr<Tensor> mixtureOfExperts(Backend& backend, const Architecture& c,

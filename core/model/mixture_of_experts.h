@@ -14,6 +14,11 @@
 
 namespace qkv {
 
+// Each token's choice of experts by the family's rule (Architecture::moe), from its router
+// logits (`tokens` rows of moe.experts) and the choice bias (DeepSeek-V3's; empty: none).
+std::vector<TokenRouting> routeLogits(const MixtureOfExperts& moe, const float* logits, int tokens,
+                                      const std::vector<float>& choiceBias);
+
 // Each token's choice of experts in the layer, for x (one token per row). Waits for the router's
 // logits (the routing is decided on the host).
 std::vector<TokenRouting> routeTokens(Backend& backend, const Architecture& c,
