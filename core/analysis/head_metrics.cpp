@@ -102,11 +102,15 @@ class LayerFactors {
 
     std::optional<HeadMetrics::RotaryPart> rotaryPart(int head) const {
         if (!m_latent) return std::nullopt;
-        auto rotary = [&](Projection source) {
-            return source == Projection::Query ? m_latent->queryRotary(head) : m_latent->keyRotary;
+        // The query's rotary form is made once, also where both slots read it (shared-qk).
+        const bool readsQuery =
+            m_config.querySource == Projection::Query || m_config.keySource == Projection::Query;
+        const Eigen::MatrixXd query = readsQuery ? m_latent->queryRotary(head) : Eigen::MatrixXd();
+        auto rotary = [&](Projection source) -> const Eigen::MatrixXd& {
+            return source == Projection::Query ? query : m_latent->keyRotary;
         };
-        const Eigen::MatrixXd q = rotary(m_config.querySource);
-        const Eigen::MatrixXd k = rotary(m_config.keySource);
+        const Eigen::MatrixXd& q = rotary(m_config.querySource);
+        const Eigen::MatrixXd& k = rotary(m_config.keySource);
         return HeadMetrics::RotaryPart{productSpectrum(q, k).rank, productSymmetryScore(q, k)};
     }
 
@@ -144,10 +148,7 @@ class LayerFactors {
             return blockOf(
                 headProjection(m_model, m_config, m_layer, head, slot, m_kind, m_pairing));
         const Projection source = m_config.sourceOf(slot);
-        const Eigen::MatrixXd& own = source == Projection::Query ? m_latent->queryUp[head]
-                                     : source == Projection::Key ? m_latent->keyUp[head]
-                                                                 : m_latent->valueUp[head];
-        return {&own, {}, &*m_latent, source, head};
+        return {&m_latent->own(source, head), {}, &*m_latent, source, head};
     }
     static Block blockOf(HeadProjection stored) {
         const void* id = stored.view.data;

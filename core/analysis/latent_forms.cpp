@@ -47,16 +47,16 @@ const Eigen::MatrixXd& leftFactor(const LatentHeadForms& f, Projection projectio
     return projection == Projection::Query ? f.queryIn : f.latentIn;
 }
 
-const Eigen::MatrixXd& rightFactor(const LatentHeadForms& f, Projection projection, int head) {
-    return projection == Projection::Query ? f.queryUp.at(head)
-           : projection == Projection::Key ? f.keyUp.at(head)
-                                           : f.valueUp.at(head);
-}
-
 }  // namespace
 
+const Eigen::MatrixXd& LatentHeadForms::own(Projection projection, int head) const {
+    return projection == Projection::Query ? queryUp.at(head)
+           : projection == Projection::Key ? keyUp.at(head)
+                                           : valueUp.at(head);
+}
+
 Eigen::MatrixXd LatentHeadForms::form(Projection projection, int head) const {
-    return product(leftFactor(*this, projection), rightFactor(*this, projection, head));
+    return product(leftFactor(*this, projection), own(projection, head));
 }
 
 Eigen::MatrixXd LatentHeadForms::queryRotary(int head) const {
@@ -68,10 +68,9 @@ std::pair<Eigen::MatrixXd, Eigen::MatrixXd> latentLayerForm(const LatentHeadForm
     const Projection query = configuration.sourceOf(Projection::Query),
                      key = configuration.sourceOf(Projection::Key);
     // sum_h (L_q R_q^h)(L_k R_k^h)ᵀ = L_q (sum_h R_q^h R_k^hᵀ) L_kᵀ.
-    Eigen::MatrixXd inner =
-        Eigen::MatrixXd::Zero(rightFactor(f, query, 0).rows(), rightFactor(f, key, 0).rows());
+    Eigen::MatrixXd inner = Eigen::MatrixXd::Zero(f.own(query, 0).rows(), f.own(key, 0).rows());
     for (int h = 0; h < static_cast<int>(f.queryUp.size()); ++h)
-        inner.noalias() += rightFactor(f, query, h) * rightFactor(f, key, h).transpose();
+        inner.noalias() += f.own(query, h) * f.own(key, h).transpose();
     Eigen::MatrixXd a = product(leftFactor(f, query), inner);
     const Eigen::MatrixXd& keyLeft = leftFactor(f, key);
     // A key slot without a shared factor (W_Q^h read as the key, no query rank): the identity.

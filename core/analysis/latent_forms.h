@@ -26,6 +26,8 @@ struct LatentHeadForms {
     std::vector<Eigen::MatrixXd> queryUp, queryRotaryUp, keyUp, valueUp;
     Eigen::MatrixXd keyRotary;  // every head's: d_model x qk_rope_head_dim
 
+    // Head h's own right factor of a projection: queryUp[h], keyUp[h] or valueUp[h].
+    const Eigen::MatrixXd& own(Projection projection, int head) const;
     // Head h's form of a projection (d_model x its width): queryIn · queryUp[h] for the query,
     // latentIn · keyUp[h] for the key, latentIn · valueUp[h] for the value.
     Eigen::MatrixXd form(Projection projection, int head) const;
