@@ -41,10 +41,9 @@ struct FolderSize {
 
 FolderSize folderSize(const std::filesystem::path& dir) {
     FolderSize size;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    for (const auto& file : checkpointFiles(dir)) {
         struct stat st {};
-        if (entry.path().extension() != ".safetensors" || ::stat(entry.path().c_str(), &st) != 0)
-            continue;
+        if (::stat(file.c_str(), &st) != 0) continue;
         size.logical += static_cast<double>(st.st_size);
         size.onDisk += 512.0 * static_cast<double>(st.st_blocks);
         ++size.files;
@@ -80,8 +79,6 @@ ReadBytes classify(const Resident& resident, int layers) {
                 kind = "routers";
             else if (rest.starts_with("mlp."))
                 kind = "shared experts, dense MLPs";
-            else
-                kind = "embedding, norms, output head";
         }
         read.byKind[kind] += static_cast<double>(bytes);
     }
@@ -173,9 +170,8 @@ struct ExpertsRead {
 double forwardRecordingExperts(const std::filesystem::path& dir, const std::vector<int>& ids,
                                const std::filesystem::path& record) {
     std::vector<std::unique_ptr<SafetensorsFile>> files;  // their own mappings, for mincore
-    for (const auto& entry : std::filesystem::directory_iterator(dir))
-        if (entry.path().extension() == ".safetensors")
-            files.push_back(std::make_unique<SafetensorsFile>(entry.path()));
+    for (const auto& file : checkpointFiles(dir))
+        files.push_back(std::make_unique<SafetensorsFile>(file));
     const ExpertWeights weights = expertWeights(files);
     std::ofstream out(record);
     int touched = 0;

@@ -10,16 +10,13 @@
 #include "core/util/error.h"
 
 namespace qkv::bench {
-namespace {
 
-std::vector<std::filesystem::path> safetensorsFiles(const std::filesystem::path& dir) {
+std::vector<std::filesystem::path> checkpointFiles(const std::filesystem::path& dir) {
     std::vector<std::filesystem::path> files;
     for (const auto& entry : std::filesystem::directory_iterator(dir))
         if (entry.path().extension() == ".safetensors") files.push_back(entry.path());
     return files;
 }
-
-}  // namespace
 
 std::uint64_t residentBytes(const std::uint8_t* begin, std::size_t size) {
     if (size == 0) return 0;
@@ -43,12 +40,12 @@ void evictFromPageCache(const std::filesystem::path& file) {
 }
 
 void evictCheckpoint(const std::filesystem::path& dir) {
-    for (const auto& file : safetensorsFiles(dir)) evictFromPageCache(file);
+    for (const auto& file : checkpointFiles(dir)) evictFromPageCache(file);
 }
 
 std::map<std::string, std::uint64_t> residentTensorBytes(const std::filesystem::path& dir) {
     std::map<std::string, std::uint64_t> bytes;
-    for (const auto& path : safetensorsFiles(dir)) {
+    for (const auto& path : checkpointFiles(dir)) {
         const SafetensorsFile file(path);  // maps it and reads the header only
         for (const auto& [name, tensor] : file.tensors())
             bytes[name] = residentBytes(tensor.data, tensor.byteSize);

@@ -8,8 +8,12 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace qkv::bench {
+
+// Every .safetensors file of the checkpoint folder `dir`.
+std::vector<std::filesystem::path> checkpointFiles(const std::filesystem::path& dir);
 
 // Drops the file's pages from the page cache, so that what a stage needs is read again.
 void evictFromPageCache(const std::filesystem::path& file);
